@@ -1,0 +1,84 @@
+extension Database {
+    /// Runs `body` in a transaction and commits or rolls back as it asks.
+    ///
+    /// If `body` throws, the transaction is rolled back and the error rethrown. SQLite rolls
+    /// some failures back by itself (`SQLITE_FULL`, `SQLITE_IOERR`, `SQLITE_BUSY`,
+    /// `SQLITE_NOMEM`, an interrupt); the rollback here is skipped when no transaction is open
+    /// any more, so the original error is the one you see.
+    ///
+    /// - Parameter kind: defaults to the connection's ``defaultTransactionKind``
+    ///   (`IMMEDIATE` on writers).
+    public func inTransaction(_ kind: TransactionKind? = nil, _ body: () throws -> TransactionCompletion) throws {
+        try execute(sql: "BEGIN \((kind ?? defaultTransactionKind).rawValue) TRANSACTION")
+        let completion: TransactionCompletion
+        do {
+            completion = try body()
+        } catch {
+            rollbackIfNeeded()
+            throw error
+        }
+        switch completion {
+        case .commit:
+            do {
+                try execute(sql: "COMMIT TRANSACTION")
+            } catch {
+                // A failed COMMIT (SQLITE_BUSY on a shared in-memory database, a deferred
+                // foreign key violation) leaves the transaction open: roll back so the
+                // connection is usable, and report the commit's error.
+                rollbackIfNeeded()
+                throw error
+            }
+        case .rollback:
+            rollbackIfNeeded()
+        }
+    }
+
+    /// Runs `body` in a savepoint, which nests: a rolled-back savepoint undoes only its own
+    /// changes. Outside any transaction it begins a transaction of the default kind instead, so
+    /// a writer's savepoint still takes the write lock up front.
+    public func inSavepoint(_ body: () throws -> TransactionCompletion) throws {
+        guard isInsideTransaction else {
+            try inTransaction(nil, body)
+            return
+        }
+        savepointCounter += 1
+        let name = "strata_savepoint_\(savepointCounter)"
+        defer { savepointCounter -= 1 }
+        try execute(sql: "SAVEPOINT \(name)")
+        let completion: TransactionCompletion
+        do {
+            completion = try body()
+        } catch {
+            if isInsideTransaction {
+                try? execute(sql: "ROLLBACK TRANSACTION TO SAVEPOINT \(name)")
+                try? execute(sql: "RELEASE SAVEPOINT \(name)")
+            }
+            throw error
+        }
+        switch completion {
+        case .commit:
+            try execute(sql: "RELEASE SAVEPOINT \(name)")
+        case .rollback:
+            try execute(sql: "ROLLBACK TRANSACTION TO SAVEPOINT \(name)")
+            try execute(sql: "RELEASE SAVEPOINT \(name)")
+        }
+    }
+
+    /// Runs `body` in a transaction that commits unless `body` throws.
+    public func transaction<T>(_ kind: TransactionKind? = nil, _ body: () throws -> T) throws -> T {
+        var result: T?
+        try inTransaction(kind) {
+            result = try body()
+            return .commit
+        }
+        guard let result else { preconditionFailure("unreachable: the body returned") }
+        return result
+    }
+
+    func rollbackIfNeeded() {
+        guard isInsideTransaction else { return }
+        // A rollback can only fail when the connection is already broken; the caller is
+        // reporting the error that led here, which is the one worth seeing.
+        try? execute(sql: "ROLLBACK TRANSACTION")
+    }
+}

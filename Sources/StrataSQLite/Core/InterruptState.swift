@@ -1,0 +1,58 @@
+import CSQLite
+import Synchronization
+
+/// The part of a connection other threads may touch: a cancellation request and
+/// `sqlite3_interrupt`, which SQLite documents as safe to call from any thread while the
+/// connection is open.
+final class InterruptState: @unchecked Sendable {
+    private struct State {
+        var isOpen = true
+        var currentJob: UInt64 = 0
+        var cancelledJob: UInt64 = 0
+    }
+
+    private let state = Mutex(State())
+    nonisolated(unsafe) private let handle: OpaquePointer
+
+    init(handle: OpaquePointer) {
+        self.handle = handle
+    }
+
+    /// Marks the start of a job; returns its token.
+    func beginJob(_ token: UInt64) {
+        state.withLock { $0.currentJob = token }
+    }
+
+    func endJob() {
+        state.withLock {
+            $0.currentJob = 0
+            $0.cancelledJob = 0
+        }
+    }
+
+    /// Cancels the job with this token if it is the one running now: later statements of the
+    /// job throw `CancellationError`, and the statement in progress is interrupted. A job that
+    /// has not started yet is not touched; it checks `Task.isCancelled` when it starts.
+    func cancel(job token: UInt64) {
+        state.withLock {
+            guard $0.currentJob == token, token != 0, $0.isOpen else { return }
+            $0.cancelledJob = token
+            sqlite3_interrupt(handle)
+        }
+    }
+
+    /// Interrupts whatever statement runs now, whoever started it.
+    func interruptAll() {
+        state.withLock {
+            if $0.isOpen { sqlite3_interrupt(handle) }
+        }
+    }
+
+    var isCancellationRequested: Bool {
+        state.withLock { $0.cancelledJob != 0 && $0.cancelledJob == $0.currentJob }
+    }
+
+    func close() {
+        state.withLock { $0.isOpen = false }
+    }
+}

@@ -1,0 +1,49 @@
+/// A column of a fetched row could not be decoded into the requested Swift type.
+///
+/// It names the column by index and name, the value that was found, the type that was asked
+/// for, and the SQL of the statement, so a schema mismatch is found without a debugger:
+/// `could not decode column 2 "score" (NULL) as Int — in SELECT "id", "name", "score" FROM "players"`.
+public struct RowDecodingError: Error, Sendable, CustomStringConvertible {
+    public var columnIndex: Int
+    public var columnName: String
+    /// The value that was stored (TEXT and BLOB values are shortened).
+    public var storedValue: DatabaseValue
+    /// The Swift type that was requested.
+    public var expectedType: String
+    public var sql: String
+
+    public var description: String {
+        "could not decode column \(columnIndex) \"\(columnName)\" (\(storedValue.storageClassName) \(storedValue)) as \(expectedType) — in `\(sql)`"
+    }
+}
+
+/// A row was not found where one was required.
+public struct RecordNotFoundError: Error, Sendable, CustomStringConvertible {
+    public var tableName: String
+    public var key: [DatabaseValue]
+
+    public var description: String {
+        "no row in \"\(tableName)\" with primary key \(key.map(\.description).joined(separator: ", "))"
+    }
+}
+
+/// Misuse of a connection or a pool: re-entrance, access after close, writing through a reader.
+public struct DatabaseAccessError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Hashable {
+        /// A `read` or `write` was called from inside a closure already running on the same
+        /// queue or pool; waiting would deadlock.
+        case reentrantAccess
+        /// The queue or pool was closed.
+        case closed
+    }
+
+    public var kind: Kind
+    public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
+
+    public var description: String { message }
+}

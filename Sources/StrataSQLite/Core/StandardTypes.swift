@@ -1,0 +1,220 @@
+import CSQLite
+import Foundation
+
+// Conformances of the standard types. Each reads and writes the statement directly (the fast
+// path); `databaseValue` / `fromDatabaseValue` serve function arguments and generic code.
+
+extension Bool: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Bool? {
+        switch value {
+        case .integer(let int): int != 0
+        case .real(let double): double != 0
+        default: nil
+        }
+    }
+    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        sqlite3_bind_int64(statement, index, self ? 1 : 0)
+    }
+    public static func decode(from statement: OpaquePointer, at index: Int32) -> Bool? {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER: sqlite3_column_int64(statement, index) != 0
+        case SQLITE_FLOAT: sqlite3_column_double(statement, index) != 0
+        default: nil
+        }
+    }
+}
+
+/// Integers are stored as SQLite's 64-bit INTEGER; a REAL column decodes when it holds an exact
+/// integer in range, anything else (NULL, TEXT, BLOB, out of range) fails to decode.
+public protocol DatabaseInteger: FixedWidthInteger, DatabaseValueConvertible {}
+
+extension DatabaseInteger {
+    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? {
+        switch value {
+        case .integer(let int): Self(exactly: int)
+        case .real(let double): Self(exactly: double)
+        default: nil
+        }
+    }
+    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        sqlite3_bind_int64(statement, index, Int64(self))
+    }
+    public static func decode(from statement: OpaquePointer, at index: Int32) -> Self? {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_INTEGER: Self(exactly: sqlite3_column_int64(statement, index))
+        case SQLITE_FLOAT: Self(exactly: sqlite3_column_double(statement, index))
+        default: nil
+        }
+    }
+}
+
+extension Int: DatabaseInteger {}
+extension Int64: DatabaseInteger {}
+extension Int32: DatabaseInteger {}
+extension Int16: DatabaseInteger {}
+extension Int8: DatabaseInteger {}
+extension UInt32: DatabaseInteger {}
+extension UInt16: DatabaseInteger {}
+extension UInt8: DatabaseInteger {}
+
+extension Double: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .real(self) }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Double? {
+        switch value {
+        case .integer(let int): Double(int)
+        case .real(let double): double
+        default: nil
+        }
+    }
+    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        sqlite3_bind_double(statement, index, self)
+    }
+    public static func decode(from statement: OpaquePointer, at index: Int32) -> Double? {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_FLOAT, SQLITE_INTEGER: sqlite3_column_double(statement, index)
+        default: nil
+        }
+    }
+}
+
+extension Float: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .real(Double(self)) }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Float? {
+        Double.fromDatabaseValue(value).map(Float.init)
+    }
+    public static func decode(from statement: OpaquePointer, at index: Int32) -> Float? {
+        Double.decode(from: statement, at: index).map(Float.init)
+    }
+}
+
+extension String: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .text(self) }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> String? {
+        if case .text(let text) = value { return text }
+        return nil
+    }
+    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        bindText(self, to: statement, at: index)
+    }
+    public static func decode(from statement: OpaquePointer, at index: Int32) -> String? {
+        guard sqlite3_column_type(statement, index) == SQLITE_TEXT else { return nil }
+        // sqlite3_column_text before sqlite3_column_bytes: the documented safe order.
+        let text = sqlite3_column_text(statement, index)
+        return String(sqliteText: text, count: sqlite3_column_bytes(statement, index))
+    }
+}
+
+extension Data: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .blob(self) }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Data? {
+        switch value {
+        case .blob(let data): data
+        case .text(let text): Data(text.utf8)
+        default: nil
+        }
+    }
+    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        bindBlob(self, to: statement, at: index)
+    }
+    public static func decode(from statement: OpaquePointer, at index: Int32) -> Data? {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_BLOB:
+            let bytes = sqlite3_column_blob(statement, index)
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard let bytes, count > 0 else { return Data() }
+            return Data(bytes: bytes, count: count)
+        case SQLITE_TEXT:
+            let text = sqlite3_column_text(statement, index)
+            let count = Int(sqlite3_column_bytes(statement, index))
+            guard let text, count > 0 else { return Data() }
+            return Data(bytes: text, count: count)
+        default:
+            return nil
+        }
+    }
+}
+
+/// UUIDs are stored as lowercase text (`"e621e1f8-c36c-495a-93fc-0c247a3e6e5f"`), the
+/// representation SQLiteData's users know and `sqlite3` shells can read. Decoding also accepts
+/// upper-case text and 16-byte blobs.
+extension UUID: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .text(uuidString.lowercased()) }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> UUID? {
+        switch value {
+        case .text(let text): return UUID(uuidString: text)
+        case .blob(let data):
+            guard data.count == 16 else { return nil }
+            return data.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+        default: return nil
+        }
+    }
+    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        bindText(uuidString.lowercased(), to: statement, at: index)
+    }
+    public static func decode(from statement: OpaquePointer, at index: Int32) -> UUID? {
+        switch sqlite3_column_type(statement, index) {
+        case SQLITE_TEXT:
+            let text = sqlite3_column_text(statement, index)
+            return UUID(uuidString: String(sqliteText: text, count: sqlite3_column_bytes(statement, index)))
+        case SQLITE_BLOB:
+            guard sqlite3_column_bytes(statement, index) == 16, let bytes = sqlite3_column_blob(statement, index) else { return nil }
+            return UUID(uuid: bytes.loadUnaligned(as: uuid_t.self))
+        default:
+            return nil
+        }
+    }
+}
+
+/// Dates are stored as UTC text `"YYYY-MM-DD HH:MM:SS.SSS"`, the format SQLite's own date
+/// functions read and write, so `date(createdAt)` and ordering by the column work in SQL.
+/// Decoding also accepts ISO-8601 text with a `T` separator and an optional `Z`, a bare
+/// `"YYYY-MM-DD"`, and INTEGER or REAL Unix time in seconds.
+extension Date: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { .text(SQLiteDateFormat.string(from: self)) }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Date? {
+        switch value {
+        case .text(let text): SQLiteDateFormat.date(from: text)
+        case .integer(let seconds): Date(timeIntervalSince1970: TimeInterval(seconds))
+        case .real(let seconds): Date(timeIntervalSince1970: seconds)
+        default: nil
+        }
+    }
+    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        bindText(SQLiteDateFormat.string(from: self), to: statement, at: index)
+    }
+}
+
+extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue {
+        self?.databaseValue ?? .null
+    }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Wrapped?? {
+        if case .null = value { return .some(nil) }
+        return Wrapped.fromDatabaseValue(value).map { .some($0) }
+    }
+    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        switch self {
+        case .none: sqlite3_bind_null(statement, index)
+        case .some(let value): value.bind(to: statement, at: index)
+        }
+    }
+    public static func decode(from statement: OpaquePointer, at index: Int32) -> Wrapped?? {
+        if sqlite3_column_type(statement, index) == SQLITE_NULL { return .some(nil) }
+        return Wrapped.decode(from: statement, at: index).map { .some($0) }
+    }
+}
+
+extension DatabaseValueConvertible where Self: RawRepresentable, RawValue: DatabaseValueConvertible {
+    public var databaseValue: DatabaseValue { rawValue.databaseValue }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? {
+        RawValue.fromDatabaseValue(value).flatMap(Self.init(rawValue:))
+    }
+    public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
+        rawValue.bind(to: statement, at: index)
+    }
+    public static func decode(from statement: OpaquePointer, at index: Int32) -> Self? {
+        RawValue.decode(from: statement, at: index).flatMap(Self.init(rawValue:))
+    }
+}

@@ -1,0 +1,92 @@
+import CSQLite
+
+/// A prepared statement of one ``Database``.
+///
+/// Statements come from ``Database/makeStatement(sql:)`` (yours to keep) or
+/// ``Database/cachedStatement(sql:)`` (owned by the connection's bounded LRU cache). Like the
+/// connection, a statement is confined to the connection's executor.
+public final class Statement {
+    /// The underlying `sqlite3_stmt`, for calls Strata does not wrap.
+    public let handle: OpaquePointer
+    /// The SQL the statement was prepared from.
+    public let sql: String
+    /// Whether a fetch or cursor is currently stepping through the statement. A cached statement
+    /// that is busy is never handed out again until it is reset.
+    var isBusy = false
+    private var cachedColumnNames: [String]?
+    private var cachedColumnIndexes: [String: Int]?
+    unowned let database: Database
+
+    init(handle: OpaquePointer, sql: String, database: Database) {
+        self.handle = handle
+        self.sql = sql
+        self.database = database
+    }
+
+    deinit {
+        sqlite3_finalize(handle)
+    }
+
+    /// The number of columns in the statement's result rows.
+    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+
+    /// Whether the statement makes no direct change to the database file.
+    public var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+
+    /// The names of the result columns, read once per statement.
+    public var columnNames: [String] {
+        if let cachedColumnNames, cachedColumnNames.count == columnCount { return cachedColumnNames }
+        let names = (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) }
+        cachedColumnNames = names
+        cachedColumnIndexes = nil
+        return names
+    }
+
+    /// Index of a result column by name (case-insensitive, as SQLite's own names are), computed
+    /// once per statement rather than per row.
+    func columnIndex(named name: String) -> Int? {
+        if cachedColumnIndexes == nil || cachedColumnNames?.count != columnCount {
+            var indexes: [String: Int] = [:]
+            for (index, column) in columnNames.enumerated().reversed() {
+                indexes[column.lowercased()] = index
+            }
+            cachedColumnIndexes = indexes
+        }
+        return cachedColumnIndexes?[name.lowercased()]
+    }
+
+    /// Binds arguments, runs `body` with the statement ready to step, then resets it.
+    ///
+    /// Every fetch and execute goes through here, so cancellation is checked once per
+    /// statement: `sqlite3_interrupt` only stops statements that are running, and SQLite clears
+    /// the interrupt flag when the next statement starts, so an interruption that arrives
+    /// between two statements would otherwise be lost.
+    func withExecution<Result>(arguments: StatementArguments, _ body: (Statement) throws -> Result) throws -> Result {
+        try database.checkInterruption(sql: sql)
+        isBusy = true
+        defer {
+            sqlite3_reset(handle)
+            isBusy = false
+        }
+        if !arguments.isEmpty || sqlite3_bind_parameter_count(handle) > 0 {
+            try arguments.bind(to: self)
+        }
+        return try body(self)
+    }
+
+    /// Steps once. Returns true when a row is available.
+    @inline(__always)
+    func step(arguments: @autoclosure () -> StatementArguments) throws -> Bool {
+        let code = sqlite3_step(handle)
+        if code == SQLITE_ROW { return true }
+        if code == SQLITE_DONE { return false }
+        throw database.error(code: code, sql: sql, arguments: arguments())
+    }
+
+    /// Executes the statement to completion, ignoring any rows.
+    public func execute(arguments: StatementArguments = []) throws {
+        try withExecution(arguments: arguments) { statement in
+            while try statement.step(arguments: arguments) {}
+        }
+    }
+}

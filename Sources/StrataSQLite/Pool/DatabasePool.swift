@@ -1,0 +1,181 @@
+import Foundation
+import Synchronization
+
+/// A database with one writer connection and a pool of reader connections.
+///
+/// - Writes are serialized on the writer and begin `IMMEDIATE` transactions.
+/// - Reads run on up to ``Configuration/maximumReaderCount`` read-only connections at once,
+///   in parallel with each other and with the writer. Each `read` sees one snapshot: a commit
+///   made while the closure runs is not visible to it.
+/// - A file pool uses SQLite's WAL journal, which is what lets readers and the writer run at the
+///   same time. An in-memory pool (``init(named:configuration:)``) shares one memdb database
+///   among its connections; memdb has no WAL, so there a commit waits for running reads to
+///   finish (up to the busy timeout) instead of running beside them.
+public final class DatabasePool: DatabaseWriter {
+    public let configuration: Configuration
+    /// The file path or a description of the in-memory database.
+    public let path: String
+    private let location: DatabaseLocation
+    private let owner: AccessOwner
+    private let writer: SerialConnection
+    private let permits: ReaderPermits
+    private let idleReaders = Mutex<[SerialConnection]>([])
+    private let allReaders = Mutex<[SerialConnection]>([])
+    private let isClosed = Atomic<Bool>(false)
+    private let readerCounter = Atomic<Int>(0)
+
+    /// Opens (creating if needed) a database file in WAL mode.
+    public convenience init(path: String, configuration: Configuration = Configuration()) throws {
+        try self.init(location: .file(path), configuration: configuration)
+    }
+
+    /// Opens an in-memory pool shared by every pool and queue of the process that uses the
+    /// same name. Give each test its own name to isolate tests from one another.
+    public convenience init(named name: String, configuration: Configuration = Configuration()) throws {
+        try self.init(location: .sharedMemory(name), configuration: configuration)
+    }
+
+    init(location: DatabaseLocation, configuration: Configuration) throws {
+        self.location = location
+        self.configuration = configuration
+        self.path = location.description
+        owner = AccessOwner(description: "DatabasePool(\(location.description))")
+        permits = ReaderPermits(capacity: configuration.maximumReaderCount)
+        let database = try Database(
+            path: location.openPath, configuration: configuration, readOnly: configuration.readOnly, role: "writer")
+        if location.isFile && !configuration.readOnly {
+            let mode = try String.fetchOne(database, sql: "PRAGMA journal_mode = WAL")
+            guard mode?.lowercased() == "wal" else {
+                throw DatabaseError(
+                    resultCode: .error,
+                    message: "could not enable WAL mode for \(location.description) (journal_mode is \(mode ?? "unknown")); a pool needs WAL",
+                    sql: "PRAGMA journal_mode = WAL")
+            }
+        }
+        for prepare in configuration.preparations {
+            try prepare(database)
+        }
+        let label = configuration.label ?? "strata"
+        writer = SerialConnection(database: database, executor: DatabaseExecutor(label: "\(label).writer", owner: owner))
+    }
+
+    deinit {
+        close()
+    }
+
+    // MARK: Reading
+
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        try owner.checkNotReentrant("DatabasePool.read")
+        try checkOpen()
+        permits.acquireSync()
+        defer { permits.release() }
+        let reader = try takeReader()
+        defer { returnReader(reader) }
+        return try reader.performSync { db in try db.readInSnapshot(body) }
+    }
+
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try checkOpen()
+        await permits.acquire()
+        defer { permits.release() }
+        let reader = try takeReader()
+        defer { returnReader(reader) }
+        return try await reader.perform { db in try db.readInSnapshot(body) }
+    }
+
+    // MARK: Writing
+
+    public func write<T>(_ body: (Database) throws -> T) throws -> T {
+        try owner.checkNotReentrant("DatabasePool.write")
+        try checkOpen()
+        return try writer.performSync { db in try db.transaction(.immediate) { try body(db) } }
+    }
+
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try checkOpen()
+        return try await writer.perform { db in try db.transaction(.immediate) { try body(db) } }
+    }
+
+    public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try owner.checkNotReentrant("DatabasePool.writeWithoutTransaction")
+        try checkOpen()
+        return try writer.performSync(body)
+    }
+
+    public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try checkOpen()
+        return try await writer.perform(body)
+    }
+
+    public func barrierWriteWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
+        try owner.checkNotReentrant("DatabasePool.barrierWriteWithoutTransaction")
+        try checkOpen()
+        permits.acquireSync(all: true)
+        defer { permits.release(all: true) }
+        return try writer.performSync(body)
+    }
+
+    public func barrierWriteWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try checkOpen()
+        await permits.acquire(all: true)
+        defer { permits.release(all: true) }
+        return try await writer.perform(body)
+    }
+
+    // MARK: Lifecycle
+
+    /// The number of reader connections opened so far (they open on demand).
+    public var openReaderCount: Int {
+        allReaders.withLock { $0.count }
+    }
+
+    public func interrupt() {
+        writer.interruptState.interruptAll()
+        for reader in allReaders.withLock({ $0 }) {
+            reader.interruptState.interruptAll()
+        }
+    }
+
+    public func close() {
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        // Closing from inside one of our own closures would wait for itself.
+        if owner.isCurrent { return }
+        permits.acquireSync(all: true)
+        defer { permits.release(all: true) }
+        for reader in allReaders.withLock({ $0 }) {
+            reader.close()
+        }
+        writer.close()
+    }
+
+    // MARK: Readers
+
+    private func checkOpen() throws {
+        if isClosed.load(ordering: .acquiring) {
+            throw DatabaseAccessError(.closed, "\(owner.description) is closed")
+        }
+    }
+
+    /// An idle reader, or a new one. The caller holds a permit, so at most
+    /// `maximumReaderCount` readers ever exist.
+    private func takeReader() throws -> SerialConnection {
+        if let reader = idleReaders.withLock({ $0.popLast() }) {
+            return reader
+        }
+        let number = readerCounter.add(1, ordering: .relaxed).newValue
+        let database = try Database(
+            path: location.openPath, configuration: configuration, readOnly: true, role: "reader\(number)")
+        for prepare in configuration.preparations {
+            try prepare(database)
+        }
+        let label = configuration.label ?? "strata"
+        let reader = SerialConnection(database: database, executor: DatabaseExecutor(label: "\(label).reader\(number)", owner: owner))
+        allReaders.withLock { $0.append(reader) }
+        return reader
+    }
+
+    private func returnReader(_ reader: SerialConnection) {
+        idleReaders.withLock { $0.append(reader) }
+    }
+}

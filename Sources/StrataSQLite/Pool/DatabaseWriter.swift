@@ -1,0 +1,67 @@
+/// Something that reads a database: a ``DatabaseQueue`` or a ``DatabasePool``.
+///
+/// Every method names its guarantee:
+/// - `read` runs the closure in a read-only transaction, so everything it fetches comes from
+///   one consistent snapshot of the database, even while a writer commits.
+/// - The async variants run the closure on the connection's own dispatch queue; cancelling the
+///   calling task interrupts the running statement and the read or write throws
+///   `CancellationError` (a write is rolled back).
+/// - The synchronous variants block the calling thread; calling one from inside a closure of the
+///   same queue or pool throws ``DatabaseAccessError`` instead of deadlocking.
+public protocol DatabaseReader: AnyObject, Sendable {
+    /// The configuration the connections were opened with.
+    var configuration: Configuration { get }
+
+    /// Reads from one snapshot, blocking the calling thread.
+    func read<T>(_ body: (Database) throws -> T) throws -> T
+
+    /// Reads from one snapshot.
+    func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T
+
+    /// Interrupts every statement running now on any connection (`sqlite3_interrupt`); they fail
+    /// with `SQLITE_INTERRUPT`.
+    func interrupt()
+
+    /// Waits for running accesses, then closes every connection. Later accesses throw
+    /// ``DatabaseAccessError``.
+    func close()
+}
+
+/// Something that writes a database: a ``DatabaseQueue`` or a ``DatabasePool``.
+///
+/// All writes are serialized on a single writer connection.
+/// - `write` runs the closure in an `IMMEDIATE` transaction: committed if it returns, rolled
+///   back if it throws.
+/// - `writeWithoutTransaction` runs the closure outside any transaction, for statements that
+///   cannot run in one (`VACUUM`, `PRAGMA journal_mode`, `ATTACH`) or to manage transactions
+///   yourself.
+/// - `barrierWriteWithoutTransaction` also waits until no read runs and keeps new reads out
+///   until it returns: for changes readers must not see half-done, such as erasing the schema.
+public protocol DatabaseWriter: DatabaseReader {
+    func write<T>(_ body: (Database) throws -> T) throws -> T
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T
+    func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T
+    func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T
+    func barrierWriteWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T
+    func barrierWriteWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T
+}
+
+extension Database {
+    /// Runs `body` in a deferred read transaction whose snapshot is taken before `body` starts.
+    ///
+    /// `BEGIN DEFERRED` alone takes no snapshot until the first read; reading the schema table
+    /// right away pins the snapshot to the start of the read, so it cannot include a commit
+    /// that happened after `read` was called but before the closure's first query.
+    func readInSnapshot<T>(_ body: (Database) throws -> T) throws -> T {
+        try execute(sql: "BEGIN DEFERRED TRANSACTION")
+        do {
+            try execute(sql: "SELECT 1 FROM sqlite_schema LIMIT 1")
+            let result = try body(self)
+            try execute(sql: "COMMIT TRANSACTION")
+            return result
+        } catch {
+            rollbackIfNeeded()
+            throw error
+        }
+    }
+}
