@@ -106,10 +106,10 @@ extension Database {
             statement.isBusy = false
         }
         var encoder = ColumnEncoder(statement: statement)
-        record.encodeColumns(to: &encoder)
+        try record.encodeColumns(to: &encoder)
         if encoder.failure != SQLITE_OK {
             var capture = ColumnEncoder(capturingFor: statement)
-            record.encodeColumns(to: &capture)
+            try? record.encodeColumns(to: &capture)
             throw error(code: encoder.failure, sql: statement.sql, arguments: StatementArguments(capture.captured ?? []))
         }
         if encoder.count != Record.columnNames.count {
@@ -122,7 +122,7 @@ extension Database {
             return try body(statement)
         } catch var error as DatabaseError {
             var capture = ColumnEncoder(capturingFor: statement)
-            record.encodeColumns(to: &capture)
+            try? record.encodeColumns(to: &capture)
             error.arguments = StatementArguments(capture.captured ?? [])
             throw error
         }

@@ -33,7 +33,7 @@ public protocol TableRecord: FetchableRecord {
     /// The primary key's columns; `["id"]` by default.
     static var primaryKeyColumnNames: [String] { get }
     /// Appends every column's value in ``columnNames`` order.
-    func encodeColumns(to columns: inout ColumnEncoder)
+    func encodeColumns(to columns: inout ColumnEncoder) throws
 }
 
 extension TableRecord {

@@ -1,0 +1,1 @@
+// The observation module: see issue 4.

@@ -1,0 +1,218 @@
+/// Applies named schema migrations once each, in the order they were registered.
+///
+/// ```swift
+/// var migrator = DatabaseMigrator()
+/// #if DEBUG
+/// migrator.eraseDatabaseOnSchemaChange = true
+/// #endif
+/// migrator.registerMigration("Create games and players") { db in
+///     try db.execute(sql: """
+///         CREATE TABLE games (id INTEGER PRIMARY KEY, title TEXT NOT NULL);
+///         CREATE TABLE players (id INTEGER PRIMARY KEY, gameID INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE, name TEXT NOT NULL, score INTEGER NOT NULL DEFAULT 0);
+///         """)
+/// }
+/// try migrator.migrate(pool)
+/// ```
+///
+/// Each migration runs in its own `IMMEDIATE` transaction, with foreign key enforcement
+/// turned off so tables can be rebuilt, and `PRAGMA foreign_key_check` run before the commit:
+/// a migration that leaves a dangling reference is rolled back with a
+/// ``ForeignKeyViolationError``. Applied migrations are recorded in the `strata_migrations`
+/// table. Migrations run under a barrier: no read runs while the schema changes.
+public struct DatabaseMigrator: Sendable {
+    struct Migration: Sendable {
+        var identifier: String
+        var migrate: @Sendable (Database) throws -> Void
+    }
+
+    /// When true, a database whose schema differs from what its applied migrations would
+    /// produce (because a migration was edited during development), or that records a
+    /// migration this migrator does not know, is erased and migrated from scratch.
+    ///
+    /// Never enable it in a shipping app: erasing deletes the user's data.
+    public var eraseDatabaseOnSchemaChange = false
+
+    private(set) var migrations: [Migration] = []
+
+    /// The table recording applied migrations.
+    public static let migrationsTableName = "strata_migrations"
+
+    public init() {}
+
+    /// Registers a migration. Identifiers must be unique; registering one twice is a
+    /// programmer error reported when migrating.
+    public mutating func registerMigration(_ identifier: String, migrate: @escaping @Sendable (Database) throws -> Void) {
+        migrations.append(Migration(identifier: identifier, migrate: migrate))
+    }
+
+    /// The identifiers of registered migrations, in order.
+    public var migrationIdentifiers: [String] { migrations.map(\.identifier) }
+
+    /// Applies every migration not applied yet, blocking the calling thread.
+    public func migrate(_ writer: some DatabaseWriter, upTo target: String? = nil) throws {
+        try writer.barrierWriteWithoutTransaction { db in
+            try self.migrate(db, upTo: target)
+        }
+    }
+
+    /// Applies every migration not applied yet.
+    public func migrate(_ writer: some DatabaseWriter, upTo target: String? = nil) async throws {
+        try await writer.barrierWriteWithoutTransaction { db in
+            try self.migrate(db, upTo: target)
+        }
+    }
+
+    /// The identifiers of the migrations applied to a database, in the order they were applied.
+    public func appliedIdentifiers(_ db: Database) throws -> [String] {
+        guard try db.tableExists(Self.migrationsTableName) else { return [] }
+        return try String.fetchAll(db, sql: "SELECT identifier FROM \(Self.migrationsTableName.quotedIdentifier) ORDER BY rowid")
+    }
+
+    /// Whether every registered migration has been applied.
+    public func hasCompletedMigrations(_ db: Database) throws -> Bool {
+        Set(try appliedIdentifiers(db)).isSuperset(of: migrationIdentifiers)
+    }
+
+    // MARK: - Applying
+
+    func migrate(_ db: Database, upTo target: String?) throws {
+        try validateIdentifiers(target: target)
+        if db.isInsideTransaction {
+            throw DatabaseError(resultCode: .misuse, message: "migrations cannot run inside a transaction; use writeWithoutTransaction or the migrate(_:) methods")
+        }
+        try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(Self.migrationsTableName.quotedIdentifier) (identifier TEXT NOT NULL PRIMARY KEY)")
+        var applied = try appliedIdentifiers(db)
+        if eraseDatabaseOnSchemaChange, try schemaChanged(db, applied: applied) {
+            try db.eraseSchema()
+            try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(Self.migrationsTableName.quotedIdentifier) (identifier TEXT NOT NULL PRIMARY KEY)")
+            applied = []
+        }
+        let appliedSet = Set(applied)
+        for migration in migrations {
+            if !appliedSet.contains(migration.identifier) {
+                try apply(migration, to: db)
+            }
+            if migration.identifier == target { break }
+        }
+    }
+
+    private func apply(_ migration: Migration, to db: Database) throws {
+        let enforcesForeignKeys = try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") ?? false
+        // PRAGMA foreign_keys is a no-op inside a transaction, so it is switched off before
+        // BEGIN: a migration that rebuilds a table (create new, copy, drop old, rename) would
+        // otherwise cascade deletes or fail half-way.
+        if enforcesForeignKeys { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
+        defer { if enforcesForeignKeys { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
+        do {
+            try db.inTransaction(.immediate) {
+                try migration.migrate(db)
+                if enforcesForeignKeys, let violation = try ForeignKeyViolationError.first(in: db) {
+                    throw violation
+                }
+                try db.execute(
+                    sql: "INSERT INTO \(Self.migrationsTableName.quotedIdentifier) (identifier) VALUES (?)",
+                    arguments: [migration.identifier])
+                return .commit
+            }
+        } catch {
+            throw MigrationError(identifier: migration.identifier, underlying: error)
+        }
+    }
+
+    private func validateIdentifiers(target: String?) throws {
+        var seen = Set<String>()
+        for migration in migrations where !seen.insert(migration.identifier).inserted {
+            throw DatabaseError(resultCode: .misuse, message: "migration \"\(migration.identifier)\" is registered twice")
+        }
+        if let target, !seen.contains(target) {
+            throw DatabaseError(resultCode: .misuse, message: "no migration named \"\(target)\" is registered")
+        }
+    }
+
+    /// Whether the database records an unknown migration, or its schema differs from a fresh
+    /// in-memory database with the same migrations applied.
+    private func schemaChanged(_ db: Database, applied: [String]) throws -> Bool {
+        guard !applied.isEmpty else { return false }
+        let known = Set(migrationIdentifiers)
+        if applied.contains(where: { !known.contains($0) }) { return true }
+        let reference = try Database(path: ":memory:", configuration: db.configuration, readOnly: false, role: "migration-reference")
+        defer { reference.close() }
+        for prepare in db.configuration.preparations {
+            try prepare(reference)
+        }
+        var referenceMigrator = DatabaseMigrator()
+        let appliedSet = Set(applied)
+        referenceMigrator.migrations = migrations.filter { appliedSet.contains($0.identifier) }
+        try referenceMigrator.migrate(reference, upTo: nil)
+        return try db.schemaSignature() != reference.schemaSignature()
+    }
+}
+
+/// A migration failed; the database is left as it was before that migration.
+public struct MigrationError: Error, CustomStringConvertible {
+    public var identifier: String
+    public var underlying: any Error
+
+    public var description: String {
+        "migration \"\(identifier)\" failed: \(underlying)"
+    }
+}
+
+/// A row references a parent row that does not exist (`PRAGMA foreign_key_check`).
+public struct ForeignKeyViolationError: Error, Sendable, CustomStringConvertible {
+    public var tableName: String
+    public var rowID: Int64?
+    public var parentTableName: String
+
+    public var description: String {
+        "foreign key violation: row \(rowID.map(String.init) ?? "(without rowid)") of \"\(tableName)\" references a missing row of \"\(parentTableName)\""
+    }
+
+    static func first(in db: Database) throws -> ForeignKeyViolationError? {
+        try db.fetchOne(sql: "PRAGMA foreign_key_check") { row in
+            ForeignKeyViolationError(tableName: try row[0], rowID: try row[1], parentTableName: try row[2])
+        }
+    }
+}
+
+extension Database {
+    /// Whether a table (or view) exists in the main schema.
+    public func tableExists(_ name: String) throws -> Bool {
+        try Bool.fetchOne(self, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = ? AND type IN ('table', 'view'))", arguments: [name]) ?? false
+    }
+
+    func schemaSignature() throws -> [String] {
+        try fetchAll(sql: "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name") { row in
+            let sql: String? = try row[3]
+            return "\(try row[0] as String)|\(try row[1] as String)|\(try row[2] as String)|\(sql ?? "")"
+        }
+    }
+
+    /// Drops every table, view, index and trigger of the main schema, in one transaction with
+    /// foreign key enforcement off.
+    func eraseSchema() throws {
+        let enforcesForeignKeys = try Bool.fetchOne(self, sql: "PRAGMA foreign_keys") ?? false
+        if enforcesForeignKeys { try execute(sql: "PRAGMA foreign_keys = OFF") }
+        defer { if enforcesForeignKeys { try? execute(sql: "PRAGMA foreign_keys = ON") } }
+        try inTransaction(.immediate) {
+            let objects = try fetchAll(sql: "SELECT type, name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'") { row in
+                (type: try row[0] as String, name: try row[1] as String, sql: try row[2] as String?)
+            }
+            // Views first (they may reference tables), then virtual tables (which own shadow
+            // tables), then the rest; indexes and triggers go with their tables.
+            for object in objects where object.type == "view" {
+                try execute(sql: "DROP VIEW IF EXISTS \(object.name.quotedIdentifier)")
+            }
+            for object in objects where object.type == "table" && (object.sql ?? "").uppercased().hasPrefix("CREATE VIRTUAL") {
+                try execute(sql: "DROP TABLE IF EXISTS \(object.name.quotedIdentifier)")
+            }
+            for object in objects where object.type == "table" {
+                try execute(sql: "DROP TABLE IF EXISTS \(object.name.quotedIdentifier)")
+            }
+            if try tableExists("sqlite_sequence") {
+                try execute(sql: "DELETE FROM sqlite_sequence")
+            }
+            return .commit
+        }
+    }
+}
