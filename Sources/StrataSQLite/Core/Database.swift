@@ -17,6 +17,13 @@ public final class Database {
 
     var statementCache: StatementCache
     var recordStatements: [RecordStatementKey: Statement] = [:]
+    /// Receives the tables the statement being prepared reads (see the authorizer).
+    var preparingRegion: DatabaseRegion?
+    /// Receives the regions of statements executed inside `recordingReadRegion`.
+    var regionRecorder: DatabaseRegion?
+    /// Set on writers, whose commits are announced to observers.
+    var changeTracker: ChangeTracker?
+    var disablesTruncateOptimization = false
     let interruptState: InterruptState
     var savepointCounter = 0
     var traceBoxStorage: Unmanaged<TraceBox>?
@@ -48,6 +55,7 @@ public final class Database {
         self.statementCache = StatementCache(capacity: configuration.statementCacheCapacity)
         self.interruptState = InterruptState(handle: connection)
         sqlite3_extended_result_codes(connection, 1)
+        installAuthorizer()
         do {
             let milliseconds = configuration.busyTimeout.components.seconds * 1000
                 + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
@@ -72,6 +80,11 @@ public final class Database {
         interruptState.close()
         statementCache.removeAll()
         recordStatements.removeAll()
+        sqlite3_set_authorizer(handle, nil, nil)
+        if changeTracker != nil {
+            ChangeTracker.uninstall(from: handle)
+            changeTracker = nil
+        }
         // close_v2 defers the real close until statements still held elsewhere are finalized,
         // instead of failing with SQLITE_BUSY.
         sqlite3_close_v2(handle)
@@ -164,7 +177,10 @@ public final class Database {
                 var statementHandle: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
                 let flags = UInt32(cacheSingleStatement ? SQLITE_PREPARE_PERSISTENT : 0)
+                preparingRegion = DatabaseRegion()
                 let code = sqlite3_prepare_v3(handle, start, Int32(total - offset), flags, &statementHandle, &tail)
+                let readRegion = preparingRegion ?? DatabaseRegion()
+                preparingRegion = nil
                 guard code == SQLITE_OK else {
                     throw error(code: code, sql: sql, arguments: nil)
                 }
@@ -174,6 +190,7 @@ public final class Database {
                 let isOnly = index == 0 && Self.isBlank(base + offset, count: total - offset)
                 let text = isOnly ? sql : String(cString: sqlite3_sql(statementHandle))
                 let statement = Statement(handle: statementHandle, sql: text, database: self)
+                statement.readRegion = readRegion
                 if isOnly && cacheSingleStatement {
                     statementCache.insert(statement, for: sql)
                 }

@@ -16,6 +16,9 @@ public final class RecordCursor<Element> {
         self.arguments = arguments
         self.decode = decode
         try statement.database.checkInterruption(sql: statement.sql)
+        if statement.database.regionRecorder != nil {
+            statement.database.regionRecorder?.formUnion(statement.readRegion)
+        }
         statement.isBusy = true
         do {
             try arguments.bind(to: statement)

@@ -100,6 +100,9 @@ extension Database {
         _ statement: Statement, encoding record: Record, _ body: (Statement) throws -> Result
     ) throws -> Result {
         try checkInterruption(sql: statement.sql)
+        if regionRecorder != nil {
+            regionRecorder?.formUnion(statement.readRegion)
+        }
         statement.isBusy = true
         defer {
             sqlite3_reset(statement.handle)

@@ -13,6 +13,8 @@ public final class Statement {
     /// Whether a fetch or cursor is currently stepping through the statement. A cached statement
     /// that is busy is never handed out again until it is reset.
     var isBusy = false
+    /// The tables and columns the statement reads, recorded when it was prepared.
+    public internal(set) var readRegion = DatabaseRegion()
     private var cachedColumnNames: [String]?
     private var cachedColumnIndexes: [String: Int]?
     unowned let database: Database
@@ -63,6 +65,9 @@ public final class Statement {
     /// between two statements would otherwise be lost.
     func withExecution<Result>(arguments: StatementArguments, _ body: (Statement) throws -> Result) throws -> Result {
         try database.checkInterruption(sql: sql)
+        if database.regionRecorder != nil {
+            database.regionRecorder?.formUnion(readRegion)
+        }
         isBusy = true
         defer {
             sqlite3_reset(handle)

@@ -17,6 +17,8 @@ public final class DatabasePool: DatabaseWriter {
     public let path: String
     private let location: DatabaseLocation
     private let owner: AccessOwner
+    /// Where the writer announces its commits; observation registers here.
+    public let changeHub = DatabaseChangeHub()
     private let writer: SerialConnection
     private let permits: ReaderPermits
     private let idleReaders = Mutex<[SerialConnection]>([])
@@ -55,6 +57,7 @@ public final class DatabasePool: DatabaseWriter {
         for prepare in configuration.preparations {
             try prepare(database)
         }
+        database.installChangeTracking(hub: changeHub)
         let label = configuration.label ?? "strata"
         writer = SerialConnection(database: database, executor: DatabaseExecutor(label: "\(label).writer", owner: owner))
     }

@@ -16,6 +16,8 @@ public final class DatabaseQueue: DatabaseWriter {
     public let path: String
     private let connection: SerialConnection
     private let owner: AccessOwner
+    /// Where the writer announces its commits; observation registers here.
+    public let changeHub = DatabaseChangeHub()
 
     /// Opens (creating if needed) a database file.
     public convenience init(path: String, configuration: Configuration = Configuration()) throws {
@@ -38,6 +40,7 @@ public final class DatabaseQueue: DatabaseWriter {
         for prepare in configuration.preparations {
             try prepare(database)
         }
+        database.installChangeTracking(hub: changeHub)
         connection = SerialConnection(database: database, executor: DatabaseExecutor(label: "\(label).queue", owner: owner))
     }
 

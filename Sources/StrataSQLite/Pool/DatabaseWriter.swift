@@ -38,6 +38,8 @@ public protocol DatabaseReader: AnyObject, Sendable {
 /// - `barrierWriteWithoutTransaction` also waits until no read runs and keeps new reads out
 ///   until it returns: for changes readers must not see half-done, such as erasing the schema.
 public protocol DatabaseWriter: DatabaseReader {
+    /// Where the writer announces its commits, for observation.
+    var changeHub: DatabaseChangeHub { get }
     func write<T>(_ body: (Database) throws -> T) throws -> T
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T
     func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T
@@ -62,6 +64,31 @@ extension Database {
         } catch {
             rollbackIfNeeded()
             throw error
+        }
+    }
+}
+
+extension DatabaseWriter {
+    /// Calls `onChange` after every commit that changes a table of `region`, until the returned
+    /// observation is cancelled or released.
+    ///
+    /// `onChange` runs on the writer's queue right after the commit: schedule work from it
+    /// (for example a `read`), never block it. Only commits made through this queue or pool
+    /// are seen; see ``notifyChanges(in:)`` for the others.
+    public func observeChanges(in region: DatabaseRegion, onChange: @escaping @Sendable () -> Void) -> DatabaseChangeObservation {
+        changeHub.addObserver(region: region, onChange: onChange)
+    }
+
+    /// Tells observers that tables of `region` changed outside this queue or pool.
+    ///
+    /// SQLite's hooks only see the connection they are installed on: a change written by
+    /// another process, or by another connection to the same file in this process, reaches no
+    /// observer until you call this.
+    public func notifyChanges(in region: DatabaseRegion) {
+        if region.isFullDatabase {
+            changeHub.notifyAll()
+        } else {
+            changeHub.notifyCommit(changedTables: region.tables)
         }
     }
 }

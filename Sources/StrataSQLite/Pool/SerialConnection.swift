@@ -41,13 +41,15 @@ actor SerialConnection {
         // A cancellation that arrived between the check above and beginJob found no job to
         // interrupt; it is visible here.
         try Task.checkCancellation()
+        defer { database.jobDidEnd() }
         return try body(database)
     }
 
     /// Runs `body` on the connection's queue, blocking the calling thread until it returns.
     nonisolated func performSync<T>(_ body: (Database) throws -> T) throws -> T {
         try executor.queue.sync {
-            try body(database)
+            defer { database.jobDidEnd() }
+            return try body(database)
         }
     }
 

@@ -1,0 +1,48 @@
+import CSQLite
+
+extension Database {
+    /// Installs the authorizer that every connection keeps for its whole life.
+    ///
+    /// SQLite calls it while a statement is prepared (never while it runs), so its cost is paid
+    /// once per prepared statement and cached statements pay nothing. It does two things:
+    /// - records the tables and columns a statement reads into ``Statement/readRegion``;
+    /// - on writers, answers `SQLITE_IGNORE` to `SQLITE_DELETE`. SQLite documents that this
+    ///   "disables the truncate optimization": `DELETE FROM t` without `WHERE` otherwise empties
+    ///   the table without calling the update hook, and observers would never hear of it.
+    func installAuthorizer() {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        sqlite3_set_authorizer(handle, { context, action, first, second, schema, _ in
+            guard let context else { return SQLITE_OK }
+            let database = Unmanaged<Database>.fromOpaque(context).takeUnretainedValue()
+            switch action {
+            case SQLITE_READ:
+                if database.preparingRegion != nil, let first {
+                    let table = QualifiedTable(schema: schema.map { String(cString: $0) }, name: String(cString: first))
+                    database.preparingRegion?.insert(table, column: second.map { String(cString: $0) } ?? "")
+                }
+                return SQLITE_OK
+            case SQLITE_DELETE:
+                return database.disablesTruncateOptimization ? SQLITE_IGNORE : SQLITE_OK
+            default:
+                return SQLITE_OK
+            }
+        }, context)
+    }
+
+    /// Runs `body` and returns the region read by every statement it executed.
+    ///
+    /// Nested calls work: the outer recording receives the inner region too.
+    public func recordingReadRegion<T>(_ body: () throws -> T) rethrows -> (value: T, region: DatabaseRegion) {
+        let outer = regionRecorder
+        regionRecorder = DatabaseRegion()
+        defer {
+            if let outer {
+                regionRecorder = outer.union(regionRecorder ?? DatabaseRegion())
+            } else {
+                regionRecorder = nil
+            }
+        }
+        let value = try body()
+        return (value, regionRecorder ?? DatabaseRegion())
+    }
+}
