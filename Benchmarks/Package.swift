@@ -1,0 +1,40 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+// A separate package so that the benchmark's dependencies (GRDB) never enter Strata's own graph.
+// Run: swift run -c release --package-path Benchmarks strata-bench [--quick] [--json PATH] [--svg PATH] [--filter NAME]
+let package = Package(
+    name: "StrataBenchmarks",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "strata-bench", targets: ["StrataBench"]),
+    ],
+    dependencies: [
+        .package(name: "Strata", path: ".."),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+    ],
+    targets: [
+        // Direct access to the system SQLite for the hand-written C API baseline.
+        .systemLibrary(
+            name: "CSQLiteBench",
+            path: "Sources/CSQLiteBench",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .executableTarget(
+            name: "StrataBench",
+            dependencies: [
+                "CSQLiteBench",
+                .product(name: "StrataSQLite", package: "Strata"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+            ],
+            path: "Sources/StrataBench",
+            swiftSettings: [
+                // Each library lives in its own file with its own imports; this keeps the
+                // extension members of one (GRDB's and Strata's `fetchOne` on Int, say) out of
+                // the other files.
+                .enableUpcomingFeature("MemberImportVisibility"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v5]
+)

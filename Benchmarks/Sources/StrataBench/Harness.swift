@@ -1,0 +1,332 @@
+import Foundation
+
+struct Options {
+    var quick = false
+    var jsonPath: String?
+    var svgPath: String?
+    var filters: [String] = []
+    var libraries: [String]?
+    var sizes: [Int]?
+    var iterations: Int?
+    var directory: String?
+
+    static let usage = """
+        usage: strata-bench [--quick] [--json PATH] [--svg PATH] [--filter NAME[,NAME]]
+                            [--library NAME[,NAME]] [--sizes N[,N]] [--iterations K] [--dir PATH]
+
+          --quick         1k and 10k rows only, fewer iterations (a few seconds)
+          --json PATH     write the results as JSON
+          --svg PATH      write a bar chart of each library's time relative to sqlite-c
+          --filter NAME   run the workloads whose name contains NAME (fetch-structs, insert,
+                          fetch-by-key, update-by-key, delete-by-key, concurrent-reads)
+          --library NAME  run only these libraries (sqlite-c, strata, grdb-record, grdb-codable);
+                          ratios need sqlite-c and grdb-record in the run
+          --sizes N       row counts (default 1000,10000,100000,1000000; quick: 1000,10000)
+          --iterations K  timed iterations per case (default depends on the size)
+          --dir PATH      where the database files go (default: a new temporary folder)
+        """
+
+    static func parse(_ arguments: [String]) throws -> Options {
+        var options = Options()
+        var iterator = arguments.makeIterator()
+        func value(_ flag: String) throws -> String {
+            guard let value = iterator.next() else { throw BenchFailure("\(flag) needs a value\n\(usage)") }
+            return value
+        }
+        func list(_ text: String) -> [String] {
+            text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
+        while let argument = iterator.next() {
+            switch argument {
+            case "--quick": options.quick = true
+            case "--json": options.jsonPath = try value(argument)
+            case "--svg": options.svgPath = try value(argument)
+            case "--filter": options.filters += list(try value(argument))
+            case "--library", "--libraries": options.libraries = list(try value(argument))
+            case "--sizes":
+                options.sizes = try list(try value(argument)).map {
+                    guard let size = Int($0.replacingOccurrences(of: "_", with: "")), size > 0 else {
+                        throw BenchFailure("bad size \($0)")
+                    }
+                    return size
+                }
+            case "--iterations":
+                guard let count = Int(try value(argument)), count > 0 else { throw BenchFailure("bad --iterations") }
+                options.iterations = count
+            case "--dir": options.directory = try value(argument)
+            case "-h", "--help":
+                print(usage)
+                exit(0)
+            default:
+                throw BenchFailure("unknown argument \(argument)\n\(usage)")
+            }
+        }
+        return options
+    }
+
+    var effectiveSizes: [Int] {
+        sizes ?? (quick ? [1_000, 10_000] : [1_000, 10_000, 100_000, 1_000_000])
+    }
+
+    func runs(workload: String) -> Bool {
+        filters.isEmpty || filters.contains { workload.contains($0) }
+    }
+
+    func iterationCount(size: Int) -> Int {
+        if let iterations { return iterations }
+        if quick { return size <= 1_000 ? 10 : 5 }
+        switch size {
+        case ...1_000: return 20
+        case ...10_000: return 10
+        case ...100_000: return 7
+        default: return 3
+        }
+    }
+
+    func warmUpCount(size: Int) -> Int {
+        size <= 10_000 ? 2 : 1
+    }
+}
+
+struct Measurement {
+    var workload: String
+    var size: Int
+    var library: String
+    var seconds: [Double]
+    var check: Int
+
+    var sorted: [Double] { seconds.sorted() }
+    var median: Double {
+        let s = sorted
+        return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+    }
+    var min: Double { sorted.first ?? 0 }
+    var max: Double { sorted.last ?? 0 }
+}
+
+/// Times `body` with a monotonic clock: `warmUp` untimed runs, then `iterations` timed ones.
+/// `setUp` runs before every run, warm-up or timed, and is never timed.
+func measure(
+    warmUp: Int, iterations: Int, setUp: () throws -> Void, _ body: () throws -> Int
+) throws -> (seconds: [Double], check: Int) {
+    let clock = ContinuousClock()
+    var check = 0
+    for _ in 0..<warmUp {
+        try setUp()
+        check = try body()
+    }
+    var seconds: [Double] = []
+    for _ in 0..<iterations {
+        try setUp()
+        var result = 0
+        let elapsed = try clock.measure { result = try body() }
+        if warmUp == 0 && seconds.isEmpty { check = result }
+        guard result == check else {
+            throw BenchFailure("the result changed between iterations: \(check) then \(result)")
+        }
+        seconds.append(Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+    }
+    return (seconds, check)
+}
+
+// MARK: - Reports
+
+func formatSeconds(_ seconds: Double) -> String {
+    switch seconds {
+    case ..<0.001: String(format: "%.1f µs", seconds * 1e6)
+    case ..<1: String(format: "%.2f ms", seconds * 1e3)
+    default: String(format: "%.3f s", seconds)
+    }
+}
+
+func ratio(_ measurement: Measurement, to library: String, in all: [Measurement]) -> Double? {
+    guard let base = all.first(where: {
+        $0.workload == measurement.workload && $0.size == measurement.size && $0.library == library
+    }), base.median > 0 else { return nil }
+    return measurement.median / base.median
+}
+
+func formatSize(_ size: Int) -> String {
+    switch size {
+    case let s where s >= 1_000_000 && s % 1_000_000 == 0: "\(s / 1_000_000)M"
+    case let s where s >= 1_000 && s % 1_000 == 0: "\(s / 1_000)k"
+    default: "\(size)"
+    }
+}
+
+func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
+    let count = text.count
+    guard count < width else { return text }
+    let padding = String(repeating: " ", count: width - count)
+    return right ? padding + text : text + padding
+}
+
+func renderTable(_ results: [Measurement]) -> String {
+    let headers = ["workload", "rows", "library", "median", "min", "max", "iter", "x sqlite-c", "x grdb-record"]
+    var rows: [[String]] = []
+    var previousGroup = ""
+    var separators: Set<Int> = []
+    for result in results {
+        let group = "\(result.workload)/\(result.size)"
+        if group != previousGroup, !rows.isEmpty { separators.insert(rows.count) }
+        previousGroup = group
+        rows.append([
+            result.workload, formatSize(result.size), result.library,
+            formatSeconds(result.median), formatSeconds(result.min), formatSeconds(result.max),
+            "\(result.seconds.count)",
+            ratio(result, to: "sqlite-c", in: results).map { String(format: "%.2fx", $0) } ?? "-",
+            ratio(result, to: "grdb-record", in: results).map { String(format: "%.2fx", $0) } ?? "-",
+        ])
+    }
+    let rightAligned: Set<Int> = [1, 3, 4, 5, 6, 7, 8]
+    let widths = headers.indices.map { column in
+        ([headers[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0
+    }
+    func line(_ cells: [String]) -> String {
+        cells.enumerated().map { pad($0.element, widths[$0.offset], right: rightAligned.contains($0.offset)) }
+            .joined(separator: "  ")
+    }
+    let rule = String(repeating: "-", count: widths.reduce(0, +) + 2 * (widths.count - 1))
+    var output = [line(headers), rule]
+    for (index, row) in rows.enumerated() {
+        if separators.contains(index) { output.append("") }
+        output.append(line(row))
+    }
+    return output.joined(separator: "\n")
+}
+
+private func jsonString(_ text: String) -> String {
+    var result = "\""
+    for scalar in text.unicodeScalars {
+        switch scalar {
+        case "\"": result += "\\\""
+        case "\\": result += "\\\\"
+        case "\n": result += "\\n"
+        case "\t": result += "\\t"
+        case let s where s.value < 0x20: result += String(format: "\\u%04x", s.value)
+        default: result.unicodeScalars.append(scalar)
+        }
+    }
+    return result + "\""
+}
+
+private func jsonNumber(_ value: Double) -> String {
+    // Plenty of digits for microsecond timings, and valid JSON.
+    value.isFinite ? String(format: "%.9g", value) : "null"
+}
+
+func renderJSON(machine: String, commit: String, results: [Measurement]) -> String {
+    let entries = results.map { result in
+        "    {\"workload\": \(jsonString(result.workload)), \"size\": \(result.size), \"library\": \(jsonString(result.library)), "
+            + "\"seconds_median\": \(jsonNumber(result.median)), \"seconds_min\": \(jsonNumber(result.min)), "
+            + "\"seconds_max\": \(jsonNumber(result.max)), \"iterations\": \(result.seconds.count)}"
+    }
+    return "{\"machine\": \(jsonString(machine)), \"commit\": \(jsonString(commit)), \"results\": [\n"
+        + entries.joined(separator: ",\n") + "\n]}\n"
+}
+
+private func xmlEscape(_ text: String) -> String {
+    text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+        .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+}
+
+/// A horizontal bar chart: for every workload and size, one bar per library, its median time
+/// divided by sqlite-c's (1.0 = as fast as the C API; shorter is faster).
+func renderSVG(machine: String, commit: String, results: [Measurement]) -> String {
+    let colors = ["sqlite-c": "#7f7f7f", "strata": "#1f77b4", "grdb-record": "#ff7f0e", "grdb-codable": "#d62728"]
+    let libraryOrder = ["sqlite-c", "strata", "grdb-record", "grdb-codable"]
+    var groups: [(key: String, items: [(String, Double)])] = []
+    for result in results {
+        let key = "\(result.workload) \(formatSize(result.size))"
+        guard let value = ratio(result, to: "sqlite-c", in: results) else { continue }
+        if let index = groups.firstIndex(where: { $0.key == key }) {
+            groups[index].items.append((result.library, value))
+        } else {
+            groups.append((key, [(result.library, value)]))
+        }
+    }
+    let barHeight = 14.0, barGap = 2.0, groupGap = 12.0
+    let left = 190.0, chartWidth = 560.0, top = 60.0, right = 70.0
+    let maxRatio = Swift.max(1.5, (groups.flatMap { $0.items.map(\.1) }.max() ?? 1) * 1.05)
+    var height = top
+    for group in groups { height += Double(group.items.count) * (barHeight + barGap) + groupGap }
+    height += 30
+    let width = left + chartWidth + right
+    func x(_ value: Double) -> Double { left + chartWidth * value / maxRatio }
+    var svg = """
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif" font-size="11">
+        <rect width="100%" height="100%" fill="white"/>
+        <text x="10" y="20" font-size="14" font-weight="bold">Median time relative to the raw SQLite C API (lower is faster)</text>
+        <text x="10" y="38" fill="#555">\(xmlEscape(machine)) · commit \(xmlEscape(commit))</text>
+
+        """
+    var legendX = 10.0
+    for library in libraryOrder {
+        svg += "<rect x=\"\(legendX)\" y=\"46\" width=\"10\" height=\"10\" fill=\"\(colors[library]!)\"/>"
+        svg += "<text x=\"\(legendX + 14)\" y=\"55\">\(library)</text>\n"
+        legendX += 110
+    }
+    var y = top + 6
+    let chartTop = y
+    for group in groups {
+        let groupHeight = Double(group.items.count) * (barHeight + barGap)
+        svg += "<text x=\"\(left - 8)\" y=\"\(y + groupHeight / 2 + 4)\" text-anchor=\"end\">\(xmlEscape(group.key))</text>\n"
+        let items = group.items.sorted {
+            (libraryOrder.firstIndex(of: $0.0) ?? 99) < (libraryOrder.firstIndex(of: $1.0) ?? 99)
+        }
+        for (library, value) in items {
+            let barWidth = Swift.max(1, x(value) - left)
+            svg += "<rect x=\"\(left)\" y=\"\(y)\" width=\"\(String(format: "%.1f", barWidth))\" height=\"\(barHeight)\" fill=\"\(colors[library] ?? "#999")\"><title>\(library): \(String(format: "%.2f", value))x</title></rect>"
+            svg += "<text x=\"\(String(format: "%.1f", left + barWidth + 4))\" y=\"\(y + barHeight - 3)\" fill=\"#333\">\(String(format: "%.2fx", value))</text>\n"
+            y += barHeight + barGap
+        }
+        y += groupGap
+    }
+    // The 1.0 line: as fast as C.
+    svg += "<line x1=\"\(x(1))\" y1=\"\(chartTop - 4)\" x2=\"\(x(1))\" y2=\"\(y - groupGap + 4)\" stroke=\"black\" stroke-dasharray=\"4 3\"/>\n"
+    svg += "<text x=\"\(x(1))\" y=\"\(y + 6)\" text-anchor=\"middle\" fill=\"#333\">1.0 = sqlite-c</text>\n"
+    svg += "</svg>\n"
+    return svg
+}
+
+// MARK: - Environment
+
+func machineDescription() -> String {
+    var info = utsname()
+    uname(&info)
+    func field<T>(_ value: T) -> String {
+        withUnsafeBytes(of: value) { bytes in
+            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+    let cores = ProcessInfo.processInfo.activeProcessorCount
+    return "\(field(info.sysname)) \(field(info.release)) \(field(info.machine)), \(cores) cores"
+}
+
+func run(_ executable: String, _ arguments: [String]) -> String? {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    process.standardError = FileHandle.nullDevice
+    do { try process.run() } catch { return nil }
+    let data = pipe.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { return nil }
+    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+func gitCommit() -> String {
+    // This file is Benchmarks/Sources/StrataBench/Harness.swift in the repository.
+    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().path
+    for git in ["/usr/bin/git", "/usr/local/bin/git", "/bin/git"] where FileManager.default.isExecutableFile(atPath: git) {
+        for directory in [repository, FileManager.default.currentDirectoryPath] {
+            if let commit = run(git, ["-C", directory, "rev-parse", "--short", "HEAD"]), !commit.isEmpty {
+                return commit
+            }
+        }
+    }
+    return "unknown"
+}
