@@ -232,6 +232,11 @@ public final class Database {
     /// The number of statements in the statement cache.
     public var cachedStatementCount: Int { statementCache.count }
 
+    /// How many statements the statement cache has finalized to stay within
+    /// ``Configuration/statementCacheCapacity``: a number that keeps growing under a steady
+    /// workload means the capacity is too small for it.
+    public var statementCacheEvictionCount: Int { statementCache.evictionCount }
+
     /// Finalizes every cached statement.
     public func clearStatementCache() {
         statementCache.removeAll()
