@@ -21,14 +21,17 @@ public final class DatabaseChangeHub: Sendable {
     }
 
     private let state = Mutex(State())
-    private let observerCount = Atomic<Int>(0)
+    private let registeredObservers = Atomic<Int>(0)
     private let commits = Atomic<UInt64>(0)
 
     public init() {}
 
     /// Whether anyone observes. The writer's update hook checks this first, so tracking
     /// changed tables costs one atomic load per row when nobody observes.
-    public var hasObservers: Bool { observerCount.load(ordering: .relaxed) > 0 }
+    public var hasObservers: Bool { registeredObservers.load(ordering: .relaxed) > 0 }
+
+    /// The number of registered observers.
+    public var observerCount: Int { registeredObservers.load(ordering: .relaxed) }
 
     /// How many commits have been announced. An observer compares it before and after a fetch
     /// to learn whether commits happened meanwhile.
@@ -43,7 +46,7 @@ public final class DatabaseChangeHub: Sendable {
             Self.index(id, region: region, in: &state)
             return id
         }
-        observerCount.add(1, ordering: .relaxed)
+        registeredObservers.add(1, ordering: .relaxed)
         return DatabaseChangeObservation(hub: self, id: id)
     }
 
@@ -62,7 +65,7 @@ public final class DatabaseChangeHub: Sendable {
             Self.unindex(id, region: entry.region, in: &state)
             return true
         }
-        if removed { observerCount.subtract(1, ordering: .relaxed) }
+        if removed { registeredObservers.subtract(1, ordering: .relaxed) }
     }
 
     /// Announces a commit that changed these tables (possibly none that were tracked, when

@@ -1,0 +1,69 @@
+import StrataSQLite
+
+/// The values of a fetch, re-run after every commit that changed what it read.
+///
+/// ```swift
+/// for try await players in observe(in: database, { db in try Player.fetchAll(db, sql: "SELECT * FROM players ORDER BY score DESC") }) {
+///     print(players)
+/// }
+/// ```
+///
+/// - The first element is the current value; then one element per relevant commit, with
+///   commits that land during a fetch coalesced into one follow-up fetch. A consumer slower
+///   than the database only ever receives the newest value.
+/// - Writes to tables the fetch did not read cause no fetch at all; rolled-back transactions
+///   notify nobody.
+/// - A failing fetch ends the sequence by throwing the error.
+/// - Cancelling the consuming task ends the observation and frees its registration.
+/// - Only commits made through `database` are seen. Call
+///   ``StrataSQLite/DatabaseWriter/notifyChanges(in:)`` for changes made by other processes or
+///   other connections.
+///
+/// Each iteration (each `for await` loop) runs its own observation.
+public struct DatabaseObservation<Value: Sendable>: AsyncSequence, Sendable {
+    public typealias Element = Value
+    public typealias Failure = any Error
+
+    let database: any DatabaseWriter
+    let fetch: @Sendable (Database) throws -> Value
+    var isDuplicate: (@Sendable (Value, Value) -> Bool)?
+
+    public init(in database: any DatabaseWriter, fetch: @escaping @Sendable (Database) throws -> Value) {
+        self.database = database
+        self.fetch = fetch
+    }
+
+    /// Skips values equal to the previous element.
+    public func removingDuplicates() -> DatabaseObservation where Value: Equatable {
+        var copy = self
+        copy.isDuplicate = { $0 == $1 }
+        return copy
+    }
+
+    public func makeAsyncIterator() -> AsyncThrowingStream<Value, any Error>.Iterator {
+        makeStream().makeAsyncIterator()
+    }
+
+    func makeStream() -> AsyncThrowingStream<Value, any Error> {
+        let (stream, continuation) = AsyncThrowingStream<Value, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let filter = DuplicateFilter(isDuplicate: isDuplicate)
+        let driver = ObservationDriver(writer: database, fetch: fetch) { result in
+            switch result {
+            case .success(let value):
+                if filter.shouldDeliver(value) { continuation.yield(value) }
+            case .failure(let error):
+                continuation.finish(throwing: error)
+            }
+        }
+        continuation.onTermination = { _ in driver.cancel() }
+        driver.start()
+        return stream
+    }
+}
+
+/// Starts observing the value of `fetch` in `database`. See ``DatabaseObservation``.
+public func observe<Value: Sendable>(
+    in database: any DatabaseWriter, _ fetch: @escaping @Sendable (Database) throws -> Value
+) -> DatabaseObservation<Value> {
+    DatabaseObservation(in: database, fetch: fetch)
+}

@@ -1,0 +1,125 @@
+import StrataSQLite
+import Synchronization
+
+/// Runs one observation: fetches, learns the region the fetch read, re-fetches after each
+/// commit that changed that region, and hands every result to `deliver`.
+///
+/// Guarantees:
+/// - A fetch runs on a reader (`read`), never on the writer, and starts after the commit that
+///   triggered it, so its snapshot includes that commit.
+/// - Commits that arrive while a fetch runs collapse into one follow-up fetch.
+/// - No commit is missed: the observer is registered for the whole database before the first
+///   fetch, and when a fetch reads tables outside the region registered while it ran, a commit
+///   counted meanwhile triggers one more fetch.
+final class ObservationDriver<Value: Sendable>: Sendable {
+    private struct State {
+        var registration: DatabaseChangeObservation?
+        var registeredRegion = DatabaseRegion.fullDatabase
+        var isFetching = false
+        var isDirty = false
+        var isCancelled = false
+        var task: Task<Void, Never>?
+    }
+
+    private let writer: any DatabaseWriter
+    private let fetch: @Sendable (Database) throws -> Value
+    private let deliver: @Sendable (Result<Value, any Error>) -> Void
+    private let state = Mutex(State())
+
+    init(
+        writer: any DatabaseWriter,
+        fetch: @escaping @Sendable (Database) throws -> Value,
+        deliver: @escaping @Sendable (Result<Value, any Error>) -> Void
+    ) {
+        self.writer = writer
+        self.fetch = fetch
+        self.deliver = deliver
+    }
+
+    func start() {
+        let registration = writer.observeChanges(in: .fullDatabase) { [weak self] in
+            self?.databaseDidChange()
+        }
+        let shouldFetch = state.withLock { state -> Bool in
+            guard !state.isCancelled else { return false }
+            state.registration = registration
+            state.isFetching = true
+            return true
+        }
+        if shouldFetch { launchFetchLoop() } else { registration.cancel() }
+    }
+
+    func cancel() {
+        let (registration, task) = state.withLock { state in
+            state.isCancelled = true
+            defer {
+                state.registration = nil
+                state.task = nil
+            }
+            return (state.registration, state.task)
+        }
+        registration?.cancel()
+        task?.cancel()
+    }
+
+    private func databaseDidChange() {
+        let shouldLaunch = state.withLock { state -> Bool in
+            if state.isCancelled { return false }
+            if state.isFetching {
+                state.isDirty = true
+                return false
+            }
+            state.isFetching = true
+            return true
+        }
+        if shouldLaunch { launchFetchLoop() }
+    }
+
+    private func launchFetchLoop() {
+        let task = Task { [weak self] () -> Void in
+            guard let self else { return }
+            await self.fetchLoop()
+        }
+        state.withLock { state in
+            if state.isCancelled {
+                task.cancel()
+            } else {
+                state.task = task
+            }
+        }
+    }
+
+    private func fetchLoop() async {
+        let fetch = self.fetch
+        while true {
+            let commitsBefore = writer.changeHub.commitCount
+            let result: Result<(value: Value, region: DatabaseRegion), any Error>
+            do {
+                result = .success(try await writer.read { db in try db.recordingReadRegion { try fetch(db) } })
+            } catch {
+                result = .failure(error)
+            }
+            let (isCancelled, fetchAgain) = state.withLock { state -> (Bool, Bool) in
+                if state.isCancelled { return (true, false) }
+                if case .success(let fetched) = result {
+                    let region = fetched.region
+                    if !region.isCovered(by: state.registeredRegion), writer.changeHub.commitCount != commitsBefore {
+                        state.isDirty = true
+                    }
+                    if region != state.registeredRegion {
+                        state.registeredRegion = region
+                        state.registration?.update(region: region)
+                    }
+                }
+                let again = state.isDirty
+                state.isDirty = false
+                if !again { state.isFetching = false }
+                return (false, again)
+            }
+            if isCancelled { return }
+            if case .failure(let error) = result, error is CancellationError, Task.isCancelled { return }
+            deliver(result.map(\.value))
+            if !fetchAgain { return }
+        }
+    }
+}

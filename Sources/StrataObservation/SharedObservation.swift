@@ -1,0 +1,136 @@
+import StrataSQLite
+import Synchronization
+
+/// One observation shared by every subscriber of the same request on the same database.
+///
+/// The first subscriber starts it; later subscribers get the last value at once and every
+/// value after; the last one to leave stops it.
+final class SharedObservation<Value: Sendable>: Sendable {
+    typealias Subscriber = @Sendable (Result<Value, any Error>) -> Void
+
+    private struct State {
+        var subscribers: [UInt64: Subscriber] = [:]
+        var nextID: UInt64 = 1
+        var lastResult: Result<Value, any Error>?
+        var driver: ObservationDriver<Value>?
+    }
+
+    private let state = Mutex(State())
+    private let key: SharedObservationKey
+
+    init(key: SharedObservationKey) {
+        self.key = key
+    }
+
+    /// Adds a subscriber, starting the observation if it is the first.
+    func subscribe(
+        writer: any DatabaseWriter, fetch: @escaping @Sendable (Database) throws -> Value, _ subscriber: @escaping Subscriber
+    ) -> UInt64 {
+        let (id, last, driverToStart) = state.withLock { state -> (UInt64, Result<Value, any Error>?, ObservationDriver<Value>?) in
+            let id = state.nextID
+            state.nextID += 1
+            state.subscribers[id] = subscriber
+            if state.driver == nil {
+                let driver = ObservationDriver(writer: writer, fetch: fetch) { [weak self] result in
+                    self?.broadcast(result)
+                }
+                state.driver = driver
+                return (id, nil, driver)
+            }
+            return (id, state.lastResult, nil)
+        }
+        if let last { subscriber(last) }
+        driverToStart?.start()
+        return id
+    }
+
+    func unsubscribe(_ id: UInt64) {
+        let driver = state.withLock { state -> ObservationDriver<Value>? in
+            state.subscribers[id] = nil
+            guard state.subscribers.isEmpty else { return nil }
+            defer { state.driver = nil }
+            return state.driver
+        }
+        if let driver {
+            driver.cancel()
+            SharedObservationRegistry.shared.remove(key, ifSameAs: self)
+        }
+    }
+
+    private func broadcast(_ result: Result<Value, any Error>) {
+        let subscribers = state.withLock { state in
+            state.lastResult = result
+            return Array(state.subscribers.values)
+        }
+        for subscriber in subscribers { subscriber(result) }
+    }
+
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+}
+
+struct SharedObservationKey: Hashable, Sendable {
+    var database: ObjectIdentifier
+    var request: AnyHashableSendable
+}
+
+/// `AnyHashable` that is `Sendable`: requests are `Hashable & Sendable`, so the boxed value is.
+struct AnyHashableSendable: Hashable, @unchecked Sendable {
+    let value: AnyHashable
+    init(_ value: some Hashable & Sendable) {
+        self.value = AnyHashable(value)
+    }
+}
+
+/// The process-wide table of shared observations. Entries leave when their last subscriber
+/// does, so it holds only observations in use.
+final class SharedObservationRegistry: Sendable {
+    static let shared = SharedObservationRegistry()
+    private let entries = Mutex<[SharedObservationKey: AnyObject & Sendable]>([:])
+
+    func observation<Value: Sendable>(for key: SharedObservationKey, as type: Value.Type) -> SharedObservation<Value> {
+        entries.withLock { entries in
+            if let existing = entries[key] as? SharedObservation<Value> { return existing }
+            let observation = SharedObservation<Value>(key: key)
+            entries[key] = observation
+            return observation
+        }
+    }
+
+    func remove(_ key: SharedObservationKey, ifSameAs observation: AnyObject) {
+        entries.withLock { entries in
+            if entries[key] === observation { entries[key] = nil }
+        }
+    }
+
+    var count: Int { entries.withLock { $0.count } }
+}
+
+/// Subscribes to the shared observation of `request`; the returned token unsubscribes when
+/// cancelled or released.
+func subscribeShared<Request: FetchKeyRequest>(
+    to request: Request, in database: any DatabaseWriter, _ subscriber: @escaping @Sendable (Result<Request.Value, any Error>) -> Void
+) -> SharedSubscriptionToken {
+    let key = SharedObservationKey(database: ObjectIdentifier(database), request: AnyHashableSendable(request))
+    let observation = SharedObservationRegistry.shared.observation(for: key, as: Request.Value.self)
+    let id = observation.subscribe(writer: database, fetch: { try request.fetch($0) }, subscriber)
+    return SharedSubscriptionToken { observation.unsubscribe(id) }
+}
+
+/// Ends a subscription once, when cancelled or released.
+final class SharedSubscriptionToken: Sendable {
+    private let onCancel = Mutex<(@Sendable () -> Void)?>(nil)
+
+    init(_ onCancel: @escaping @Sendable () -> Void) {
+        self.onCancel.withLock { $0 = onCancel }
+    }
+
+    deinit { cancel() }
+
+    func cancel() {
+        let action = onCancel.withLock { action -> (@Sendable () -> Void)? in
+            defer { action = nil }
+            return action
+        }
+        action?()
+    }
+}

@@ -1,1 +1,0 @@
-// The observation module: see issue 4.
