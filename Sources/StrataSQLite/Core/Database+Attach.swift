@@ -1,7 +1,9 @@
 extension Database {
     /// Attaches another database file under a schema name: `SELECT * FROM sync.metadata`.
     ///
-    /// Cannot run inside a transaction (SQLite's rule). In a pool, attach in
+    /// Attaching is not transactional: rolling back the enclosing transaction does not detach,
+    /// and SQLite refuses to detach a schema the current transaction has used. Attach outside
+    /// transactions (`writeWithoutTransaction`); in a pool, attach in
     /// `Configuration.prepareDatabase` so every connection sees the schema.
     public func attach(path: String, as schemaName: String) throws {
         try execute(sql: "ATTACH DATABASE ? AS \(schemaName.quotedIdentifier)", arguments: [path])

@@ -173,6 +173,11 @@ public final class Database {
         try utf8.withUnsafeMutableBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             while offset < total {
+                // Skip what follows the previous statement's semicolon, so the text of later
+                // statements (in traces and error messages) starts at their first keyword
+                // rather than at a newline.
+                while offset < total, Self.isBlank(base + offset, count: 1) { offset += 1 }
+                guard offset < total else { break }
                 let start = base + offset
                 var statementHandle: OpaquePointer?
                 var tail: UnsafePointer<CChar>?
