@@ -36,20 +36,27 @@ func uniqueMemoryName() -> String {
 }
 
 /// Waits for a semaphore without blocking a cooperative thread. Returns false on timeout.
+///
+/// The wait runs on a thread of its own rather than a dispatch worker: on Linux, libdispatch
+/// adds workers only slowly when its few (one per core) are blocked, and the connections of
+/// the queues and pools under test run on those workers.
 func wait(for semaphore: DispatchSemaphore, seconds: Double = 10) async -> Bool {
     await withCheckedContinuation { continuation in
-        DispatchQueue.global().async {
+        let thread = Thread {
             continuation.resume(returning: semaphore.wait(timeout: .now() + seconds) == .success)
         }
+        thread.start()
     }
 }
 
-/// Runs blocking code on a dispatch thread (never a cooperative one) and awaits its result.
+/// Runs blocking code on a thread of its own (never a cooperative or dispatch worker) and
+/// awaits its result.
 func runOnBackgroundThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async {
+        let thread = Thread {
             continuation.resume(with: Result { try body() })
         }
+        thread.start()
     }
 }
 
@@ -83,4 +90,14 @@ func makePlayersQueue(configuration: Configuration = Configuration()) throws -> 
             """)
     }
     return queue
+}
+
+/// Shared state for closures that run on other threads (an `Atomic` cannot be captured by an
+/// escaping closure directly).
+final class SharedCounter: Sendable {
+    let value = Atomic<Int>(0)
+}
+
+final class SharedFlag: Sendable {
+    let value = Atomic<Bool>(false)
 }
