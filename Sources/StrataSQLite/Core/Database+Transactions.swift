@@ -50,8 +50,8 @@ extension Database {
             completion = try body()
         } catch {
             if isInsideTransaction {
-                try? execute(sql: "ROLLBACK TRANSACTION TO SAVEPOINT \(name)")
-                try? execute(sql: "RELEASE SAVEPOINT \(name)")
+                try? executeIgnoringCancellation(sql: "ROLLBACK TRANSACTION TO SAVEPOINT \(name)")
+                try? executeIgnoringCancellation(sql: "RELEASE SAVEPOINT \(name)")
             }
             throw error
         }
@@ -79,6 +79,8 @@ extension Database {
         guard isInsideTransaction else { return }
         // A rollback can only fail when the connection is already broken; the caller is
         // reporting the error that led here, which is the one worth seeing.
-        try? execute(sql: "ROLLBACK TRANSACTION")
+        // A cancelled job must still roll back, or its changes would stay pending in the
+        // connection for the next job to commit.
+        try? executeIgnoringCancellation(sql: "ROLLBACK TRANSACTION")
     }
 }

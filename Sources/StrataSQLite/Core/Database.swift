@@ -26,6 +26,8 @@ public final class Database {
     var disablesTruncateOptimization = false
     let interruptState: InterruptState
     var savepointCounter = 0
+    /// Set while ``executeIgnoringCancellation(sql:)`` runs cleanup SQL.
+    var ignoresCancellation = false
     var traceBoxStorage: Unmanaged<TraceBox>?
     private var isClosed = false
 
@@ -265,9 +267,20 @@ public final class Database {
     }
 
     func checkInterruption(sql: String) throws {
-        if interruptState.isCancellationRequested {
+        if interruptState.isCancellationRequested && !ignoresCancellation {
             throw CancellationError()
         }
+    }
+
+    /// Executes cleanup SQL (a rollback, restoring a pragma) even when the current job was
+    /// cancelled. Statements refuse to start once cancellation is requested; a cleanup that did
+    /// not run would leave the connection inside the cancelled job's transaction, or in
+    /// query-only mode, for the next job.
+    func executeIgnoringCancellation(sql: String) throws {
+        let wasIgnoring = ignoresCancellation
+        ignoresCancellation = true
+        defer { ignoresCancellation = wasIgnoring }
+        try execute(sql: sql)
     }
 
     private func checkOpen(sql: String) throws {

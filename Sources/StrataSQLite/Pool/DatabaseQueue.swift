@@ -109,7 +109,7 @@ extension Database {
             return try readInSnapshotIfNeeded(body)
         }
         try execute(sql: "PRAGMA query_only = 1")
-        defer { try? execute(sql: "PRAGMA query_only = 0") }
+        defer { try? executeIgnoringCancellation(sql: "PRAGMA query_only = 0") }
         return try readInSnapshot(body)
     }
 
