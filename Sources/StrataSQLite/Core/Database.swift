@@ -24,6 +24,8 @@ public final class Database {
     /// Set on writers, whose commits are announced to observers.
     var changeTracker: ChangeTracker?
     var disablesTruncateOptimization = false
+    /// The table or view a `DROP` statement being prepared removes (see the authorizer).
+    var tableBeingDropped: String?
     let interruptState: InterruptState
     var savepointCounter = 0
     /// Set while ``executeIgnoringCancellation(sql:)`` runs cleanup SQL.

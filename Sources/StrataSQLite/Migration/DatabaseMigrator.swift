@@ -102,7 +102,8 @@ public struct DatabaseMigrator: Sendable {
         // BEGIN: a migration that rebuilds a table (create new, copy, drop old, rename) would
         // otherwise cascade deletes or fail half-way.
         if enforcesForeignKeys { try db.execute(sql: "PRAGMA foreign_keys = OFF") }
-        defer { if enforcesForeignKeys { try? db.execute(sql: "PRAGMA foreign_keys = ON") } }
+        // Restored even when the migration was cancelled, which stops ordinary statements.
+        defer { if enforcesForeignKeys { try? db.executeIgnoringCancellation(sql: "PRAGMA foreign_keys = ON") } }
         do {
             try db.inTransaction(.immediate) {
                 try migration.migrate(db)
@@ -193,7 +194,7 @@ extension Database {
     func eraseSchema() throws {
         let enforcesForeignKeys = try Bool.fetchOne(self, sql: "PRAGMA foreign_keys") ?? false
         if enforcesForeignKeys { try execute(sql: "PRAGMA foreign_keys = OFF") }
-        defer { if enforcesForeignKeys { try? execute(sql: "PRAGMA foreign_keys = ON") } }
+        defer { if enforcesForeignKeys { try? executeIgnoringCancellation(sql: "PRAGMA foreign_keys = ON") } }
         try inTransaction(.immediate) {
             let objects = try fetchAll(sql: "SELECT type, name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'") { row in
                 (type: try row[0] as String, name: try row[1] as String, sql: try row[2] as String?)

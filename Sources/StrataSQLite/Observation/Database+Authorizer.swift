@@ -21,7 +21,21 @@ extension Database {
                     database.preparingRegion?.insert(table, column: second.map { String(cString: $0) } ?? "")
                 }
                 return SQLITE_OK
+            case SQLITE_DROP_TABLE, SQLITE_DROP_TEMP_TABLE, SQLITE_DROP_VIEW, SQLITE_DROP_TEMP_VIEW, SQLITE_DROP_VTABLE:
+                // SQLite follows this with a SQLITE_DELETE of the same table, answered below.
+                database.tableBeingDropped = first.map { String(cString: $0) }
+                return SQLITE_OK
             case SQLITE_DELETE:
+                // DROP statements also authorize a SQLITE_DELETE, of the schema table and of the
+                // dropped table, and there SQLITE_IGNORE does not mean "no truncate
+                // optimization" but "skip the drop": the statement would succeed without
+                // dropping anything.
+                let table = first.map { String(cString: $0) }
+                if let dropped = database.tableBeingDropped, table == dropped {
+                    database.tableBeingDropped = nil
+                    return SQLITE_OK
+                }
+                if let table, table.hasPrefix("sqlite_") { return SQLITE_OK }
                 return database.disablesTruncateOptimization ? SQLITE_IGNORE : SQLITE_OK
             default:
                 return SQLITE_OK
