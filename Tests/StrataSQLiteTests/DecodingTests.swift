@@ -111,6 +111,24 @@ import Testing
         }
     }
 
+    @Test func distantDatesRoundTrip() throws {
+        let queue = try DatabaseQueue()
+        try queue.read { db throws in
+            #expect(try String.fetchOne(db, sql: "SELECT ?", arguments: [Date.distantFuture]) == "4001-01-01 00:00:00.000")
+            // Proleptic Gregorian, like SQLite (Foundation's distantPast is 0001-01-01 Julian).
+            #expect(try String.fetchOne(db, sql: "SELECT ?", arguments: [Date.distantPast]) == "0000-12-30 00:00:00.000")
+            // Strata formats dates exactly as SQLite's own strftime does.
+            for seconds in [-62_135_769_600.0, -1.5, 0, 951_782_400.25, 1_709_208_000.999, 64_092_211_199.5] {
+                let date = Date(timeIntervalSince1970: seconds)
+                let sqlite = try String.fetchOne(db, sql: "SELECT strftime('%Y-%m-%d %H:%M:%f', ?, 'unixepoch')", arguments: [seconds])
+                #expect(try String.fetchOne(db, sql: "SELECT ?", arguments: [date]) == sqlite, "\(seconds)")
+            }
+            #expect(try Date.fetchOne(db, sql: "SELECT ?", arguments: [Date.distantFuture]) == .distantFuture)
+            #expect(try Date.fetchOne(db, sql: "SELECT ?", arguments: [Date.distantPast]) == .distantPast)
+            #expect(try Date.fetchOne(db, sql: "SELECT '2024-02-29 12:00:00'") == Date(timeIntervalSince1970: 1_709_208_000))
+        }
+    }
+
     @Test(arguments: [
         ("2023-11-14 22:13:20.123", 1_700_000_000.123),
         ("2023-11-14T22:13:20.123Z", 1_700_000_000.123),

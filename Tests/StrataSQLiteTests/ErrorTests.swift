@@ -45,6 +45,23 @@ import Testing
         #expect(try queue.read { db in try db.tableExists("a") } == false)
     }
 
+    @Test func runtimeErrorInALaterStatementNamesThatStatement() throws {
+        let queue = try DatabaseQueue()
+        let error = #expect(throws: DatabaseError.self) {
+            try queue.write { db in
+                try db.execute(sql: """
+                    CREATE TABLE a (x UNIQUE);
+                    INSERT INTO a VALUES (?);
+                    INSERT INTO a VALUES (?)
+                    """, arguments: [1, 1])
+            }
+        }
+        #expect(error?.extendedResultCode == .constraintUnique)
+        // The statement's own text, without the newline and indentation before it.
+        #expect(error?.sql == "INSERT INTO a VALUES (?)")
+        #expect(error?.arguments?.description == "[1]")
+    }
+
     @Test func uniqueConstraintViolation() throws {
         let queue = try makeSchoolQueue()
         let error = #expect(throws: DatabaseError.self) {
