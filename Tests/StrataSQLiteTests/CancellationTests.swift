@@ -150,6 +150,32 @@ import Testing
         }
     }
 
+    @Test func cancellingAWriteWhileACursorIsOpenRollsBack() async throws {
+        let queue = try DatabaseQueue()
+        try await queue.write { db in try db.execute(sql: "CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1), (2), (3)") }
+        let stepped = DispatchSemaphore(value: 0)
+        let cancelled = DispatchSemaphore(value: 0)
+        let task = Task {
+            try await queue.write { db in
+                try db.execute(sql: "INSERT INTO t VALUES (4)")
+                let cursor = try Int.fetchCursor(db, sql: "SELECT x FROM t ORDER BY x")
+                _ = try cursor.next()
+                stepped.signal()
+                try waitOrThrow(cancelled)
+                // The cursor is still open (its statement active) when the cancellation lands.
+                try db.execute(sql: "INSERT INTO t VALUES (5)")
+                _ = try cursor.next()
+            }
+        }
+        #expect(await wait(for: stepped))
+        task.cancel()
+        cancelled.signal()
+        #expect(Self.isCancellation(await task.result))
+        #expect(try await queue.read { db in try Int.fetchAll(db, sql: "SELECT x FROM t ORDER BY x") } == [1, 2, 3])
+        try await queue.write { db in try db.execute(sql: "INSERT INTO t VALUES (6)") }
+        #expect(try await queue.read { db in try Int.fetchAll(db, sql: "SELECT x FROM t ORDER BY x") } == [1, 2, 3, 6])
+    }
+
     @Test func alreadyCancelledTaskDoesNotRunTheBody() async throws {
         let queue = try DatabaseQueue()
         let ran = SharedFlag()
