@@ -24,7 +24,7 @@ public final class AssetReader {
     private let database: any DatabaseReader
     private let asset: AssetRow
     private let decoder = ChunkDecoder()
-    private var hasher = SHA256()
+    private let hasher: ContentHasher
     private var nextIndex = 0
     private var verified = false
     /// The number of bytes returned so far.
@@ -34,13 +34,14 @@ public final class AssetReader {
         self.database = database
         self.asset = asset
         descriptor = asset.descriptor
+        hasher = ContentHasher(chunkCount: asset.descriptor.chunkCount)
     }
 
     /// The next chunk, or nil once the whole content has been returned and verified.
     public func next() throws -> Data? {
         guard nextIndex < asset.descriptor.chunkCount else {
             if !verified {
-                try Database.verify(hasher, of: asset)
+                try Database.verify(hasher.finalize(), of: asset)
                 verified = true
             }
             return nil
@@ -49,7 +50,7 @@ public final class AssetReader {
         let asset = self.asset
         let stored = try database.read { db in try StoredChunk.find(db, asset: asset, index: index) }
         let chunk = try decoder.decode(stored, of: asset)
-        chunk.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+        hasher.update(chunk)
         nextIndex += 1
         bytesRead += Int64(chunk.count)
         return chunk
@@ -84,7 +85,7 @@ public struct AssetChunks: AsyncSequence, Sendable {
         let id: AssetID
         private var asset: AssetRow?
         private var decoder: ChunkDecoder?
-        private var hasher = SHA256()
+        private var hasher: ContentHasher?
         private var nextIndex = 0
         private var finished = false
 
@@ -102,10 +103,11 @@ public struct AssetChunks: AsyncSequence, Sendable {
                 let id = self.id
                 asset = try await database.read { db in try AssetRow.find(db, id: id) }
                 self.asset = asset
+                hasher = ContentHasher(chunkCount: asset.descriptor.chunkCount)
             }
             guard nextIndex < asset.descriptor.chunkCount else {
                 finished = true
-                try Database.verify(hasher, of: asset)
+                if let hasher { try Database.verify(hasher.finalize(), of: asset) }
                 return nil
             }
             let index = nextIndex
@@ -113,7 +115,7 @@ public struct AssetChunks: AsyncSequence, Sendable {
             let decoder = self.decoder ?? ChunkDecoder()
             self.decoder = decoder
             let chunk = try decoder.decode(stored, of: asset)
-            chunk.withUnsafeBytes { hasher.update(bufferPointer: $0) }
+            hasher?.update(chunk)
             nextIndex += 1
             return chunk
         }

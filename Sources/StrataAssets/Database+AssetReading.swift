@@ -28,16 +28,23 @@ extension Database {
         }
         var data = Data(count: Int(asset.descriptor.size))
         let decoder = ChunkDecoder()
-        var hasher = SHA256()
-        try data.withUnsafeMutableBytes { whole in
-            for index in 0..<asset.descriptor.chunkCount {
-                let start = index * asset.descriptor.chunkSize
-                let slice = UnsafeMutableRawBufferPointer(rebasing: whole[start..<(start + asset.expectedSize(ofChunk: index))])
-                try decoder.decode(try StoredChunk.find(self, asset: asset, index: index), of: asset, into: slice)
-                hasher.update(bufferPointer: UnsafeRawBufferPointer(slice))
+        let hasher = ContentHasher(chunkCount: asset.descriptor.chunkCount)
+        let actual = try data.withUnsafeMutableBytes { whole in
+            do {
+                for index in 0..<asset.descriptor.chunkCount {
+                    let start = index * asset.descriptor.chunkSize
+                    let slice = UnsafeMutableRawBufferPointer(rebasing: whole[start..<(start + asset.expectedSize(ofChunk: index))])
+                    try decoder.decode(try StoredChunk.find(self, asset: asset, index: index), of: asset, into: slice)
+                    hasher.update(unretained: UnsafeRawBufferPointer(slice))
+                }
+            } catch {
+                // The hashing thread reads `whole`: wait for it before the buffer can go away.
+                _ = hasher.finalize()
+                throw error
             }
+            return hasher.finalize()
         }
-        try Self.verify(hasher, of: asset)
+        try Self.verify(actual, of: asset)
         return data
     }
 
@@ -50,16 +57,13 @@ extension Database {
     public func readAsset(_ id: AssetID, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
         let asset = try AssetRow.find(self, id: id)
         let decoder = ChunkDecoder()
-        var hasher = SHA256()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(asset.descriptor.chunkSize, 1), alignment: 16)
-        defer { buffer.deallocate() }
+        let hasher = ContentHasher(chunkCount: asset.descriptor.chunkCount)
         for index in 0..<asset.descriptor.chunkCount {
-            let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<asset.expectedSize(ofChunk: index)])
-            try decoder.decode(try StoredChunk.find(self, asset: asset, index: index), of: asset, into: slice)
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(slice))
-            try body(UnsafeRawBufferPointer(slice))
+            let chunk = try decoder.decode(try StoredChunk.find(self, asset: asset, index: index), of: asset)
+            hasher.update(chunk)
+            try chunk.withUnsafeBytes { try body($0) }
         }
-        try Self.verify(hasher, of: asset)
+        try Self.verify(hasher.finalize(), of: asset)
     }
 
     /// Writes an asset's content to a file (created or truncated), a chunk at a time.
@@ -69,8 +73,7 @@ extension Database {
         try file.close()
     }
 
-    static func verify(_ hasher: SHA256, of asset: AssetRow) throws {
-        let actual = AssetID(digest: hasher.finalize())
+    static func verify(_ actual: AssetID, of asset: AssetRow) throws {
         guard actual == asset.descriptor.id else {
             throw AssetError.corrupted(asset: asset.descriptor.id, chunk: nil, reason: .hashMismatch(actual: actual))
         }
