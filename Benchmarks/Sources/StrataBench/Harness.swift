@@ -74,7 +74,7 @@ struct Options {
 
     func iterationCount(size: Int) -> Int {
         if let iterations { return iterations }
-        if quick { return size <= 1_000 ? 10 : 5 }
+        if quick { return size <= 1_000 ? 5 : 3 }
         switch size {
         case ...1_000: return 20
         case ...10_000: return 10
@@ -84,7 +84,7 @@ struct Options {
     }
 
     func warmUpCount(size: Int) -> Int {
-        size <= 10_000 ? 2 : 1
+        quick ? 1 : (size <= 10_000 ? 2 : 1)
     }
 }
 

@@ -81,7 +81,7 @@ struct Workload {
 }
 
 let noSetUp: (Contender, Int) throws -> Void = { _, _ in }
-let readsPerTask = options.quick ? 2 : 4
+let readsPerTask = options.quick ? 1 : 4
 
 var workloads: [Workload] = [
     Workload(

@@ -159,6 +159,7 @@ public final class Database {
 
     /// The statement a fetch should use: the cached one, or a fresh one when the cached one is
     /// being stepped by an enclosing fetch or cursor with the same SQL.
+    @usableFromInline
     func statementForFetch(sql: String) throws -> Statement {
         let statement = try cachedStatement(sql: sql)
         return statement.isBusy ? try makeStatement(sql: sql) : statement

@@ -114,9 +114,9 @@ extension DatabaseValue: DatabaseValueConvertible {
 }
 
 /// SQLITE_TRANSIENT: SQLite copies the bytes before the bind call returns.
-let sqliteTransient = strata_sqlite3_transient()
+@usableFromInline let sqliteTransient = strata_sqlite3_transient()
 
-@inline(__always)
+@inlinable @inline(__always)
 func bindText(_ text: String, to statement: OpaquePointer, at index: Int32) -> Int32 {
     var text = text
     return text.withUTF8 { buffer in
@@ -131,7 +131,7 @@ func bindText(_ text: String, to statement: OpaquePointer, at index: Int32) -> I
     }
 }
 
-@inline(__always)
+@inlinable @inline(__always)
 func bindBlob(_ data: Data, to statement: OpaquePointer, at index: Int32) -> Int32 {
     data.withUnsafeBytes { buffer in
         // A zero-length blob must still be a blob, not NULL.
@@ -143,7 +143,7 @@ func bindBlob(_ data: Data, to statement: OpaquePointer, at index: Int32) -> Int
 }
 
 extension String {
-    @inline(__always)
+    @inlinable @inline(__always)
     init(sqliteText text: UnsafePointer<UInt8>?, count: Int32) {
         guard let text, count > 0 else {
             self = ""

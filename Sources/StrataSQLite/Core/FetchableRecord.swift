@@ -9,6 +9,7 @@ public protocol FetchableRecord {
 
 extension FetchableRecord {
     /// Fetches every row of a query.
+    @inlinable
     public static func fetchAll(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> [Self] {
         try db.fetchAll(sql: sql, arguments: arguments, Self.init(row:))
     }
@@ -19,6 +20,7 @@ extension FetchableRecord {
     }
 
     /// Fetches the first row of a query, or nil.
+    @inlinable
     public static func fetchOne(_ db: Database, sql: String, arguments: StatementArguments = []) throws -> Self? {
         try db.fetchOne(sql: sql, arguments: arguments, Self.init(row:))
     }
@@ -70,6 +72,9 @@ extension DatabaseValueConvertible {
 
 extension Database {
     /// Runs a query and decodes every row with `decode`.
+    // Inlinable (with the record methods that call it) so that the loop is specialized for the
+    // record type in the caller's module: no generic array appends, no metadata lookups per row.
+    @inlinable
     public func fetchAll<Element>(sql: String, arguments: StatementArguments = [], _ decode: (Row) throws -> Element) throws -> [Element] {
         let statement = try statementForFetch(sql: sql)
         return try statement.withExecution(arguments: arguments) { statement in
@@ -83,6 +88,7 @@ extension Database {
     }
 
     /// Runs a query and decodes its first row with `decode`, or returns nil when there is none.
+    @inlinable
     public func fetchOne<Element>(sql: String, arguments: StatementArguments = [], _ decode: (Row) throws -> Element) throws -> Element? {
         let statement = try statementForFetch(sql: sql)
         return try statement.withExecution(arguments: arguments) { statement in

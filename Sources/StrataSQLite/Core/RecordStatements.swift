@@ -1,6 +1,7 @@
 import CSQLite
 
 /// The statements Strata generates for a ``TableRecord`` type.
+@usableFromInline
 enum RecordStatementKind: Hashable {
     case insert
     case insertOr(ConflictResolution)
@@ -86,6 +87,7 @@ extension Database {
     /// The prepared statement of one kind for one record type. Kept per connection, keyed by
     /// type, so the hot path hashes an `ObjectIdentifier` instead of SQL text. The table is
     /// bounded by the number of record types times the ten kinds.
+    @usableFromInline
     func recordStatement<Record: TableRecord>(_ kind: RecordStatementKind, for type: Record.Type) throws -> Statement {
         let key = RecordStatementKey(type: ObjectIdentifier(type), kind: kind)
         if let statement = recordStatements[key], !statement.isBusy {

@@ -16,6 +16,7 @@ public struct Row {
     @usableFromInline let handle: OpaquePointer
     @usableFromInline unowned(unsafe) let statement: Statement
 
+    @usableFromInline
     init(statement: Statement) {
         self.handle = statement.handle
         self.statement = statement
@@ -33,6 +34,7 @@ public struct Row {
     ///
     /// Throws ``RowDecodingError`` naming the column and SQL when the stored value cannot be
     /// represented: NULL into a non-optional, TEXT into an integer, an index out of range.
+    @inlinable
     public subscript<Value: DatabaseValueConvertible>(_ index: Int) -> Value {
         get throws {
             try decode(Value.self, at: index)
@@ -53,7 +55,9 @@ public struct Row {
     }
 
     /// Decodes the column at a 0-based index.
-    @inline(__always)
+    // Inlinable so that a record's init(row:) in the client module specializes it per column
+    // type: otherwise each read is a generic call that looks up `Optional<Value>` metadata.
+    @inlinable @inline(__always)
     public func decode<Value: DatabaseValueConvertible>(_ type: Value.Type = Value.self, at index: Int) throws -> Value {
         let column = Int32(truncatingIfNeeded: index)
         if column >= 0, column < sqlite3_column_count(handle), let value = Value.decode(from: handle, at: column) {

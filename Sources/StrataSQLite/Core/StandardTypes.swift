@@ -13,9 +13,11 @@ extension Bool: DatabaseValueConvertible {
         default: nil
         }
     }
+    @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         sqlite3_bind_int64(statement, index, self ? 1 : 0)
     }
+    @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Bool? {
         switch sqlite3_column_type(statement, index) {
         case SQLITE_INTEGER: sqlite3_column_int64(statement, index) != 0
@@ -38,9 +40,11 @@ extension DatabaseInteger {
         default: nil
         }
     }
+    @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         sqlite3_bind_int64(statement, index, Int64(self))
     }
+    @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Self? {
         switch sqlite3_column_type(statement, index) {
         case SQLITE_INTEGER: Self(exactly: sqlite3_column_int64(statement, index))
@@ -68,9 +72,11 @@ extension Double: DatabaseValueConvertible {
         default: nil
         }
     }
+    @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         sqlite3_bind_double(statement, index, self)
     }
+    @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Double? {
         switch sqlite3_column_type(statement, index) {
         case SQLITE_FLOAT, SQLITE_INTEGER: sqlite3_column_double(statement, index)
@@ -84,6 +90,7 @@ extension Float: DatabaseValueConvertible {
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Float? {
         Double.fromDatabaseValue(value).map(Float.init)
     }
+    @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Float? {
         Double.decode(from: statement, at: index).map(Float.init)
     }
@@ -95,9 +102,11 @@ extension String: DatabaseValueConvertible {
         if case .text(let text) = value { return text }
         return nil
     }
+    @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         bindText(self, to: statement, at: index)
     }
+    @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> String? {
         guard sqlite3_column_type(statement, index) == SQLITE_TEXT else { return nil }
         // sqlite3_column_text before sqlite3_column_bytes: the documented safe order.
@@ -115,9 +124,11 @@ extension Data: DatabaseValueConvertible {
         default: nil
         }
     }
+    @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         bindBlob(self, to: statement, at: index)
     }
+    @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Data? {
         switch sqlite3_column_type(statement, index) {
         case SQLITE_BLOB:
@@ -194,12 +205,14 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
         if case .null = value { return .some(nil) }
         return Wrapped.fromDatabaseValue(value).map { .some($0) }
     }
+    @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         switch self {
         case .none: sqlite3_bind_null(statement, index)
         case .some(let value): value.bind(to: statement, at: index)
         }
     }
+    @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Wrapped?? {
         if sqlite3_column_type(statement, index) == SQLITE_NULL { return .some(nil) }
         return Wrapped.decode(from: statement, at: index).map { .some($0) }
@@ -211,9 +224,11 @@ extension DatabaseValueConvertible where Self: RawRepresentable, RawValue: Datab
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? {
         RawValue.fromDatabaseValue(value).flatMap(Self.init(rawValue:))
     }
+    @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         rawValue.bind(to: statement, at: index)
     }
+    @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Self? {
         RawValue.decode(from: statement, at: index).flatMap(Self.init(rawValue:))
     }

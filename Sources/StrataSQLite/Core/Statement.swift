@@ -63,6 +63,7 @@ public final class Statement {
     /// statement: `sqlite3_interrupt` only stops statements that are running, and SQLite clears
     /// the interrupt flag when the next statement starts, so an interruption that arrives
     /// between two statements would otherwise be lost.
+    @usableFromInline
     func withExecution<Result>(arguments: StatementArguments, _ body: (Statement) throws -> Result) throws -> Result {
         try database.checkInterruption(sql: sql)
         if database.regionRecorder != nil {
@@ -80,7 +81,7 @@ public final class Statement {
     }
 
     /// Steps once. Returns true when a row is available.
-    @inline(__always)
+    @usableFromInline @inline(__always)
     func step(arguments: @autoclosure () -> StatementArguments) throws -> Bool {
         let code = sqlite3_step(handle)
         if code == SQLITE_ROW { return true }

@@ -115,6 +115,7 @@ extension TableRecord {
 
 extension TableRecord {
     /// Every row of the table.
+    @inlinable
     public static func fetchAll(_ db: Database) throws -> [Self] {
         let statement = try db.recordStatement(.selectAll, for: Self.self)
         return try db.fetchAll(sql: statement.sql, arguments: [], Self.init(row:))
@@ -132,12 +133,14 @@ extension TableRecord {
     }
 
     /// The row with this primary key, or nil.
+    @inlinable
     public static func fetchOne(_ db: Database, id: some DatabaseValueConvertible) throws -> Self? {
         try fetchOne(db, key: [id])
     }
 
     /// The row with this (possibly composite) primary key, or nil. Values follow
     /// ``primaryKeyColumnNames``.
+    @inlinable
     public static func fetchOne(_ db: Database, key: [any DatabaseValueConvertible]) throws -> Self? {
         let statement = try db.recordStatement(.selectByKey, for: Self.self)
         guard key.count == primaryKeyColumnNames.count else {
@@ -146,7 +149,14 @@ extension TableRecord {
                 message: "\(tableName) has a primary key of \(primaryKeyColumnNames.count) column(s), \(key.count) value(s) given",
                 sql: statement.sql)
         }
-        return try db.fetchOne(sql: statement.sql, arguments: StatementArguments(key), Self.init(row:))
+        // The record statement itself (never busy: recordStatement makes a fresh one when it
+        // is), not a second lookup of its SQL text in the statement cache, which would hash
+        // the whole SQL on every call.
+        let arguments = StatementArguments(key)
+        return try statement.withExecution(arguments: arguments) { statement in
+            guard try statement.step(arguments: arguments) else { return nil }
+            return try Self(row: Row(statement: statement))
+        }
     }
 
     /// The row with this primary key. Throws ``RecordNotFoundError`` when there is none.
