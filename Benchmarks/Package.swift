@@ -20,10 +20,18 @@ let package = Package(
             path: "Sources/CSQLiteBench",
             providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
         ),
+        // Direct access to the system zlib for the assets workload's baseline.
+        .systemLibrary(
+            name: "CZlibBench",
+            path: "Sources/CZlibBench",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         .executableTarget(
             name: "StrataBench",
             dependencies: [
                 "CSQLiteBench",
+                "CZlibBench",
+                .product(name: "StrataAssets", package: "Strata"),
                 .product(name: "StrataSQLite", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

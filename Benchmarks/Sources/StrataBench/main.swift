@@ -17,6 +17,9 @@ do {
     exit(2)
 }
 
+// StrataAssets against zlib itself (AssetsWorkload.swift); alone when it is the only one selected.
+if try runAssetsWorkloadIfSelected(options) { exit(0) }
+
 /// Workloads that touch rows one key at a time do at most this many.
 let keyedCap = 100_000
 /// Concurrent reads fetch whole tables; larger tables only make the run longer.
