@@ -24,40 +24,42 @@ import Testing
         #expect(offset == data.count)
     }
 
-    /// Stores 256 MiB produced by a generator (never held in memory) and reads it back, and checks
-    /// that the process's peak resident memory grows by far less than the asset's size.
+    /// Writes a 256 MiB file from a generator (never held in memory), stores it and reads it
+    /// back, and checks that the process's peak resident memory grows by far less than its size.
     @Test func memoryStaysBoundedForAQuarterGigabyte() throws {
         let directory = try TemporaryDirectory()
         let pool = try DatabasePool(path: directory.path("large.sqlite"))
         let store = try AssetStore(pool)
         let total = 256 * 1024 * 1024
         let pieceSize = 1024 * 1024
-        // One pseudo-text block, varied per piece, so each piece differs (no trivial dedupe inside
-        // deflate's window) and the whole is a realistic compressible stream.
+        let bound = 64 * 1024 * 1024
+
+        // One pseudo-text block, shifted and stamped per piece, so each piece differs and the
+        // whole is a realistic compressible stream.
+        let file = directory.url.appendingPathComponent("large.bin")
+        #expect(FileManager.default.createFile(atPath: file.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: file)
         let block = TestBytes.text(count: pieceSize + 4096)
         var piece = Data(count: pieceSize)
-        let bound = 64 * 1024 * 1024
+        var counter: UInt64 = 0
+        while Int(counter) * pieceSize < total {
+            let shift = Int(counter % 4096)
+            piece.withUnsafeMutableBytes { destination in
+                block.withUnsafeBytes { source in
+                    destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[shift..<(shift + pieceSize)]))
+                }
+                withUnsafeBytes(of: counter.littleEndian) { stamp in
+                    UnsafeMutableRawBufferPointer(rebasing: destination[0..<8]).copyMemory(from: stamp)
+                }
+            }
+            try handle.write(contentsOf: piece)
+            counter += 1
+        }
+        try handle.close()
 
         let resetWorks = ResidentMemory.resetPeak()
         let baselineBeforeWrite = resetWorks ? ResidentMemory.current : ResidentMemory.peak
-        let descriptor = try store.put { writer in
-            var written = 0
-            var counter: UInt64 = 0
-            while written < total {
-                let shift = Int(counter % 4096)
-                piece.withUnsafeMutableBytes { destination in
-                    block.withUnsafeBytes { source in
-                        destination.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[shift..<(shift + pieceSize)]))
-                    }
-                    withUnsafeBytes(of: counter.littleEndian) { stamp in
-                        UnsafeMutableRawBufferPointer(rebasing: destination[0..<8]).copyMemory(from: stamp)
-                    }
-                }
-                try writer.write(piece)
-                written += pieceSize
-                counter += 1
-            }
-        }
+        let descriptor = try store.put(contentsOf: file)
         let writeGrowth = ResidentMemory.peak - baselineBeforeWrite
         #expect(descriptor.size == Int64(total))
         #expect(descriptor.compression == .deflate)
