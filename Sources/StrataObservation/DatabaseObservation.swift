@@ -47,7 +47,7 @@ public struct DatabaseObservation<Value: Sendable>: AsyncSequence, Sendable {
     func makeStream() -> AsyncThrowingStream<Value, any Error> {
         let (stream, continuation) = AsyncThrowingStream<Value, any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let filter = DuplicateFilter(isDuplicate: isDuplicate)
-        let driver = ObservationDriver(writer: database, fetch: fetch) { result in
+        let driver = ObservationDriver(writer: database, fetch: fetch) { result, _ in
             switch result {
             case .success(let value):
                 if filter.shouldDeliver(value) { continuation.yield(value) }

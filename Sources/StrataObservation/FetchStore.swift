@@ -16,6 +16,10 @@ final class FetchStore<Value: Sendable>: Observable, @unchecked Sendable {
         var isLoading = false
         var subscription: SharedSubscriptionToken?
         var generation: UInt64 = 0
+        /// Commits announced before the current value was read; results read from an older or
+        /// equal point add nothing and are dropped (the shared observation's first fetch
+        /// repeats the wrapper's own initial load).
+        var valueCommitTag: UInt64 = 0
         var valueContinuations: [UInt64: AsyncStream<Value>.Continuation] = [:]
         var nextContinuationID: UInt64 = 0
         var endWaiters: [CheckedContinuation<Void, Never>] = []
@@ -56,11 +60,12 @@ final class FetchStore<Value: Sendable>: Observable, @unchecked Sendable {
     /// returns), then keeps it fresh. Errors land in ``loadError``.
     func startSynchronously<Request: FetchKeyRequest>(_ request: Request, in database: any DatabaseWriter) where Request.Value == Value {
         let generation = beginLoad()
+        let commitTag = database.changeHub.commitCount
         do {
             let value = try database.read { db in try request.fetch(db) }
-            apply(.success(value), generation: generation)
+            apply(.success(value), generation: generation, commitTag: commitTag)
         } catch {
-            apply(.failure(error), generation: generation)
+            apply(.failure(error), generation: generation, commitTag: commitTag)
         }
         subscribe(request, in: database, generation: generation)
     }
@@ -69,11 +74,12 @@ final class FetchStore<Value: Sendable>: Observable, @unchecked Sendable {
     /// fresh until the returned subscription is cancelled or another load replaces it.
     func load<Request: FetchKeyRequest>(_ request: Request, in database: any DatabaseWriter) async throws -> FetchSubscription where Request.Value == Value {
         let generation = beginLoad()
+        let commitTag = database.changeHub.commitCount
         do {
             let value = try await database.read { db in try request.fetch(db) }
-            apply(.success(value), generation: generation)
+            apply(.success(value), generation: generation, commitTag: commitTag)
         } catch {
-            apply(.failure(error), generation: generation)
+            apply(.failure(error), generation: generation, commitTag: commitTag)
             throw error
         }
         subscribe(request, in: database, generation: generation)
@@ -83,6 +89,7 @@ final class FetchStore<Value: Sendable>: Observable, @unchecked Sendable {
     private func beginLoad() -> UInt64 {
         let (generation, old, waiters) = state.withLock { state in
             state.generation += 1
+            state.valueCommitTag = 0
             let old = state.subscription
             state.subscription = nil
             let waiters = state.endWaiters
@@ -98,8 +105,8 @@ final class FetchStore<Value: Sendable>: Observable, @unchecked Sendable {
     }
 
     private func subscribe<Request: FetchKeyRequest>(_ request: Request, in database: any DatabaseWriter, generation: UInt64) where Request.Value == Value {
-        let token = subscribeShared(to: request, in: database) { [weak self] result in
-            self?.apply(result, generation: generation)
+        let token = subscribeShared(to: request, in: database) { [weak self] result, commitTag in
+            self?.apply(result, generation: generation, commitTag: commitTag, isObservation: true)
         }
         let stale = state.withLock { state -> Bool in
             guard state.generation == generation else { return true }
@@ -109,9 +116,18 @@ final class FetchStore<Value: Sendable>: Observable, @unchecked Sendable {
         if stale { token.cancel() }
     }
 
-    /// Applies a result of the current request; results of a replaced request are dropped.
-    private func apply(_ result: Result<Value, any Error>, generation: UInt64) {
-        guard state.withLock({ $0.generation == generation }) else { return }
+    /// Applies a result of the current request; results of a replaced request, and observed
+    /// results read no later than the current value, are dropped.
+    private func apply(_ result: Result<Value, any Error>, generation: UInt64, commitTag: UInt64, isObservation: Bool = false) {
+        let isCurrent = state.withLock { state -> Bool in
+            guard state.generation == generation else { return false }
+            if case .success = result {
+                if isObservation, commitTag <= state.valueCommitTag { return false }
+                state.valueCommitTag = max(state.valueCommitTag, commitTag)
+            }
+            return true
+        }
+        guard isCurrent else { return }
         switch result {
         case .success(let value):
             registrar.withMutation(of: self, keyPath: \.value) {

@@ -2,7 +2,10 @@ import StrataSQLite
 import Synchronization
 
 /// Runs one observation: fetches, learns the region the fetch read, re-fetches after each
-/// commit that changed that region, and hands every result to `deliver`.
+/// commit that changed that region, and hands every result to `deliver` with its commit tag:
+/// the number of commits announced before the fetch began. A fetch's snapshot includes at
+/// least those commits, so a consumer holding a value read at tag T can ignore results tagged
+/// T or less.
 ///
 /// Guarantees:
 /// - A fetch runs on a reader (`read`), never on the writer, and starts after the commit that
@@ -23,13 +26,13 @@ final class ObservationDriver<Value: Sendable>: Sendable {
 
     private let writer: any DatabaseWriter
     private let fetch: @Sendable (Database) throws -> Value
-    private let deliver: @Sendable (Result<Value, any Error>) -> Void
+    private let deliver: @Sendable (Result<Value, any Error>, _ commitTag: UInt64) -> Void
     private let state = Mutex(State())
 
     init(
         writer: any DatabaseWriter,
         fetch: @escaping @Sendable (Database) throws -> Value,
-        deliver: @escaping @Sendable (Result<Value, any Error>) -> Void
+        deliver: @escaping @Sendable (Result<Value, any Error>, _ commitTag: UInt64) -> Void
     ) {
         self.writer = writer
         self.fetch = fetch
@@ -118,7 +121,7 @@ final class ObservationDriver<Value: Sendable>: Sendable {
             }
             if isCancelled { return }
             if case .failure(let error) = result, error is CancellationError, Task.isCancelled { return }
-            deliver(result.map(\.value))
+            deliver(result.map(\.value), commitsBefore)
             if !fetchAgain { return }
         }
     }

@@ -6,12 +6,12 @@ import Synchronization
 /// The first subscriber starts it; later subscribers get the last value at once and every
 /// value after; the last one to leave stops it.
 final class SharedObservation<Value: Sendable>: Sendable {
-    typealias Subscriber = @Sendable (Result<Value, any Error>) -> Void
+    typealias Subscriber = @Sendable (Result<Value, any Error>, _ commitTag: UInt64) -> Void
 
     private struct State {
         var subscribers: [UInt64: Subscriber] = [:]
         var nextID: UInt64 = 1
-        var lastResult: Result<Value, any Error>?
+        var lastResult: (result: Result<Value, any Error>, commitTag: UInt64)?
         var driver: ObservationDriver<Value>?
     }
 
@@ -26,20 +26,20 @@ final class SharedObservation<Value: Sendable>: Sendable {
     func subscribe(
         writer: any DatabaseWriter, fetch: @escaping @Sendable (Database) throws -> Value, _ subscriber: @escaping Subscriber
     ) -> UInt64 {
-        let (id, last, driverToStart) = state.withLock { state -> (UInt64, Result<Value, any Error>?, ObservationDriver<Value>?) in
+        let (id, last, driverToStart) = state.withLock { state -> (UInt64, (result: Result<Value, any Error>, commitTag: UInt64)?, ObservationDriver<Value>?) in
             let id = state.nextID
             state.nextID += 1
             state.subscribers[id] = subscriber
             if state.driver == nil {
-                let driver = ObservationDriver(writer: writer, fetch: fetch) { [weak self] result in
-                    self?.broadcast(result)
+                let driver = ObservationDriver(writer: writer, fetch: fetch) { [weak self] result, commitTag in
+                    self?.broadcast(result, commitTag: commitTag)
                 }
                 state.driver = driver
                 return (id, nil, driver)
             }
             return (id, state.lastResult, nil)
         }
-        if let last { subscriber(last) }
+        if let last { subscriber(last.result, last.commitTag) }
         driverToStart?.start()
         return id
     }
@@ -57,12 +57,12 @@ final class SharedObservation<Value: Sendable>: Sendable {
         }
     }
 
-    private func broadcast(_ result: Result<Value, any Error>) {
+    private func broadcast(_ result: Result<Value, any Error>, commitTag: UInt64) {
         let subscribers = state.withLock { state in
-            state.lastResult = result
+            state.lastResult = (result, commitTag)
             return Array(state.subscribers.values)
         }
-        for subscriber in subscribers { subscriber(result) }
+        for subscriber in subscribers { subscriber(result, commitTag) }
     }
 
     var subscriberCount: Int { state.withLock { $0.subscribers.count } }
@@ -108,7 +108,8 @@ final class SharedObservationRegistry: Sendable {
 /// Subscribes to the shared observation of `request`; the returned token unsubscribes when
 /// cancelled or released.
 func subscribeShared<Request: FetchKeyRequest>(
-    to request: Request, in database: any DatabaseWriter, _ subscriber: @escaping @Sendable (Result<Request.Value, any Error>) -> Void
+    to request: Request, in database: any DatabaseWriter,
+    _ subscriber: @escaping @Sendable (Result<Request.Value, any Error>, _ commitTag: UInt64) -> Void
 ) -> SharedSubscriptionToken {
     let key = SharedObservationKey(database: ObjectIdentifier(database), request: AnyHashableSendable(request))
     let observation = SharedObservationRegistry.shared.observation(for: key, as: Request.Value.self)

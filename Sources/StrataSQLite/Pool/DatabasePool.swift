@@ -140,13 +140,26 @@ public final class DatabasePool: DatabaseWriter {
         }
     }
 
+    /// Closes the writer and the idle readers now; readers still running a `read` close when it
+    /// returns. New accesses throw ``DatabaseAccessError``.
+    ///
+    /// It never waits for running reads: `close()` is often called from `deinit` or a test's
+    /// teardown on a cooperative thread, and waiting there for async reads, which need a
+    /// cooperative thread to finish, could deadlock the whole pool of them.
     public func close() {
-        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        // Closing from inside one of our own closures would wait for itself.
-        if owner.isCurrent { return }
-        permits.acquireSync(all: true)
-        defer { permits.release(all: true) }
-        for reader in allReaders.withLock({ $0 }) {
+        // Closing from inside one of our own closures would wait for itself; the connections
+        // then close when the pool is released.
+        if owner.isCurrent {
+            isClosed.store(true, ordering: .releasing)
+            return
+        }
+        let idle = idleReaders.withLock { idle -> [SerialConnection]? in
+            guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return nil }
+            defer { idle.removeAll() }
+            return idle
+        }
+        guard let idle else { return }
+        for reader in idle {
             reader.close()
         }
         writer.close()
@@ -179,6 +192,11 @@ public final class DatabasePool: DatabaseWriter {
     }
 
     private func returnReader(_ reader: SerialConnection) {
-        idleReaders.withLock { $0.append(reader) }
+        let isClosed = idleReaders.withLock { idle -> Bool in
+            if self.isClosed.load(ordering: .acquiring) { return true }
+            idle.append(reader)
+            return false
+        }
+        if isClosed { reader.close() }
     }
 }
