@@ -295,3 +295,35 @@ func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourc
         await Task.yield()
     }
 }
+
+@Suite struct ChangesTheUpdateHookMissesTests {
+    @Test func withoutRowIDTablesAreTracked() async throws {
+        // SQLite does not call the update hook for WITHOUT ROWID tables; the tables a
+        // statement writes are announced from its prepared form instead.
+        let database = try TemporaryPool()
+        let pool = database.pool
+        try await pool.write { db in
+            try db.execute(sql: "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
+        }
+        var iterator = observe(in: pool) { db in try String.fetchAll(db, sql: "SELECT value FROM settings ORDER BY key") }
+            .makeAsyncIterator()
+        #expect(try await iterator.next() == [])
+        try await pool.write { db in try db.execute(sql: "INSERT INTO settings VALUES ('theme', 'dark')") }
+        #expect(try await iterator.next() == ["dark"])
+        try await pool.write { db in try db.execute(sql: "UPDATE settings SET value = 'light'") }
+        #expect(try await iterator.next() == ["light"])
+    }
+
+    @Test func rowsReplacedOnConflictAreTracked() async throws {
+        let database = try TemporaryPool()
+        let pool = database.pool
+        try await pool.write { db in
+            try db.execute(sql: "CREATE TABLE tags (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)")
+            try db.execute(sql: "INSERT INTO tags (id, name) VALUES (1, 'a')")
+        }
+        var iterator = observe(in: pool) { db in try Int.fetchAll(db, sql: "SELECT id FROM tags ORDER BY id") }.makeAsyncIterator()
+        #expect(try await iterator.next() == [1])
+        try await pool.write { db in try db.execute(sql: "INSERT OR REPLACE INTO tags (id, name) VALUES (2, 'a')") }
+        #expect(try await iterator.next() == [2])
+    }
+}

@@ -19,6 +19,8 @@ public final class Database {
     var recordStatements: [RecordStatementKey: Statement] = [:]
     /// Receives the tables the statement being prepared reads (see the authorizer).
     var preparingRegion: DatabaseRegion?
+    /// Receives the tables the statement being prepared writes, on writers (see the authorizer).
+    var preparingWrites: Set<QualifiedTable>?
     /// Receives the regions of statements executed inside `recordingReadRegion`.
     var regionRecorder: DatabaseRegion?
     /// Set on writers, whose commits are announced to observers.
@@ -188,9 +190,12 @@ public final class Database {
                 var tail: UnsafePointer<CChar>?
                 let flags = UInt32(cacheSingleStatement ? SQLITE_PREPARE_PERSISTENT : 0)
                 preparingRegion = DatabaseRegion()
+                if changeTracker != nil { preparingWrites = [] }
                 let code = sqlite3_prepare_v3(handle, start, Int32(total - offset), flags, &statementHandle, &tail)
                 let readRegion = preparingRegion ?? DatabaseRegion()
                 preparingRegion = nil
+                let writtenTables = preparingWrites ?? []
+                preparingWrites = nil
                 guard code == SQLITE_OK else {
                     throw error(code: code, sql: sql, arguments: nil)
                 }
@@ -201,6 +206,7 @@ public final class Database {
                 let text = isOnly ? sql : String(cString: sqlite3_sql(statementHandle))
                 let statement = Statement(handle: statementHandle, sql: text, database: self)
                 statement.readRegion = readRegion
+                statement.writtenTables = writtenTables
                 if isOnly && cacheSingleStatement {
                     statementCache.insert(statement, for: sql)
                 }

@@ -15,10 +15,7 @@ public final class RecordCursor<Element> {
         self.statement = statement
         self.arguments = arguments
         self.decode = decode
-        try statement.database.checkInterruption(sql: statement.sql)
-        if statement.database.regionRecorder != nil {
-            statement.database.regionRecorder?.formUnion(statement.readRegion)
-        }
+        try statement.willExecute()
         statement.isBusy = true
         do {
             try arguments.bind(to: statement)

@@ -101,10 +101,7 @@ extension Database {
     func runRecordStatement<Record: TableRecord, Result>(
         _ statement: Statement, encoding record: Record, _ body: (Statement) throws -> Result
     ) throws -> Result {
-        try checkInterruption(sql: statement.sql)
-        if regionRecorder != nil {
-            regionRecorder?.formUnion(statement.readRegion)
-        }
+        try statement.willExecute()
         statement.isBusy = true
         defer {
             sqlite3_reset(statement.handle)

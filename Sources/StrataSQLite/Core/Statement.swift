@@ -15,6 +15,8 @@ public final class Statement {
     var isBusy = false
     /// The tables and columns the statement reads, recorded when it was prepared.
     public internal(set) var readRegion = DatabaseRegion()
+    /// The tables the statement writes, recorded when it was prepared on a writer.
+    var writtenTables: Set<QualifiedTable> = []
     private var cachedColumnNames: [String]?
     private var cachedColumnIndexes: [String: Int]?
     unowned let database: Database
@@ -57,6 +59,20 @@ public final class Statement {
         return cachedColumnIndexes?[name.lowercased()]
     }
 
+    /// The bookkeeping every execution starts with: the cancellation check, the read region
+    /// for an observation that is recording, and the tables this statement writes for the
+    /// writer's change tracking.
+    @usableFromInline
+    func willExecute() throws {
+        try database.checkInterruption(sql: sql)
+        if database.regionRecorder != nil {
+            database.regionRecorder?.formUnion(readRegion)
+        }
+        if !writtenTables.isEmpty, let tracker = database.changeTracker {
+            tracker.statementWillWrite(writtenTables)
+        }
+    }
+
     /// Binds arguments, runs `body` with the statement ready to step, then resets it.
     ///
     /// Every fetch and execute goes through here, so cancellation is checked once per
@@ -65,10 +81,7 @@ public final class Statement {
     /// between two statements would otherwise be lost.
     @usableFromInline
     func withExecution<Result>(arguments: StatementArguments, _ body: (Statement) throws -> Result) throws -> Result {
-        try database.checkInterruption(sql: sql)
-        if database.regionRecorder != nil {
-            database.regionRecorder?.formUnion(readRegion)
-        }
+        try willExecute()
         isBusy = true
         defer {
             sqlite3_reset(handle)

@@ -53,6 +53,12 @@ final class ChangeTracker {
         lastSchemaName = schema
     }
 
+    /// A statement that writes these tables is about to run.
+    func statementWillWrite(_ tables: Set<QualifiedTable>) {
+        guard hub.hasObservers else { return }
+        changedTables.formUnion(tables)
+    }
+
     private func rolledBack() {
         changedTables.removeAll()
         lastTableName = nil

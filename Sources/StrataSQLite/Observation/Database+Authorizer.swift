@@ -4,8 +4,9 @@ extension Database {
     /// Installs the authorizer that every connection keeps for its whole life.
     ///
     /// SQLite calls it while a statement is prepared (never while it runs), so its cost is paid
-    /// once per prepared statement and cached statements pay nothing. It does two things:
+    /// once per prepared statement and cached statements pay nothing. It does three things:
     /// - records the tables and columns a statement reads into ``Statement/readRegion``;
+    /// - on writers, records the tables a statement writes, announced whenever it runs;
     /// - on writers, answers `SQLITE_IGNORE` to `SQLITE_DELETE`. SQLite documents that this
     ///   "disables the truncate optimization": `DELETE FROM t` without `WHERE` otherwise empties
     ///   the table without calling the update hook, and observers would never hear of it.
@@ -25,7 +26,11 @@ extension Database {
                 // SQLite follows this with a SQLITE_DELETE of the same table, answered below.
                 database.tableBeingDropped = first.map { String(cString: $0) }
                 return SQLITE_OK
+            case SQLITE_INSERT, SQLITE_UPDATE:
+                database.recordWrite(schema: schema, table: first)
+                return SQLITE_OK
             case SQLITE_DELETE:
+                database.recordWrite(schema: schema, table: first)
                 // DROP statements also authorize a SQLITE_DELETE, of the schema table and of the
                 // dropped table, and there SQLITE_IGNORE does not mean "no truncate
                 // optimization" but "skip the drop": the statement would succeed without
@@ -41,6 +46,16 @@ extension Database {
                 return SQLITE_OK
             }
         }, context)
+    }
+
+    /// Records a table the statement being prepared writes (writers only).
+    ///
+    /// The update hook misses some changes: rows of `WITHOUT ROWID` tables, rows deleted by
+    /// `REPLACE` conflict resolution. Announcing the tables a statement writes whenever it runs
+    /// covers them, at the price of a redundant announcement when the statement changes no row.
+    private func recordWrite(schema: UnsafePointer<CChar>?, table: UnsafePointer<CChar>?) {
+        guard preparingWrites != nil, let table else { return }
+        preparingWrites?.insert(QualifiedTable(schema: schema.map { String(cString: $0) }, name: String(cString: table)))
     }
 
     /// Runs `body` and returns the region read by every statement it executed.
