@@ -108,13 +108,7 @@ extension Database {
 
     /// Runs `body` in a savepoint (a transaction outside one), returning its result.
     func withAssetSavepoint<T>(_ body: () throws -> T) throws -> T {
-        var result: T?
-        try inSavepoint {
-            result = try body()
-            return .commit
-        }
-        guard let result else { preconditionFailure("unreachable: the savepoint's body returned") }
-        return result
+        try savepoint(body)
     }
 }
 

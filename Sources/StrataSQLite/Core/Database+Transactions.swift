@@ -9,10 +9,32 @@ extension Database {
     /// - Parameter kind: defaults to the connection's ``defaultTransactionKind``
     ///   (`IMMEDIATE` on writers).
     public func inTransaction(_ kind: TransactionKind? = nil, _ body: () throws -> TransactionCompletion) throws {
+        try runTransaction(kind) { ((), try body()) }
+    }
+
+    /// Runs `body` in a transaction that commits unless `body` throws, and returns its result.
+    public func transaction<T>(_ kind: TransactionKind? = nil, _ body: () throws -> T) throws -> T {
+        try runTransaction(kind) { (try body(), .commit) }
+    }
+
+    /// Runs `body` in a savepoint, which nests: a rolled-back savepoint undoes only its own
+    /// changes. Outside any transaction it begins a transaction of the default kind instead, so
+    /// a writer's savepoint still takes the write lock up front.
+    public func inSavepoint(_ body: () throws -> TransactionCompletion) throws {
+        try runSavepoint { ((), try body()) }
+    }
+
+    /// Runs `body` in a savepoint that is released unless `body` throws (then only the
+    /// savepoint's changes are undone), and returns its result.
+    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try runSavepoint { (try body(), .commit) }
+    }
+
+    private func runTransaction<T>(_ kind: TransactionKind?, _ body: () throws -> (T, TransactionCompletion)) throws -> T {
         try execute(sql: "BEGIN \((kind ?? defaultTransactionKind).rawValue) TRANSACTION")
-        let completion: TransactionCompletion
+        let (result, completion): (T, TransactionCompletion)
         do {
-            completion = try body()
+            (result, completion) = try body()
         } catch {
             rollbackIfNeeded()
             throw error
@@ -31,23 +53,20 @@ extension Database {
         case .rollback:
             rollbackIfNeeded()
         }
+        return result
     }
 
-    /// Runs `body` in a savepoint, which nests: a rolled-back savepoint undoes only its own
-    /// changes. Outside any transaction it begins a transaction of the default kind instead, so
-    /// a writer's savepoint still takes the write lock up front.
-    public func inSavepoint(_ body: () throws -> TransactionCompletion) throws {
+    private func runSavepoint<T>(_ body: () throws -> (T, TransactionCompletion)) throws -> T {
         guard isInsideTransaction else {
-            try inTransaction(nil, body)
-            return
+            return try runTransaction(nil, body)
         }
         savepointCounter += 1
         let name = "strata_savepoint_\(savepointCounter)"
         defer { savepointCounter -= 1 }
         try execute(sql: "SAVEPOINT \(name)")
-        let completion: TransactionCompletion
+        let (result, completion): (T, TransactionCompletion)
         do {
-            completion = try body()
+            (result, completion) = try body()
         } catch {
             if isInsideTransaction {
                 try? executeIgnoringCancellation(sql: "ROLLBACK TRANSACTION TO SAVEPOINT \(name)")
@@ -62,16 +81,6 @@ extension Database {
             try execute(sql: "ROLLBACK TRANSACTION TO SAVEPOINT \(name)")
             try execute(sql: "RELEASE SAVEPOINT \(name)")
         }
-    }
-
-    /// Runs `body` in a transaction that commits unless `body` throws.
-    public func transaction<T>(_ kind: TransactionKind? = nil, _ body: () throws -> T) throws -> T {
-        var result: T?
-        try inTransaction(kind) {
-            result = try body()
-            return .commit
-        }
-        guard let result else { preconditionFailure("unreachable: the body returned") }
         return result
     }
 
