@@ -244,4 +244,23 @@ import Testing
         try queue.write { db in try db.execute(sql: "INSERT INTO t VALUES (2)") }
         #expect(try values(queue) == [2])
     }
+
+    @Test func savepointReturnsTheBodysValueAndUndoesOnlyItselfOnThrow() throws {
+        let queue = try makeQueue()
+        try queue.write { db in
+            let inserted: Int? = try db.savepoint {
+                try db.execute(sql: "INSERT INTO t VALUES (1)")
+                return nil
+            }
+            #expect(inserted == nil)
+            #expect(throws: Failure.self) {
+                try db.savepoint {
+                    try db.execute(sql: "INSERT INTO t VALUES (2)")
+                    throw Failure()
+                }
+            }
+            #expect(db.isInsideTransaction)
+        }
+        #expect(try values(queue) == [1])
+    }
 }
