@@ -102,7 +102,10 @@ final class SharedObservationRegistry: Sendable {
         }
     }
 
-    var count: Int { entries.withLock { $0.count } }
+    /// The number of shared observations of one database.
+    func count(database: ObjectIdentifier) -> Int {
+        entries.withLock { $0.keys.filter { $0.database == database }.count }
+    }
 }
 
 /// Subscribes to the shared observation of `request`; the returned token unsubscribes when

@@ -1,6 +1,6 @@
 import Foundation
 import Observation
-import StrataObservation
+@testable import StrataObservation
 import StrataSQLite
 import Testing
 
@@ -169,5 +169,19 @@ import Testing
     @ObservationIgnored @FetchAll var players: [Player]
     init(database: any DatabaseWriter) {
         _players = FetchAll(sql: "SELECT * FROM players ORDER BY id", database: database)
+    }
+}
+
+@Suite struct FetchWrapperLifetimeTests {
+    @Test func releasedWrappersLeaveNothingBehind() async throws {
+        let database = try TemporaryPool()
+        let pool = database.pool
+        for index in 0..<1000 {
+            // Different SQL each time, so every wrapper starts its own shared observation.
+            let wrapper = FetchAll<Player>(sql: "SELECT * FROM players WHERE score > \(index)", database: pool)
+            #expect(wrapper.wrappedValue.isEmpty)
+        }
+        #expect(pool.changeHub.observerCount == 0)
+        #expect(SharedObservationRegistry.shared.count(database: ObjectIdentifier(pool)) == 0)
     }
 }
