@@ -8,10 +8,16 @@ let package = Package(
         .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
         .library(name: "StrataObservation", targets: ["StrataObservation"]),
         .library(name: "StrataAssets", targets: ["StrataAssets"]),
+        .library(name: "Strata", targets: ["Strata"]),
         .executable(name: "scorekeeper", targets: ["Scorekeeper"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        // The Clocks and Foundation traits only: the default traits also build
+        // combine-schedulers and OpenCombine, which nothing here uses.
+        .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1", traits: ["Clocks", "Foundation"]),
+        .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         .systemLibrary(
@@ -43,9 +49,32 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The umbrella: re-exports the modules above and adds the dependency container
+        // (`@Dependency(\.defaultDatabase)`, live / preview / test contexts) and seeding.
+        .target(
+            name: "Strata",
+            dependencies: [
+                "CSQLite",
+                "StrataSQLite",
+                "StrataObservation",
+                "StrataAssets",
+                .product(name: "Dependencies", package: "swift-dependencies"),
+                .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+            ]
+        ),
+        // The Scorekeeper example: its models, queries and commands as a library, so tests run
+        // the same code as the `scorekeeper` executable.
+        .target(
+            name: "ScorekeeperCore",
+            dependencies: ["Strata"],
+            path: "Examples/ScorekeeperCore"
+        ),
         .executableTarget(
             name: "Scorekeeper",
-            dependencies: ["StrataSQLite"],
+            dependencies: [
+                "ScorekeeperCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Examples/Scorekeeper"
         ),
         .testTarget(
@@ -59,6 +88,21 @@ let package = Package(
         .testTarget(
             name: "StrataAssetsTests",
             dependencies: ["StrataAssets", "StrataSQLite"]
+        ),
+        .testTarget(
+            name: "StrataTests",
+            dependencies: [
+                "Strata",
+                .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
+            ]
+        ),
+        .testTarget(
+            name: "ScorekeeperTests",
+            dependencies: [
+                "ScorekeeperCore",
+                "Scorekeeper",
+                .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
+            ]
         ),
     ]
 )

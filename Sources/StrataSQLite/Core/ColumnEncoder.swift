@@ -3,7 +3,8 @@ import CSQLite
 /// Receives a record's column values, in the order of its `columnNames`, and binds each one
 /// straight to the statement's parameter of the same position (no intermediate array).
 public struct ColumnEncoder {
-    @usableFromInline let handle: OpaquePointer
+    /// Nil for an encoder that only captures (``TableRecord/databaseValues()``).
+    @usableFromInline let handle: OpaquePointer?
     @usableFromInline let parameterCount: Int32
     @usableFromInline var index: Int32 = 0
     @usableFromInline var failure: Int32 = SQLITE_OK
@@ -22,6 +23,13 @@ public struct ColumnEncoder {
         captured = []
     }
 
+    /// An encoder that binds nothing and records the values, with no statement at all.
+    init() {
+        handle = nil
+        parameterCount = 0
+        captured = []
+    }
+
     /// Appends the value of the next column.
     @inlinable
     public mutating func append(_ value: some DatabaseValueConvertible) {
@@ -29,7 +37,7 @@ public struct ColumnEncoder {
         captured?.append(value.databaseValue)
         // Statements that only use some columns (DELETE uses the key) reference them by
         // number (`?3`); parameters beyond the highest referenced one do not exist.
-        guard index <= parameterCount else { return }
+        guard index <= parameterCount, let handle else { return }
         let code = value.bind(to: handle, at: index)
         if code != SQLITE_OK, failure == SQLITE_OK { failure = code }
     }

@@ -1,0 +1,32 @@
+/// What a Scorekeeper command can get wrong, worded for the person who typed it.
+public enum ScorekeeperError: Error, Sendable, Equatable, CustomStringConvertible {
+    case noSuchGame(String, known: [String])
+    case noSuchPlayer(String, game: String?)
+    case ambiguousPlayer(String, games: [String])
+    case duplicateGame(String)
+    case duplicatePlayer(String, game: String)
+    case emptyName
+    case unreadableAvatar(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .noSuchGame(let title, let known):
+            let hint = known.isEmpty ? "There are no games yet." : "Games: " + known.map { "\"\($0)\"" }.joined(separator: ", ") + "."
+            return "No game is called \"\(title)\". \(hint)"
+        case .noSuchPlayer(let name, let game?):
+            return "No player called \"\(name)\" plays \(game)."
+        case .noSuchPlayer(let name, nil):
+            return "No player is called \"\(name)\"."
+        case .ambiguousPlayer(let name, let games):
+            return "\"\(name)\" plays in several games (\(games.joined(separator: ", "))). Say which with --game."
+        case .duplicateGame(let title):
+            return "A game called \"\(title)\" exists already."
+        case .duplicatePlayer(let name, let game):
+            return "\(game) has a player called \"\(name)\" already."
+        case .emptyName:
+            return "Names cannot be empty."
+        case .unreadableAvatar(let path, let reason):
+            return "Could not read the image at \(path): \(reason)"
+        }
+    }
+}
