@@ -9,7 +9,7 @@ let package = Package(
         .library(name: "StrataObservation", targets: ["StrataObservation"]),
         .library(name: "StrataAssets", targets: ["StrataAssets"]),
         .library(name: "Strata", targets: ["Strata"]),
-        .executable(name: "scorekeeper", targets: ["Scorekeeper"]),
+        .executable(name: "scorekeeper", targets: ["ScorekeeperCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
@@ -69,8 +69,10 @@ let package = Package(
             dependencies: ["Strata"],
             path: "Examples/ScorekeeperCore"
         ),
+        // The `scorekeeper` command (its module is ScorekeeperCLI, as ScorekeeperCore has a type
+        // named Scorekeeper).
         .executableTarget(
-            name: "Scorekeeper",
+            name: "ScorekeeperCLI",
             dependencies: [
                 "ScorekeeperCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -93,6 +95,7 @@ let package = Package(
             name: "StrataTests",
             dependencies: [
                 "Strata",
+                "CSQLite",
                 .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
             ]
         ),
@@ -100,7 +103,7 @@ let package = Package(
             name: "ScorekeeperTests",
             dependencies: [
                 "ScorekeeperCore",
-                "Scorekeeper",
+                "ScorekeeperCLI",
                 .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
             ]
         ),

@@ -27,8 +27,12 @@ extension FetchAll where Element: TableRecord {
     /// Observes every row of the element's table in the default database.
     ///
     /// ```swift
-    /// @FetchAll var games: [Game]
+    /// @FetchAll var games: [Game] = []
     /// ```
+    ///
+    /// Write the `= []`: Swift only default-initializes a wrapped property without an initial
+    /// value through an `init()` declared in the wrapper's own module, and this one cannot be
+    /// there, since StrataObservation knows nothing of dependencies.
     public init(wrappedValue: [Element] = []) {
         @Dependency(\.defaultDatabase) var database
         self.init(wrappedValue: wrappedValue, database: database)
