@@ -24,9 +24,9 @@ struct WatchCommand: AsyncParsableCommand {
         }
         if options.isPreview {
             try await Watch().run(script: WatchStep.previewScript, output: output)
-            print("Preview finished. Run `scorekeeper watch --database PATH` to watch a file that other commands change.")
+            output("Preview finished. Run `scorekeeper watch --database PATH` to watch a file that other commands change.\n")
         } else {
-            print("Watching \(options.database ?? ""). Change it from another terminal; press Ctrl-C to stop.\n")
+            output("Watching \(options.database ?? ""). Change it from another terminal; press Ctrl-C to stop.\n\n")
             try await Watch().run(output: output)
         }
     }

@@ -64,6 +64,7 @@ struct FetchDefaultDatabaseTests {
         let model = ItemsModel()
         #expect(model.items == [Item(id: 1, name: "one")])
         #expect(model.count == 1)
+        #expect(model.newestFirst == [Item(id: 1, name: "one")])
         try await database.write { db in try Item(id: 2, name: "two").insert(db) }
         let items = model.$items.values
         #expect(await firstValue(in: items) { (value: [Item]) in value.count == 2 } != nil)
@@ -73,6 +74,7 @@ struct FetchDefaultDatabaseTests {
 /// A feature's model: no database in sight.
 final class ItemsModel {
     @FetchAll var items: [Item] = []
+    @FetchAll(sql: "SELECT id, name FROM items ORDER BY id DESC") var newestFirst: [Item]
     @FetchOne(sql: "SELECT count(*) FROM items") var count = 0
 
     // Both wrappers initialize themselves (`FetchAll.init(wrappedValue:)`, `FetchOne.init(wrappedValue:sql:)`)
