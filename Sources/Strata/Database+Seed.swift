@@ -24,9 +24,11 @@ extension Database {
     /// inserts nothing the second time. That is what a preview needs, since it runs its setup
     /// again (on the same named in-memory database) whenever its settings change. It holds as
     /// long as the seed's keys are the same each time: take IDs from `@Dependency(\.uuid)` set
-    /// to a deterministic generator (`.incrementing`), never from `UUID()`, which would add a
-    /// second copy of every row. Only uniqueness conflicts are skipped; a NOT NULL, CHECK or
-    /// foreign key violation still throws.
+    /// to a deterministic generator (`.incrementing`), never from `UUID()`. With new keys a
+    /// second seed adds a second copy of rows that have no other UNIQUE column, or fails with a
+    /// constraint error that names the statement (for example `FOREIGN KEY constraint failed`
+    /// for children whose new parent was skipped as a duplicate title). Only uniqueness
+    /// conflicts are skipped; a NOT NULL, CHECK or foreign key violation still throws.
     ///
     /// Call it inside a `write`, so a seed that fails part-way inserts nothing.
     ///
