@@ -42,7 +42,7 @@ struct Increment: ScorekeeperSubcommand {
     static let configuration = CommandConfiguration(abstract: "Add points to a player's score.")
 
     @Argument(help: "The player's name.") var player: String
-    @Option(help: "How many points.") var by: Int = 1
+    @Option(help: ArgumentHelp("How many points.", valueName: "points")) var by: Int = 1
     @OptionGroup var game: GameOption
     @OptionGroup var options: DatabaseOptions
 
@@ -53,7 +53,7 @@ struct Decrement: ScorekeeperSubcommand {
     static let configuration = CommandConfiguration(abstract: "Take points off a player's score.")
 
     @Argument(help: "The player's name.") var player: String
-    @Option(help: "How many points.") var by: Int = 1
+    @Option(help: ArgumentHelp("How many points.", valueName: "points")) var by: Int = 1
     @OptionGroup var game: GameOption
     @OptionGroup var options: DatabaseOptions
 
