@@ -85,6 +85,13 @@ final class WriterControl: @unchecked Sendable {
         thread.start()
     }
 
+    /// With STRATA_BENCH_VERBOSE set, logs how many commits the writer made: a faster writer
+    /// takes more of the two cores from the readers, and grows the WAL they read through.
+    func logCommits(_ library: String) {
+        guard ProcessInfo.processInfo.environment["STRATA_BENCH_VERBOSE"] != nil else { return }
+        log("    \(library): writer committed \(commits) times")
+    }
+
     func stop() throws {
         lock.lock(); stopRequested = true; lock.unlock()
         finished.wait()

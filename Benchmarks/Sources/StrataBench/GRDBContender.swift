@@ -179,6 +179,7 @@ final class GRDBContender<Record: GRDBBenchRecord>: Contender {
             }
         }
         try control.stop()
+        control.logCommits(name)
         return try result.get()
     }
 }

@@ -215,14 +215,51 @@ private func jsonNumber(_ value: Double) -> String {
     value.isFinite ? String(format: "%.9g", value) : "null"
 }
 
-func renderJSON(machine: String, commit: String, results: [Measurement]) -> String {
+/// What every report names: where, when and what was measured.
+struct ReportHeader {
+    var machine: String
+    var commit: String
+    var date: String
+    var sqlite: String
+    var load: String
+    var quick: Bool
+}
+
+func renderJSON(_ header: ReportHeader, results: [Measurement], observation: [ObservationMeasurement]) -> String {
     let entries = results.map { result in
         "    {\"workload\": \(jsonString(result.workload)), \"size\": \(result.size), \"library\": \(jsonString(result.library)), "
             + "\"seconds_median\": \(jsonNumber(result.median)), \"seconds_min\": \(jsonNumber(result.min)), "
-            + "\"seconds_max\": \(jsonNumber(result.max)), \"iterations\": \(result.seconds.count)}"
+            + "\"seconds_max\": \(jsonNumber(result.max)), \"iterations\": \(result.seconds.count), "
+            + "\"seconds\": [\(result.seconds.map(jsonNumber).joined(separator: ", "))]}"
     }
-    return "{\"machine\": \(jsonString(machine)), \"commit\": \(jsonString(commit)), \"results\": [\n"
-        + entries.joined(separator: ",\n") + "\n]}\n"
+    let observationEntries = observation.map { result in
+        var fields = [
+            "\"workload\": \(jsonString(result.workload))", "\"library\": \(jsonString(result.library))",
+        ]
+        if result.workload == "observation-write-overhead" {
+            fields += ["\"observers\": \(result.parameter)", "\"writes\": \(result.writes)"]
+        } else {
+            fields += ["\"commits\": \(result.parameter)",
+                       "\"fetch_seconds_median\": \(jsonNumber(result.fetchMedian))",
+                       "\"from_write_call_seconds_median\": \(jsonNumber(result.fromWriteStartMedian))"]
+        }
+        fields += [
+            "\"seconds_median\": \(jsonNumber(result.median))",
+            "\"seconds_min\": \(jsonNumber(result.seconds.min() ?? 0))",
+            "\"seconds_max\": \(jsonNumber(result.seconds.max() ?? 0))",
+            "\"seconds_p90\": \(jsonNumber(result.p90))",
+            "\"iterations\": \(result.seconds.count)",
+        ]
+        return "    {" + fields.joined(separator: ", ") + "}"
+    }
+    var json = "{\"machine\": \(jsonString(header.machine)), \"commit\": \(jsonString(header.commit)), "
+    json += "\"date\": \(jsonString(header.date)), \"sqlite\": \(jsonString(header.sqlite)), "
+    json += "\"load_average\": \(jsonString(header.load)), \"quick\": \(header.quick),\n\"results\": [\n"
+    json += entries.joined(separator: ",\n")
+    json += "\n],\n\"observation\": [\n"
+    json += observationEntries.joined(separator: ",\n")
+    json += "\n]}\n"
+    return json
 }
 
 private func xmlEscape(_ text: String) -> String {
@@ -230,63 +267,137 @@ private func xmlEscape(_ text: String) -> String {
         .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
 }
 
-/// A horizontal bar chart: for every workload and size, one bar per library, its median time
-/// divided by sqlite-c's (1.0 = as fast as the C API; shorter is faster).
-func renderSVG(machine: String, commit: String, results: [Measurement]) -> String {
-    let colors = ["sqlite-c": "#7f7f7f", "strata": "#1f77b4", "grdb-record": "#ff7f0e", "grdb-codable": "#d62728"]
+private func svgNumber(_ value: Double) -> String { String(format: "%.1f", value) }
+
+/// Bar charts: for every row workload and size, one bar per library, its median time divided
+/// by sqlite-c's (1.0 = as fast as the C API; shorter is faster); then the observation
+/// workloads. The header names the machine, the date, the commit and the load.
+func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [ObservationMeasurement]) -> String {
+    let colors = ["sqlite-c": "#7f7f7f", "strata": "#1f77b4", "grdb-record": "#ff7f0e", "grdb-codable": "#d62728", "grdb": "#ff7f0e"]
     let libraryOrder = ["sqlite-c", "strata", "grdb-record", "grdb-codable"]
-    var groups: [(key: String, items: [(String, Double)])] = []
+    let barHeight = 14.0, barGap = 2.0, groupGap = 12.0
+    let left = 190.0, chartWidth = 560.0, right = 90.0
+    let width = left + chartWidth + right
+    var body = ""
+    var y = 10.0
+
+    func text(_ x: Double, _ y: Double, _ content: String, attributes: String = "") -> String {
+        "<text x=\"\(svgNumber(x))\" y=\"\(svgNumber(y))\"\(attributes.isEmpty ? "" : " " + attributes)>\(xmlEscape(content))</text>\n"
+    }
+    func legend(_ libraries: [String], at top: Double) -> String {
+        var output = ""
+        var x = 10.0
+        for library in libraries {
+            output += "<rect x=\"\(svgNumber(x))\" y=\"\(svgNumber(top))\" width=\"10\" height=\"10\" fill=\"\(colors[library] ?? "#999")\"/>"
+            output += text(x + 14, top + 9, library)
+            x += 110
+        }
+        return output
+    }
+    /// Horizontal bars, groups of (label, [(library, value, label)]), scaled to `maxValue`.
+    func bars(_ groups: [(key: String, items: [(library: String, value: Double, label: String)])],
+              maxValue: Double, reference: (value: Double, label: String)?) -> String {
+        func x(_ value: Double) -> Double { left + chartWidth * value / maxValue }
+        var output = ""
+        let top = y
+        for group in groups {
+            let groupHeight = Double(group.items.count) * (barHeight + barGap)
+            output += text(left - 8, y + groupHeight / 2 + 4, group.key, attributes: "text-anchor=\"end\"")
+            for item in group.items {
+                let barWidth = Swift.max(1, x(item.value) - left)
+                output += "<rect x=\"\(svgNumber(left))\" y=\"\(svgNumber(y))\" width=\"\(svgNumber(barWidth))\" height=\"\(svgNumber(barHeight))\" fill=\"\(colors[item.library] ?? "#999")\"><title>\(xmlEscape(item.library)): \(xmlEscape(item.label))</title></rect>"
+                output += text(left + barWidth + 4, y + barHeight - 3, item.label, attributes: "fill=\"#333\"")
+                y += barHeight + barGap
+            }
+            y += groupGap
+        }
+        if let reference {
+            output += "<line x1=\"\(svgNumber(x(reference.value)))\" y1=\"\(svgNumber(top - 4))\" x2=\"\(svgNumber(x(reference.value)))\" y2=\"\(svgNumber(y - groupGap + 4))\" stroke=\"black\" stroke-dasharray=\"4 3\"/>\n"
+            output += text(x(reference.value), y + 6, reference.label, attributes: "text-anchor=\"middle\" fill=\"#333\"")
+            y += 14
+        }
+        return output
+    }
+
+    body += text(10, y + 14, "strata-bench: Strata vs the SQLite C API vs GRDB 7.10" + (header.quick ? " (quick run)" : ""), attributes: "font-size=\"15\" font-weight=\"bold\"")
+    y += 32
+    body += text(10, y, "\(header.machine) · \(header.date) · commit \(header.commit) · SQLite \(header.sqlite) · load average \(header.load)", attributes: "fill=\"#555\"")
+    y += 22
+
+    // Row workloads: ratio to sqlite-c.
+    var groups: [(key: String, items: [(library: String, value: Double, label: String)])] = []
     for result in results {
         let key = "\(result.workload) \(formatSize(result.size))"
         guard let value = ratio(result, to: "sqlite-c", in: results) else { continue }
+        let item = (library: result.library, value: value, label: String(format: "%.2fx", value))
         if let index = groups.firstIndex(where: { $0.key == key }) {
-            groups[index].items.append((result.library, value))
+            groups[index].items.append(item)
         } else {
-            groups.append((key, [(result.library, value)]))
+            groups.append((key, [item]))
         }
     }
-    let barHeight = 14.0, barGap = 2.0, groupGap = 12.0
-    let left = 190.0, chartWidth = 560.0, top = 60.0, right = 70.0
-    let maxRatio = Swift.max(1.5, (groups.flatMap { $0.items.map(\.1) }.max() ?? 1) * 1.05)
-    var height = top
-    for group in groups { height += Double(group.items.count) * (barHeight + barGap) + groupGap }
-    height += 30
-    let width = left + chartWidth + right
-    func x(_ value: Double) -> Double { left + chartWidth * value / maxRatio }
-    var svg = """
-        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(height))" viewBox="0 0 \(Int(width)) \(Int(height))" font-family="Helvetica, Arial, sans-serif" font-size="11">
-        <rect width="100%" height="100%" fill="white"/>
-        <text x="10" y="20" font-size="14" font-weight="bold">Median time relative to the raw SQLite C API (lower is faster)</text>
-        <text x="10" y="38" fill="#555">\(xmlEscape(machine)) · commit \(xmlEscape(commit))</text>
+    for index in groups.indices {
+        groups[index].items.sort { (libraryOrder.firstIndex(of: $0.library) ?? 99) < (libraryOrder.firstIndex(of: $1.library) ?? 99) }
+    }
+    if !groups.isEmpty {
+        body += text(10, y + 4, "Median time relative to the raw SQLite C API (lower is faster)", attributes: "font-size=\"13\" font-weight=\"bold\"")
+        y += 14
+        body += legend(libraryOrder, at: y)
+        y += 24
+        let maxRatio = Swift.max(1.5, (groups.flatMap { $0.items.map(\.value) }.max() ?? 1) * 1.05)
+        body += bars(groups, maxValue: maxRatio, reference: (1, "1.0 = sqlite-c"))
+        y += 16
+    }
 
-        """
-    var legendX = 10.0
-    for library in libraryOrder {
-        svg += "<rect x=\"\(legendX)\" y=\"46\" width=\"10\" height=\"10\" fill=\"\(colors[library]!)\"/>"
-        svg += "<text x=\"\(legendX + 14)\" y=\"55\">\(library)</text>\n"
-        legendX += 110
-    }
-    var y = top + 6
-    let chartTop = y
-    for group in groups {
-        let groupHeight = Double(group.items.count) * (barHeight + barGap)
-        svg += "<text x=\"\(left - 8)\" y=\"\(y + groupHeight / 2 + 4)\" text-anchor=\"end\">\(xmlEscape(group.key))</text>\n"
-        let items = group.items.sorted {
-            (libraryOrder.firstIndex(of: $0.0) ?? 99) < (libraryOrder.firstIndex(of: $1.0) ?? 99)
+    // Observation: write overhead relative to the same library with no observer.
+    let overhead = observation.filter { $0.workload == "observation-write-overhead" && $0.library != "sqlite-c" }
+    if !overhead.isEmpty {
+        let writes = overhead[0].writes
+        body += text(10, y + 4, "Observation write overhead: \(writes) one-row commits while N observations watch other tables", attributes: "font-size=\"13\" font-weight=\"bold\"")
+        y += 18
+        body += text(10, y + 4, "median time relative to the same library with no observer (1.05 = the 5 % target)", attributes: "fill=\"#555\"")
+        y += 12
+        body += legend(["strata", "grdb"], at: y)
+        y += 24
+        var observationGroups: [(key: String, items: [(library: String, value: Double, label: String)])] = []
+        for count in Set(overhead.map { $0.parameter }).sorted() {
+            var items: [(library: String, value: Double, label: String)] = []
+            for library in ["strata", "grdb"] {
+                guard let result = overhead.first(where: { $0.library == library && $0.parameter == count }),
+                      let zero = overhead.first(where: { $0.library == library && $0.parameter == 0 }), zero.median > 0 else { continue }
+                let value = result.median / zero.median
+                items.append((library, value, String(format: "%.3fx (%@ per write)", value, formatSeconds(result.median / Double(writes)))))
+            }
+            observationGroups.append(("\(count) observers", items))
         }
-        for (library, value) in items {
-            let barWidth = Swift.max(1, x(value) - left)
-            svg += "<rect x=\"\(left)\" y=\"\(y)\" width=\"\(String(format: "%.1f", barWidth))\" height=\"\(barHeight)\" fill=\"\(colors[library] ?? "#999")\"><title>\(library): \(String(format: "%.2f", value))x</title></rect>"
-            svg += "<text x=\"\(String(format: "%.1f", left + barWidth + 4))\" y=\"\(y + barHeight - 3)\" fill=\"#333\">\(String(format: "%.2fx", value))</text>\n"
-            y += barHeight + barGap
-        }
-        y += groupGap
+        let maxRatio = Swift.max(1.2, (observationGroups.flatMap { $0.items.map(\.value) }.max() ?? 1) * 1.05)
+        body += bars(observationGroups, maxValue: maxRatio, reference: (1.05, "1.05"))
+        y += 16
     }
-    // The 1.0 line: as fast as C.
-    svg += "<line x1=\"\(x(1))\" y1=\"\(chartTop - 4)\" x2=\"\(x(1))\" y2=\"\(y - groupGap + 4)\" stroke=\"black\" stroke-dasharray=\"4 3\"/>\n"
-    svg += "<text x=\"\(x(1))\" y=\"\(y + 6)\" text-anchor=\"middle\" fill=\"#333\">1.0 = sqlite-c</text>\n"
-    svg += "</svg>\n"
-    return svg
+
+    // Observation: latency and the fetch alone, in microseconds.
+    let latency = observation.filter { $0.workload == "observation-latency" }
+    if !latency.isEmpty {
+        body += text(10, y + 4, "Observation latency: return of a one-row write to the consumer receiving the new value", attributes: "font-size=\"13\" font-weight=\"bold\"")
+        y += 18
+        body += text(10, y + 4, "median over \(latency[0].parameter) commits, in µs, next to the same fetch run alone in a read (lower is faster)", attributes: "fill=\"#555\"")
+        y += 12
+        body += legend(["strata", "grdb"], at: y)
+        y += 24
+        var latencyGroups: [(key: String, items: [(library: String, value: Double, label: String)])] = []
+        latencyGroups.append(("latency", latency.map { ($0.library, $0.median * 1e6, String(format: "%.0f µs (%.1fx the fetch)", $0.median * 1e6, $0.median / $0.fetchMedian)) }))
+        latencyGroups.append(("from write call", latency.map { ($0.library, $0.fromWriteStartMedian * 1e6, String(format: "%.0f µs", $0.fromWriteStartMedian * 1e6)) }))
+        latencyGroups.append(("fetch alone", latency.map { ($0.library, $0.fetchMedian * 1e6, String(format: "%.0f µs", $0.fetchMedian * 1e6)) }))
+        let maxValue = (latencyGroups.flatMap { $0.items.map(\.value) }.max() ?? 1) * 1.1
+        body += bars(latencyGroups, maxValue: maxValue, reference: nil)
+    }
+    y += 10
+
+    return """
+        <svg xmlns="http://www.w3.org/2000/svg" width="\(Int(width))" height="\(Int(y))" viewBox="0 0 \(Int(width)) \(Int(y))" font-family="Helvetica, Arial, sans-serif" font-size="11">
+        <rect width="100%" height="100%" fill="white"/>
+
+        """ + body + "</svg>\n"
 }
 
 // MARK: - Environment
@@ -329,4 +440,19 @@ func gitCommit() -> String {
         }
     }
     return "unknown"
+}
+
+/// Now, UTC, ISO 8601 to the minute.
+func isoDate() -> String {
+    let formatter = DateFormatter()
+    formatter.locale = Locale(identifier: "en_US_POSIX")
+    formatter.timeZone = TimeZone(identifier: "UTC")
+    formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
+    return formatter.string(from: Date())
+}
+
+/// The 1-, 5- and 15-minute load averages (Linux), or "unknown".
+func loadAverage() -> String {
+    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return "unknown" }
+    return text.split(separator: " ").prefix(3).joined(separator: " ")
 }

@@ -287,6 +287,7 @@ final class SQLiteCContender: Contender {
             }
         }
         try control.stop()
+        control.logCommits(name)
         return try counts.sum()
     }
 }

@@ -148,6 +148,7 @@ final class StrataContender: Contender {
             }
         }
         try control.stop()
+        control.logCommits(name)
         return try result.get()
     }
 }

@@ -41,6 +41,11 @@ let sizes = options.effectiveSizes.sorted()
 let maxSize = sizes.last!
 let machine = machineDescription()
 let commit = gitCommit()
+let runDate = isoDate()
+let loadAtStart = loadAverage()
+let rowWorkloadNames = ["fetch-structs", "insert", "fetch-by-key", "update-by-key", "delete-by-key",
+                        "concurrent-reads-1", "concurrent-reads-2", "concurrent-reads-4"]
+let runsRowWorkloads = rowWorkloadNames.contains { options.runs(workload: $0) }
 
 let directory: String
 if let chosen = options.directory {
@@ -54,22 +59,24 @@ func removeDatabase(_ path: String) {
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
 }
 
-log("strata-bench: \(machine), commit \(commit), SQLite \(sqliteVersion())")
+log("strata-bench: \(machine), commit \(commit), SQLite \(sqliteVersion()), \(runDate), load average \(loadAtStart)")
 log("libraries: \(contenders.map(\.name).joined(separator: ", ")); sizes: \(sizes.map(formatSize).joined(separator: ", ")); files in \(directory)")
 
 // The same rows for everyone: generated once, written once with the C API to a seed table,
 // then each library gets its own copy of that file.
 var started = ContinuousClock.now
-let sourceRows = Dataset.rows(count: maxSize)
-let seedPath = directory + "/seed.sqlite"
-try createSeedDatabase(path: seedPath, rows: sourceRows)
-for contender in contenders {
-    let path = directory + "/\(contender.name).sqlite"
-    removeDatabase(path)
-    try FileManager.default.copyItem(atPath: seedPath, toPath: path)
-    try contender.open(path: path)
+let sourceRows = runsRowWorkloads ? Dataset.rows(count: maxSize) : []
+if runsRowWorkloads {
+    let seedPath = directory + "/seed.sqlite"
+    try createSeedDatabase(path: seedPath, rows: sourceRows)
+    for contender in contenders {
+        let path = directory + "/\(contender.name).sqlite"
+        removeDatabase(path)
+        try FileManager.default.copyItem(atPath: seedPath, toPath: path)
+        try contender.open(path: path)
+    }
+    log("seeded \(formatSize(maxSize)) rows in \(ContinuousClock.now - started)")
 }
-log("seeded \(formatSize(maxSize)) rows in \(ContinuousClock.now - started)")
 
 struct Workload {
     let name: String
@@ -166,23 +173,40 @@ for workload in workloads where options.runs(workload: workload.name) {
     }
 }
 log("measured in \(ContinuousClock.now - started)")
-
 for contender in contenders { contender.close() }
+
+// StrataObservation against GRDB's ValueObservation (ObservationWorkload.swift).
+var observationResults: [ObservationMeasurement] = []
+if observationWorkloadsSelected(options) {
+    started = ContinuousClock.now
+    observationResults = try runObservationWorkloads(options, directory: directory)
+    log("observation workloads measured in \(ContinuousClock.now - started)")
+}
+let loadAtEnd = loadAverage()
 if options.directory == nil {
     try? FileManager.default.removeItem(atPath: directory)
 }
 
 print("")
-print("strata-bench — \(machine) — commit \(commit) — SQLite \(sqliteVersion())")
-print("Seconds are per run of the whole workload (N rows); ratios compare medians.")
-print("")
-print(renderTable(results))
+print("strata-bench — \(machine) — commit \(commit) — SQLite \(sqliteVersion()) — \(runDate)")
+print("load average at start \(loadAtStart), at end \(loadAtEnd)")
+if !results.isEmpty {
+    print("Seconds are per run of the whole workload (N rows); ratios compare medians.")
+    print("")
+    print(renderTable(results))
+}
+if !observationResults.isEmpty {
+    print("")
+    print(renderObservationTables(observationResults))
+}
+let header = ReportHeader(machine: machine, commit: commit, date: runDate, sqlite: sqliteVersion(),
+                          load: "\(loadAtStart) at start, \(loadAtEnd) at end", quick: options.quick)
 
 if let path = options.jsonPath {
-    try renderJSON(machine: machine, commit: commit, results: results).write(toFile: path, atomically: true, encoding: .utf8)
+    try renderJSON(header, results: results, observation: observationResults).write(toFile: path, atomically: true, encoding: .utf8)
     log("wrote \(path)")
 }
 if let path = options.svgPath {
-    try renderSVG(machine: machine, commit: commit, results: results).write(toFile: path, atomically: true, encoding: .utf8)
+    try renderSVG(header, results: results, observation: observationResults).write(toFile: path, atomically: true, encoding: .utf8)
     log("wrote \(path)")
 }

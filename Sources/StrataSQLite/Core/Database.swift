@@ -16,7 +16,7 @@ public final class Database {
     public internal(set) var defaultTransactionKind: TransactionKind
 
     var statementCache: StatementCache
-    var recordStatements: [RecordStatementKey: Statement] = [:]
+    var recordStatements = RecordStatementCache()
     /// Receives the tables the statement being prepared reads (see the authorizer).
     var preparingRegion: DatabaseRegion?
     /// Receives the tables the statement being prepared writes, on writers (see the authorizer).

@@ -83,6 +83,29 @@ struct RecordStatementKey: Hashable {
     let kind: RecordStatementKind
 }
 
+/// A connection's record statements, with the last one looked up remembered: a loop of
+/// inserts (or fetches by key) of one type compares two keys instead of hashing one per row.
+struct RecordStatementCache {
+    private var statements: [RecordStatementKey: Statement] = [:]
+    private var last: (key: RecordStatementKey, statement: Statement)?
+
+    mutating func statement(for key: RecordStatementKey) -> Statement? {
+        if let last, last.key == key { return last.statement }
+        guard let statement = statements[key] else { return nil }
+        last = (key, statement)
+        return statement
+    }
+
+    mutating func insertIfAbsent(_ statement: Statement, for key: RecordStatementKey) {
+        if statements[key] == nil { statements[key] = statement }
+    }
+
+    mutating func removeAll() {
+        statements.removeAll()
+        last = nil
+    }
+}
+
 extension Database {
     /// The prepared statement of one kind for one record type. Kept per connection, keyed by
     /// type, so the hot path hashes an `ObjectIdentifier` instead of SQL text. The table is
@@ -90,11 +113,11 @@ extension Database {
     @usableFromInline
     func recordStatement<Record: TableRecord>(_ kind: RecordStatementKind, for type: Record.Type) throws -> Statement {
         let key = RecordStatementKey(type: ObjectIdentifier(type), kind: kind)
-        if let statement = recordStatements[key], !statement.isBusy {
+        if let statement = recordStatements.statement(for: key), !statement.isBusy {
             return statement
         }
         let statement = try makeStatement(sql: RecordLayout(type).sql(for: kind))
-        if recordStatements[key] == nil { recordStatements[key] = statement }
+        recordStatements.insertIfAbsent(statement, for: key)
         return statement
     }
 

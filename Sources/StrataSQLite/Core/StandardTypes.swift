@@ -3,6 +3,13 @@ import Foundation
 
 // Conformances of the standard types. Each reads and writes the statement directly (the fast
 // path); `databaseValue` / `fromDatabaseValue` serve function arguments and generic code.
+//
+// Decoding fetches the column's `sqlite3_value` once (`sqlite3_column_value`) and asks it for
+// its storage class and its content. Each `sqlite3_column_*` call locates the column again
+// (statement check, range check, mutex and error bookkeeping: a handful of calls); asking the
+// value costs a load or two. Same results: `sqlite3_column_type(s, i)` is
+// `sqlite3_value_type(sqlite3_column_value(s, i))`, and likewise for int64, double, text,
+// blob and bytes. Callers check the index range before decoding (`Row.decode`).
 
 extension Bool: DatabaseValueConvertible {
     public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
@@ -19,10 +26,11 @@ extension Bool: DatabaseValueConvertible {
     }
     @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Bool? {
-        switch sqlite3_column_type(statement, index) {
-        case SQLITE_INTEGER: sqlite3_column_int64(statement, index) != 0
-        case SQLITE_FLOAT: sqlite3_column_double(statement, index) != 0
-        default: nil
+        let value = sqlite3_column_value(statement, index)
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return sqlite3_value_int64(value) != 0
+        case SQLITE_FLOAT: return sqlite3_value_double(value) != 0
+        default: return nil
         }
     }
 }
@@ -46,10 +54,11 @@ extension DatabaseInteger {
     }
     @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Self? {
-        switch sqlite3_column_type(statement, index) {
-        case SQLITE_INTEGER: Self(exactly: sqlite3_column_int64(statement, index))
-        case SQLITE_FLOAT: Self(exactly: sqlite3_column_double(statement, index))
-        default: nil
+        let value = sqlite3_column_value(statement, index)
+        switch sqlite3_value_type(value) {
+        case SQLITE_INTEGER: return Self(exactly: sqlite3_value_int64(value))
+        case SQLITE_FLOAT: return Self(exactly: sqlite3_value_double(value))
+        default: return nil
         }
     }
 }
@@ -78,9 +87,10 @@ extension Double: DatabaseValueConvertible {
     }
     @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Double? {
-        switch sqlite3_column_type(statement, index) {
-        case SQLITE_FLOAT, SQLITE_INTEGER: sqlite3_column_double(statement, index)
-        default: nil
+        let value = sqlite3_column_value(statement, index)
+        switch sqlite3_value_type(value) {
+        case SQLITE_FLOAT, SQLITE_INTEGER: return sqlite3_value_double(value)
+        default: return nil
         }
     }
 }
@@ -108,10 +118,11 @@ extension String: DatabaseValueConvertible {
     }
     @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> String? {
-        guard sqlite3_column_type(statement, index) == SQLITE_TEXT else { return nil }
-        // sqlite3_column_text before sqlite3_column_bytes: the documented safe order.
-        let text = sqlite3_column_text(statement, index)
-        return String(sqliteText: text, count: sqlite3_column_bytes(statement, index))
+        let value = sqlite3_column_value(statement, index)
+        guard sqlite3_value_type(value) == SQLITE_TEXT else { return nil }
+        // sqlite3_value_text before sqlite3_value_bytes: the documented safe order.
+        let text = sqlite3_value_text(value)
+        return String(sqliteText: text, count: sqlite3_value_bytes(value))
     }
 }
 
@@ -130,15 +141,16 @@ extension Data: DatabaseValueConvertible {
     }
     @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Data? {
-        switch sqlite3_column_type(statement, index) {
+        let value = sqlite3_column_value(statement, index)
+        switch sqlite3_value_type(value) {
         case SQLITE_BLOB:
-            let bytes = sqlite3_column_blob(statement, index)
-            let count = Int(sqlite3_column_bytes(statement, index))
+            let bytes = sqlite3_value_blob(value)
+            let count = Int(sqlite3_value_bytes(value))
             guard let bytes, count > 0 else { return Data() }
             return Data(bytes: bytes, count: count)
         case SQLITE_TEXT:
-            let text = sqlite3_column_text(statement, index)
-            let count = Int(sqlite3_column_bytes(statement, index))
+            let text = sqlite3_value_text(value)
+            let count = Int(sqlite3_value_bytes(value))
             guard let text, count > 0 else { return Data() }
             return Data(bytes: text, count: count)
         default:
@@ -214,7 +226,7 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
     }
     @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Wrapped?? {
-        if sqlite3_column_type(statement, index) == SQLITE_NULL { return .some(nil) }
+        if sqlite3_value_type(sqlite3_column_value(statement, index)) == SQLITE_NULL { return .some(nil) }
         return Wrapped.decode(from: statement, at: index).map { .some($0) }
     }
 }

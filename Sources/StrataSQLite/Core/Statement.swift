@@ -64,6 +64,8 @@ public final class Statement {
     /// writer's change tracking.
     @usableFromInline
     func willExecute() throws {
+        // `database` is unowned: one strong load here rather than one per use.
+        let database = self.database
         try database.checkInterruption(sql: sql)
         if database.regionRecorder != nil {
             database.regionRecorder?.formUnion(readRegion)
@@ -89,6 +91,26 @@ public final class Statement {
         }
         if !arguments.isEmpty || sqlite3_bind_parameter_count(handle) > 0 {
             try arguments.bind(to: self)
+        }
+        return try body(self)
+    }
+
+    /// ``withExecution(arguments:_:)`` for a statement with a single parameter, bound to
+    /// `value` directly: no argument array, no existential. Throws the same errors.
+    @usableFromInline
+    func withExecution<Value: DatabaseValueConvertible, Result>(binding value: Value, _ body: (Statement) throws -> Result) throws -> Result {
+        guard sqlite3_bind_parameter_count(handle) == 1 else {
+            return try withExecution(arguments: [value], body)
+        }
+        try willExecute()
+        isBusy = true
+        defer {
+            sqlite3_reset(handle)
+            isBusy = false
+        }
+        let code = value.bind(to: handle, at: 1)
+        if code != SQLITE_OK {
+            throw DatabaseError(connection: sqlite3_db_handle(handle), code: code, sql: sql, arguments: [value])
         }
         return try body(self)
     }

@@ -135,7 +135,16 @@ extension TableRecord {
     /// The row with this primary key, or nil.
     @inlinable
     public static func fetchOne(_ db: Database, id: some DatabaseValueConvertible) throws -> Self? {
-        try fetchOne(db, key: [id])
+        let statement = try db.recordStatement(.selectByKey, for: Self.self)
+        // A single-column key binds the value directly (no key array); a composite key takes
+        // the general path, which reports the count mismatch.
+        guard sqlite3_bind_parameter_count(statement.handle) == 1 else {
+            return try fetchOne(db, key: [id])
+        }
+        return try statement.withExecution(binding: id) { statement in
+            guard try statement.step(arguments: [id]) else { return nil }
+            return try Self(row: Row(statement: statement))
+        }
     }
 
     /// The row with this (possibly composite) primary key, or nil. Values follow
