@@ -249,6 +249,7 @@ func renderJSON(_ header: ReportHeader, results: [Measurement], observation: [Ob
             "\"seconds_max\": \(jsonNumber(result.seconds.max() ?? 0))",
             "\"seconds_p90\": \(jsonNumber(result.p90))",
             "\"iterations\": \(result.seconds.count)",
+            "\"seconds\": [\(result.seconds.map(jsonNumber).joined(separator: ", "))]",
         ]
         return "    {" + fields.joined(separator: ", ") + "}"
     }
@@ -276,7 +277,7 @@ func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [Obs
     let colors = ["sqlite-c": "#7f7f7f", "strata": "#1f77b4", "grdb-record": "#ff7f0e", "grdb-codable": "#d62728", "grdb": "#ff7f0e"]
     let libraryOrder = ["sqlite-c", "strata", "grdb-record", "grdb-codable"]
     let barHeight = 14.0, barGap = 2.0, groupGap = 12.0
-    let left = 190.0, chartWidth = 560.0, right = 90.0
+    let left = 190.0, chartWidth = 560.0, right = 200.0
     let width = left + chartWidth + right
     var body = ""
     var y = 10.0
@@ -294,10 +295,11 @@ func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [Obs
         }
         return output
     }
-    /// Horizontal bars, groups of (label, [(library, value, label)]), scaled to `maxValue`.
+    /// Horizontal bars, groups of (label, [(library, value, label)]), scaled to `maxValue`;
+    /// a bar beyond it is cut at the edge and marked with a zigzag (its label gives the value).
     func bars(_ groups: [(key: String, items: [(library: String, value: Double, label: String)])],
               maxValue: Double, reference: (value: Double, label: String)?) -> String {
-        func x(_ value: Double) -> Double { left + chartWidth * value / maxValue }
+        func x(_ value: Double) -> Double { left + chartWidth * Swift.min(value, maxValue) / maxValue }
         var output = ""
         let top = y
         for group in groups {
@@ -306,6 +308,10 @@ func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [Obs
             for item in group.items {
                 let barWidth = Swift.max(1, x(item.value) - left)
                 output += "<rect x=\"\(svgNumber(left))\" y=\"\(svgNumber(y))\" width=\"\(svgNumber(barWidth))\" height=\"\(svgNumber(barHeight))\" fill=\"\(colors[item.library] ?? "#999")\"><title>\(xmlEscape(item.library)): \(xmlEscape(item.label))</title></rect>"
+                if item.value > maxValue {
+                    let edge = left + barWidth
+                    output += "<path d=\"M\(svgNumber(edge - 9)) \(svgNumber(y - 1)) l4 \(svgNumber(barHeight / 2 + 1)) l-4 \(svgNumber(barHeight / 2 + 1))\" stroke=\"white\" stroke-width=\"2\" fill=\"none\"/>"
+                }
                 output += text(left + barWidth + 4, y + barHeight - 3, item.label, attributes: "fill=\"#333\"")
                 y += barHeight + barGap
             }
@@ -321,7 +327,9 @@ func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [Obs
 
     body += text(10, y + 14, "strata-bench: Strata vs the SQLite C API vs GRDB 7.10" + (header.quick ? " (quick run)" : ""), attributes: "font-size=\"15\" font-weight=\"bold\"")
     y += 32
-    body += text(10, y, "\(header.machine) · \(header.date) · commit \(header.commit) · SQLite \(header.sqlite) · load average \(header.load)", attributes: "fill=\"#555\"")
+    body += text(10, y, "\(header.machine) · \(header.date) · commit \(header.commit) · SQLite \(header.sqlite)", attributes: "fill=\"#555\"")
+    y += 15
+    body += text(10, y, "load average (1, 5, 15 min) \(header.load)", attributes: "fill=\"#555\"")
     y += 22
 
     // Row workloads: ratio to sqlite-c.
@@ -340,11 +348,11 @@ func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [Obs
         groups[index].items.sort { (libraryOrder.firstIndex(of: $0.library) ?? 99) < (libraryOrder.firstIndex(of: $1.library) ?? 99) }
     }
     if !groups.isEmpty {
-        body += text(10, y + 4, "Median time relative to the raw SQLite C API (lower is faster)", attributes: "font-size=\"13\" font-weight=\"bold\"")
+        body += text(10, y + 4, "Median time relative to the raw SQLite C API (lower is faster; axis cut at 3x)", attributes: "font-size=\"13\" font-weight=\"bold\"")
         y += 14
         body += legend(libraryOrder, at: y)
         y += 24
-        let maxRatio = Swift.max(1.5, (groups.flatMap { $0.items.map(\.value) }.max() ?? 1) * 1.05)
+        let maxRatio = Swift.min(3, Swift.max(1.5, (groups.flatMap { $0.items.map(\.value) }.max() ?? 1) * 1.05))
         body += bars(groups, maxValue: maxRatio, reference: (1, "1.0 = sqlite-c"))
         y += 16
     }
@@ -355,7 +363,7 @@ func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [Obs
         let writes = overhead[0].writes
         body += text(10, y + 4, "Observation write overhead: \(writes) one-row commits while N observations watch other tables", attributes: "font-size=\"13\" font-weight=\"bold\"")
         y += 18
-        body += text(10, y + 4, "median time relative to the same library with no observer (1.05 = the 5 % target)", attributes: "fill=\"#555\"")
+        body += text(10, y + 4, "median time relative to the same library with no observer (1.05 = the 5 % target; axis cut at 1.5x)", attributes: "fill=\"#555\"")
         y += 12
         body += legend(["strata", "grdb"], at: y)
         y += 24
@@ -370,7 +378,7 @@ func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [Obs
             }
             observationGroups.append(("\(count) observers", items))
         }
-        let maxRatio = Swift.max(1.2, (observationGroups.flatMap { $0.items.map(\.value) }.max() ?? 1) * 1.05)
+        let maxRatio = Swift.min(1.5, Swift.max(1.2, (observationGroups.flatMap { $0.items.map(\.value) }.max() ?? 1) * 1.05))
         body += bars(observationGroups, maxValue: maxRatio, reference: (1.05, "1.05"))
         y += 16
     }

@@ -9,6 +9,10 @@ import GRDB
 private func openGRDBPool(path: String) throws -> DatabasePool {
     var configuration = Configuration()
     configuration.label = "bench-observation"
+    // A busy timeout, as the C connections (5 s) and Strata (its default) have: GRDB's default
+    // fails at once, and a reader recovering the WAL index after a checkpoint briefly blocks a
+    // writer's BEGIN IMMEDIATE.
+    configuration.busyMode = .timeout(5)
     configuration.prepareDatabase { db in
         try db.execute(sql: "PRAGMA synchronous = NORMAL")
     }
