@@ -12,10 +12,14 @@ public final class Statement {
     public let sql: String
     /// Whether a fetch or cursor is currently stepping through the statement. A cached statement
     /// that is busy is never handed out again until it is reset.
+    // Unchecked exclusivity: touched by every execution, confined to the connection's executor
+    // (see `Database`).
+    @exclusivity(unchecked)
     var isBusy = false
     /// The tables and columns the statement reads, recorded when it was prepared.
     public internal(set) var readRegion = DatabaseRegion()
     /// The tables the statement writes, recorded when it was prepared on a writer.
+    @exclusivity(unchecked)
     var writtenTables: Set<QualifiedTable> = []
     private var cachedColumnNames: [String]?
     private var cachedColumnIndexes: [String: Int]?

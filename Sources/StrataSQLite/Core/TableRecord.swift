@@ -180,7 +180,10 @@ extension TableRecord {
     @discardableResult
     public static func deleteOne(_ db: Database, id: some DatabaseValueConvertible) throws -> Bool {
         let statement = try db.recordStatement(.deleteByKey, for: Self.self)
-        try statement.execute(arguments: [id])
+        // As `statement.execute(arguments: [id])`, binding a single-column key directly.
+        try statement.withExecution(binding: id) { statement in
+            while try statement.step(arguments: [id]) {}
+        }
         return db.changesCount > 0
     }
 
