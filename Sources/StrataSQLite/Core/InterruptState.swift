@@ -12,6 +12,10 @@ final class InterruptState: @unchecked Sendable {
     }
 
     private let state = Mutex(State())
+    /// Mirrors "the running job was cancelled", written under the lock and read without it:
+    /// every statement execution checks it, and a lock round-trip there would cost every
+    /// fetch and insert, cancelled or not.
+    private let runningJobCancelled = Atomic<Bool>(false)
     nonisolated(unsafe) private let handle: OpaquePointer
 
     init(handle: OpaquePointer) {
@@ -20,13 +24,18 @@ final class InterruptState: @unchecked Sendable {
 
     /// Marks the start of a job; returns its token.
     func beginJob(_ token: UInt64) {
-        state.withLock { $0.currentJob = token }
+        state.withLock {
+            $0.currentJob = token
+            $0.cancelledJob = 0
+            runningJobCancelled.store(false, ordering: .releasing)
+        }
     }
 
     func endJob() {
         state.withLock {
             $0.currentJob = 0
             $0.cancelledJob = 0
+            runningJobCancelled.store(false, ordering: .releasing)
         }
     }
 
@@ -37,6 +46,7 @@ final class InterruptState: @unchecked Sendable {
         state.withLock {
             guard $0.currentJob == token, token != 0, $0.isOpen else { return }
             $0.cancelledJob = token
+            runningJobCancelled.store(true, ordering: .releasing)
             sqlite3_interrupt(handle)
         }
     }
@@ -49,7 +59,7 @@ final class InterruptState: @unchecked Sendable {
     }
 
     var isCancellationRequested: Bool {
-        state.withLock { $0.cancelledJob != 0 && $0.cancelledJob == $0.currentJob }
+        runningJobCancelled.load(ordering: .acquiring)
     }
 
     func close() {
