@@ -64,8 +64,6 @@ final class SharedObservation<Value: Sendable>: Sendable {
         }
         for subscriber in subscribers { subscriber(result, commitTag) }
     }
-
-    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 }
 
 struct SharedObservationKey: Hashable, Sendable {

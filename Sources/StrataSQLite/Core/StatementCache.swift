@@ -45,8 +45,6 @@ struct StatementCache {
         entries[sql] = Entry(statement: statement, lastUse: clock)
     }
 
-    func contains(_ sql: String) -> Bool { entries[sql] != nil }
-
     mutating func removeAll() {
         entries.removeAll()
     }
