@@ -61,13 +61,15 @@ final class FetchStore<Value: Sendable>: Observable, @unchecked Sendable {
     func startSynchronously<Request: FetchKeyRequest>(_ request: Request, in database: any DatabaseWriter) where Request.Value == Value {
         let generation = beginLoad()
         let commitTag = database.changeHub.commitCount
+        var seed: FetchSeed<Value>?
         do {
-            let value = try database.read { db in try request.fetch(db) }
+            let (value, region) = try database.read { db in try db.recordingReadRegion { try request.fetch(db) } }
+            seed = FetchSeed(value: value, region: region, commitTag: commitTag)
             apply(.success(value), generation: generation, commitTag: commitTag)
         } catch {
             apply(.failure(error), generation: generation, commitTag: commitTag)
         }
-        subscribe(request, in: database, generation: generation)
+        subscribe(request, in: database, generation: generation, seed: seed)
     }
 
     /// Replaces the observed request: loads it once (throwing if that fails), then keeps it
@@ -75,14 +77,16 @@ final class FetchStore<Value: Sendable>: Observable, @unchecked Sendable {
     func load<Request: FetchKeyRequest>(_ request: Request, in database: any DatabaseWriter) async throws -> FetchSubscription where Request.Value == Value {
         let generation = beginLoad()
         let commitTag = database.changeHub.commitCount
+        let seed: FetchSeed<Value>
         do {
-            let value = try await database.read { db in try request.fetch(db) }
+            let (value, region) = try await database.read { db in try db.recordingReadRegion { try request.fetch(db) } }
+            seed = FetchSeed(value: value, region: region, commitTag: commitTag)
             apply(.success(value), generation: generation, commitTag: commitTag)
         } catch {
             apply(.failure(error), generation: generation, commitTag: commitTag)
             throw error
         }
-        subscribe(request, in: database, generation: generation)
+        subscribe(request, in: database, generation: generation, seed: seed)
         return FetchSubscription(store: self, generation: generation)
     }
 
@@ -104,8 +108,12 @@ final class FetchStore<Value: Sendable>: Observable, @unchecked Sendable {
         return generation
     }
 
-    private func subscribe<Request: FetchKeyRequest>(_ request: Request, in database: any DatabaseWriter, generation: UInt64) where Request.Value == Value {
-        let token = subscribeShared(to: request, in: database) { [weak self] result, commitTag in
+    /// Joins the shared observation of `request`. The value just loaded seeds it, so a new
+    /// observation does not fetch the same value again.
+    private func subscribe<Request: FetchKeyRequest>(
+        _ request: Request, in database: any DatabaseWriter, generation: UInt64, seed: FetchSeed<Value>?
+    ) where Request.Value == Value {
+        let token = subscribeShared(to: request, in: database, seed: seed) { [weak self] result, commitTag in
             self?.apply(result, generation: generation, commitTag: commitTag, isObservation: true)
         }
         let stale = state.withLock { state -> Bool in

@@ -39,17 +39,31 @@ final class ObservationDriver<Value: Sendable>: Sendable {
         self.deliver = deliver
     }
 
-    func start() {
-        let registration = writer.observeChanges(in: .fullDatabase) { [weak self] in
+    /// Starts observing.
+    ///
+    /// - Parameter seed: the region of a value the caller already read, with the commit tag
+    ///   taken before that read. The driver then registers for that region at once and fetches
+    ///   only if a commit was announced since the tag (the caller's value may predate it),
+    ///   instead of fetching the same value a second time.
+    func start(seed: (region: DatabaseRegion, commitTag: UInt64)? = nil) {
+        let region = seed?.region ?? .fullDatabase
+        let registration = writer.observeChanges(in: region) { [weak self] in
             self?.databaseDidChange()
         }
-        let shouldFetch = state.withLock { state -> Bool in
-            guard !state.isCancelled else { return false }
+        // Checked after registering: a commit announced from here on reaches the callback.
+        let needsFetch = seed.map { writer.changeHub.commitCount != $0.commitTag } ?? true
+        let shouldFetch = state.withLock { state -> Bool? in
+            guard !state.isCancelled else { return nil }
             state.registration = registration
-            state.isFetching = true
-            return true
+            state.registeredRegion = region
+            if needsFetch { state.isFetching = true }
+            return needsFetch
         }
-        if shouldFetch { launchFetchLoop() } else { registration.cancel() }
+        switch shouldFetch {
+        case nil: registration.cancel()
+        case true?: launchFetchLoop()
+        case false?: break
+        }
     }
 
     func cancel() {

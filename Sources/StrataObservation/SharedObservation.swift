@@ -22,9 +22,12 @@ final class SharedObservation<Value: Sendable>: Sendable {
         self.key = key
     }
 
-    /// Adds a subscriber, starting the observation if it is the first.
+    /// Adds a subscriber, starting the observation if it is the first. `seed` is a value the
+    /// subscriber just read, with its region and commit tag: a new observation starts from it
+    /// rather than fetching it again (see ``ObservationDriver/start(seed:)``).
     func subscribe(
-        writer: any DatabaseWriter, fetch: @escaping @Sendable (Database) throws -> Value, _ subscriber: @escaping Subscriber
+        writer: any DatabaseWriter, fetch: @escaping @Sendable (Database) throws -> Value,
+        seed: FetchSeed<Value>?, _ subscriber: @escaping Subscriber
     ) -> UInt64 {
         let (id, last, driverToStart) = state.withLock { state -> (UInt64, (result: Result<Value, any Error>, commitTag: UInt64)?, ObservationDriver<Value>?) in
             let id = state.nextID
@@ -35,12 +38,13 @@ final class SharedObservation<Value: Sendable>: Sendable {
                     self?.broadcast(result, commitTag: commitTag)
                 }
                 state.driver = driver
+                if let seed { state.lastResult = (.success(seed.value), seed.commitTag) }
                 return (id, nil, driver)
             }
             return (id, state.lastResult, nil)
         }
         if let last { subscriber(last.result, last.commitTag) }
-        driverToStart?.start()
+        driverToStart?.start(seed: seed.map { ($0.region, $0.commitTag) })
         return id
     }
 
@@ -109,12 +113,12 @@ final class SharedObservationRegistry: Sendable {
 /// Subscribes to the shared observation of `request`; the returned token unsubscribes when
 /// cancelled or released.
 func subscribeShared<Request: FetchKeyRequest>(
-    to request: Request, in database: any DatabaseWriter,
+    to request: Request, in database: any DatabaseWriter, seed: FetchSeed<Request.Value>?,
     _ subscriber: @escaping @Sendable (Result<Request.Value, any Error>, _ commitTag: UInt64) -> Void
 ) -> SharedSubscriptionToken {
     let key = SharedObservationKey(database: ObjectIdentifier(database), request: AnyHashableSendable(request))
     let observation = SharedObservationRegistry.shared.observation(for: key, as: Request.Value.self)
-    let id = observation.subscribe(writer: database, fetch: { try request.fetch($0) }, subscriber)
+    let id = observation.subscribe(writer: database, fetch: { try request.fetch($0) }, seed: seed, subscriber)
     return SharedSubscriptionToken { observation.unsubscribe(id) }
 }
 
@@ -135,4 +139,12 @@ final class SharedSubscriptionToken: Sendable {
         }
         action?()
     }
+}
+
+/// A value read just before subscribing: the region it read and the number of commits
+/// announced before the read.
+struct FetchSeed<Value: Sendable>: Sendable {
+    var value: Value
+    var region: DatabaseRegion
+    var commitTag: UInt64
 }

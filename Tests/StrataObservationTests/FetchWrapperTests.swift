@@ -185,3 +185,30 @@ import Testing
         #expect(SharedObservationRegistry.shared.count(database: ObjectIdentifier(pool)) == 0)
     }
 }
+
+@Suite struct FetchWrapperFetchCountTests {
+    struct CountingRequest: FetchKeyRequest {
+        let counter: Counter
+        func fetch(_ db: Database) throws -> Int {
+            counter.increment()
+            return try Player.fetchCount(db)
+        }
+        static func == (lhs: Self, rhs: Self) -> Bool { lhs.counter === rhs.counter }
+        func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(counter)) }
+    }
+
+    @Test func theInitialLoadSeedsTheObservationInsteadOfFetchingTwice() async throws {
+        let database = try TemporaryPool()
+        let fetches = Counter()
+        @Fetch(CountingRequest(counter: fetches), database: database.pool) var count = -1
+        #expect(count == 0)
+        #expect(fetches.value == 1)
+        #expect(database.pool.changeHub.observerCount == 1)
+
+        var values = $count.values.makeAsyncIterator()
+        _ = await values.next()
+        try await database.pool.write { db in try Player(id: 1, name: "Blob").insert(db) }
+        #expect(await values.next() == 1)
+        #expect(fetches.value == 2)
+    }
+}
