@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+import CompilerPluginSupport
 import PackageDescription
 
 let package = Package(
@@ -6,6 +7,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "StrataSQLite", targets: ["StrataSQLite"]),
+        .library(name: "StrataQueries", targets: ["StrataQueries"]),
         .library(name: "StrataObservation", targets: ["StrataObservation"]),
         .library(name: "StrataAssets", targets: ["StrataAssets"]),
         .library(name: "Strata", targets: ["Strata"]),
@@ -18,6 +20,9 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1", traits: ["Clocks", "Foundation"]),
         .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        // 603 matches the Swift 6.3 toolchain the project builds with.
+        .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
+        .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
     ],
     targets: [
         .systemLibrary(
@@ -34,6 +39,21 @@ let package = Package(
         .target(
             name: "StrataSQLite",
             dependencies: ["CSQLite"]
+        ),
+        // The macros behind @Table, @Selection, @Column, @Ephemeral, @DatabaseFunction and #sql.
+        .macro(
+            name: "StrataMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ]
+        ),
+        // Typed tables and the type-safe query builder, on top of the record layer.
+        .target(
+            name: "StrataQueries",
+            dependencies: ["StrataSQLite", "StrataMacros"]
         ),
         // Live queries: region tracking, async sequences, FetchAll / FetchOne / Fetch.
         .target(
@@ -56,6 +76,7 @@ let package = Package(
             dependencies: [
                 "CSQLite",
                 "StrataSQLite",
+                "StrataQueries",
                 "StrataObservation",
                 "StrataAssets",
                 .product(name: "Dependencies", package: "swift-dependencies"),
@@ -82,6 +103,18 @@ let package = Package(
         .testTarget(
             name: "StrataSQLiteTests",
             dependencies: ["StrataSQLite", "CSQLite"]
+        ),
+        .testTarget(
+            name: "StrataMacrosTests",
+            dependencies: [
+                "StrataMacros",
+                .product(name: "MacroTesting", package: "swift-macro-testing"),
+                .product(name: "SwiftSyntaxMacrosTestSupport", package: "swift-syntax"),
+            ]
+        ),
+        .testTarget(
+            name: "StrataQueriesTests",
+            dependencies: ["StrataQueries", "StrataSQLite"]
         ),
         .testTarget(
             name: "StrataObservationTests",

@@ -12,4 +12,5 @@
 @_exported import Dependencies
 @_exported import StrataAssets
 @_exported import StrataObservation
+@_exported import StrataQueries
 @_exported import StrataSQLite

@@ -63,7 +63,7 @@ public struct FetchAll<Element: FetchableRecord & Sendable>: Sendable {
 extension FetchAll where Element: TableRecord {
     /// Observes every row of the element's table.
     public init(wrappedValue: [Element] = [], database: any DatabaseWriter) {
-        let columns = Element.columnNames.map(\.quotedIdentifier).joined(separator: ", ")
+        let columns = Element.selectedColumnNames.map(\.quotedIdentifier).joined(separator: ", ")
         self.init(wrappedValue: wrappedValue, sql: "SELECT \(columns) FROM \(Element.tableName.quotedIdentifier)", database: database)
     }
 }

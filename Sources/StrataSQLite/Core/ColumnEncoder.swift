@@ -23,8 +23,9 @@ public struct ColumnEncoder {
         captured = []
     }
 
-    /// An encoder that binds nothing and records the values, with no statement at all.
-    init() {
+    /// An encoder that binds nothing and records the values, with no statement at all: read
+    /// them from ``capturedValues``.
+    public init() {
         handle = nil
         parameterCount = 0
         captured = []
@@ -43,4 +44,7 @@ public struct ColumnEncoder {
     }
 
     var count: Int { Int(index) }
+
+    /// The values appended so far, for an encoder made with ``init()``.
+    public var capturedValues: [DatabaseValue] { captured ?? [] }
 }

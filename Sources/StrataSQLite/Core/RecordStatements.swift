@@ -19,11 +19,14 @@ enum RecordStatementKind: Hashable {
 struct RecordLayout {
     let table: String
     let columns: [String]
+    /// Written columns then generated ones: what every SELECT and RETURNING reads.
+    let selectedColumns: [String]
     let primaryKeyPositions: [Int]
 
     init<Record: TableRecord>(_ type: Record.Type) throws {
         table = Record.tableName.quotedIdentifier
         columns = Record.columnNames.map(\.quotedIdentifier)
+        selectedColumns = columns + Record.generatedColumnNames.map(\.quotedIdentifier)
         var positions: [Int] = []
         for key in Record.primaryKeyColumnNames {
             guard let position = Record.columnNames.firstIndex(of: key) else {
@@ -40,6 +43,7 @@ struct RecordLayout {
     /// order whatever subset they use.
     func sql(for kind: RecordStatementKind) -> String {
         let columnList = columns.joined(separator: ", ")
+        let selectedList = selectedColumns.joined(separator: ", ")
         let parameters = columns.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
         let keyCondition = primaryKeyPositions.map { "\(columns[$0]) = ?\($0 + 1)" }.joined(separator: " AND ")
         let nonKeyPositions = columns.indices.filter { !primaryKeyPositions.contains($0) }
@@ -49,7 +53,7 @@ struct RecordLayout {
         case .insertOr(let resolution):
             return "INSERT OR \(resolution.rawValue) INTO \(table) (\(columnList)) VALUES (\(parameters))"
         case .insertReturning:
-            return "INSERT INTO \(table) (\(columnList)) VALUES (\(parameters)) RETURNING \(columnList)"
+            return "INSERT INTO \(table) (\(columnList)) VALUES (\(parameters)) RETURNING \(selectedList)"
         case .upsert:
             let conflictTarget = primaryKeyPositions.map { columns[$0] }.joined(separator: ", ")
             let action = nonKeyPositions.isEmpty
@@ -67,10 +71,10 @@ struct RecordLayout {
         case .exists:
             return "SELECT 1 FROM \(table) WHERE \(keyCondition)"
         case .selectAll:
-            return "SELECT \(columnList) FROM \(table)"
+            return "SELECT \(selectedList) FROM \(table)"
         case .selectByKey:
             let condition = primaryKeyPositions.enumerated().map { "\(columns[$0.element]) = ?\($0.offset + 1)" }.joined(separator: " AND ")
-            return "SELECT \(columnList) FROM \(table) WHERE \(condition)"
+            return "SELECT \(selectedList) FROM \(table) WHERE \(condition)"
         case .deleteByKey:
             let condition = primaryKeyPositions.enumerated().map { "\(columns[$0.element]) = ?\($0.offset + 1)" }.joined(separator: " AND ")
             return "DELETE FROM \(table) WHERE \(condition)"

@@ -28,8 +28,11 @@ import CSQLite
 public protocol TableRecord: FetchableRecord {
     /// The table's name, unquoted.
     static var tableName: String { get }
-    /// The columns in declaration order.
+    /// The columns that are written, in declaration order.
     static var columnNames: [String] { get }
+    /// Generated columns (`GENERATED ALWAYS AS …`): selected after ``columnNames`` and read by
+    /// `init(row:)`, never written. Empty by default.
+    static var generatedColumnNames: [String] { get }
     /// The primary key's columns; `["id"]` by default.
     static var primaryKeyColumnNames: [String] { get }
     /// Appends every column's value in ``columnNames`` order.
@@ -38,6 +41,11 @@ public protocol TableRecord: FetchableRecord {
 
 extension TableRecord {
     public static var primaryKeyColumnNames: [String] { ["id"] }
+    public static var generatedColumnNames: [String] { [] }
+
+    /// Every column a `SELECT` of the record reads, in the order `init(row:)` decodes them:
+    /// ``columnNames`` then ``generatedColumnNames``.
+    public static var selectedColumnNames: [String] { columnNames + generatedColumnNames }
 }
 
 /// What `INSERT` does when the row conflicts with a UNIQUE or PRIMARY KEY constraint.

@@ -1,0 +1,34 @@
+import StrataSQLite
+
+/// A column of any table, type-erased: its name and qualified SQL.
+public protocol TableColumnExpression: Sendable {
+    /// The column's name, unquoted.
+    var name: String { get }
+    /// The table's name, unquoted.
+    var tableName: String { get }
+    /// `"table"."column"`.
+    var queryFragment: QueryFragment { get }
+}
+
+/// A column of `Root` whose values have the Swift type `Value` (its stored representation
+/// for `@Column(as:)` columns). Written qualified: `"players"."score"`.
+public struct TableColumn<Root: Table, Value>: QueryExpression, TableColumnExpression {
+    public typealias QueryValue = Value
+
+    public let name: String
+
+    public init(_ name: String) {
+        self.name = name
+    }
+
+    public var tableName: String { Root.tableName }
+
+    public var queryFragment: QueryFragment {
+        QueryFragment(verbatim: Root.tableName.quotedSQLIdentifier + "." + name.quotedSQLIdentifier)
+    }
+
+    /// The column's name alone, unqualified: for `INSERT` and `UPDATE … SET` lists.
+    public var unqualifiedFragment: QueryFragment {
+        QueryFragment(verbatim: name.quotedSQLIdentifier)
+    }
+}
