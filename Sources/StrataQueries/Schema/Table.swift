@@ -15,7 +15,7 @@ import StrataSQLite
 /// }
 /// try Player.where { $0.score > 10 }.order { $0.name }.fetchAll(db)
 /// ```
-public protocol Table: TableRecord, QueryDecodable, Sendable {
+public protocol Table: TableRecord, QueryDecodable, QuerySource, Sendable {
     /// The table's typed columns.
     associatedtype TableColumns: TableDefinition where TableColumns.QueryValue == Self
     /// The typed columns, as passed to query closures (`$0`).

@@ -1,0 +1,52 @@
+// The closure-taking methods of a statement without joins. Closures over joined tables take
+// one tuple of column sets (which Swift lets a closure literal destructure into `$0, $1, …`);
+// with a single table that tuple would have one element, which Swift cannot destructure, so
+// these overloads take the table's columns directly.
+extension Select where Joins == () {
+    public func `where`(_ predicate: (From.TableColumns) -> some QueryExpression<Bool>) -> Self {
+        var copy = self
+        copy.wheres.append(predicate(From.columns).queryFragment)
+        return copy
+    }
+
+    public func `where`(_ predicate: (From.TableColumns) -> some QueryExpression<Bool?>) -> Self {
+        var copy = self
+        copy.wheres.append(predicate(From.columns).queryFragment)
+        return copy
+    }
+
+    public func having(_ predicate: (From.TableColumns) -> some QueryExpression<Bool>) -> Self {
+        var copy = self
+        copy.havings.append(predicate(From.columns).queryFragment)
+        return copy
+    }
+
+    public func order<each Term: QueryExpression>(by terms: (From.TableColumns) -> (repeat each Term)) -> Self {
+        var copy = self
+        let result = terms(From.columns)
+        for term in repeat each result {
+            copy.orders.append(term.queryFragment)
+        }
+        return copy
+    }
+
+    public func group<each Term: QueryExpression>(by terms: (From.TableColumns) -> (repeat each Term)) -> Self {
+        var copy = self
+        let result = terms(From.columns)
+        for term in repeat each result {
+            copy.groups.append(term.queryFragment)
+        }
+        return copy
+    }
+
+    public func select<each Value: QueryExpression>(
+        _ selection: (From.TableColumns) -> (repeat each Value)
+    ) -> Select<(repeat (each Value).QueryValue), From, ()> {
+        let result = selection(From.columns)
+        var fragments: [QueryFragment] = []
+        for value in repeat each result {
+            fragments.append(value.queryFragment)
+        }
+        return Select<(repeat (each Value).QueryValue), From, ()>(copying: self, selection: fragments)
+    }
+}

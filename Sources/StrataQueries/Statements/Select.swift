@@ -1,0 +1,94 @@
+import StrataSQLite
+
+/// A `SELECT` statement: built from a table (`Player.all`, `Player.where { … }`), refined by
+/// chaining, run with `fetchAll(db)` / `fetchOne(db)` / `fetchCount(db)`.
+///
+/// - `Columns`: what a row decodes to — the table, a tuple of tables after joins, or what
+///   `select` chose.
+/// - `From`: the table in `FROM`.
+/// - `Joins`: the joined tables, as a tuple; a `LEFT JOIN`ed table appears as an optional.
+///
+/// Query closures receive one argument per table, in join order: `{ $0.id.eq($1.gameID) }`.
+public struct Select<Columns, From: Table, Joins>: QueryStatement {
+    public typealias QueryValue = Columns
+
+    var isDistinct = false
+    var selection: [QueryFragment]
+    var joins: [QueryFragment] = []
+    var wheres: [QueryFragment] = []
+    var groups: [QueryFragment] = []
+    var havings: [QueryFragment] = []
+    var orders: [QueryFragment] = []
+    var limit: QueryFragment?
+    var offset: QueryFragment?
+
+    init(selection: [QueryFragment]) {
+        self.selection = selection
+    }
+
+    init<OtherColumns, OtherJoins>(copying other: Select<OtherColumns, From, OtherJoins>, selection: [QueryFragment]? = nil) {
+        isDistinct = other.isDistinct
+        self.selection = selection ?? other.selection
+        joins = other.joins
+        wheres = other.wheres
+        groups = other.groups
+        havings = other.havings
+        orders = other.orders
+        limit = other.limit
+        offset = other.offset
+    }
+
+    public var statementFragment: QueryFragment {
+        var fragment = QueryFragment(verbatim: isDistinct ? "SELECT DISTINCT " : "SELECT ")
+        fragment.append(selection.joined(separator: ", "))
+        fragment.append(verbatim: " FROM " + From.tableName.quotedSQLIdentifier)
+        for join in joins {
+            fragment.append(verbatim: " ")
+            fragment.append(join)
+        }
+        if !wheres.isEmpty {
+            fragment.append(verbatim: " WHERE ")
+            fragment.append(Self.conjunction(wheres))
+        }
+        if !groups.isEmpty {
+            fragment.append(verbatim: " GROUP BY ")
+            fragment.append(groups.joined(separator: ", "))
+        }
+        if !havings.isEmpty {
+            fragment.append(verbatim: " HAVING ")
+            fragment.append(Self.conjunction(havings))
+        }
+        if !orders.isEmpty {
+            fragment.append(verbatim: " ORDER BY ")
+            fragment.append(orders.joined(separator: ", "))
+        }
+        if let limit {
+            fragment.append(verbatim: " LIMIT ")
+            fragment.append(limit)
+            if let offset {
+                fragment.append(verbatim: " OFFSET ")
+                fragment.append(offset)
+            }
+        } else if let offset {
+            // SQLite needs a LIMIT before OFFSET; -1 means no limit.
+            fragment.append(verbatim: " LIMIT -1 OFFSET ")
+            fragment.append(offset)
+        }
+        return fragment
+    }
+
+    /// Several conditions joined with AND, each parenthesized only when there are several.
+    static func conjunction(_ conditions: [QueryFragment]) -> QueryFragment {
+        if conditions.count == 1 { return conditions[0] }
+        return conditions.map { "(" + $0 + ")" }.joined(separator: " AND ")
+    }
+}
+
+extension Select: Sendable {}
+
+extension Table {
+    /// Every row of the table: `SELECT <every column> FROM "table"`.
+    public static var all: Select<Self, Self, ()> {
+        Select(selection: [columns.queryFragment])
+    }
+}
