@@ -58,7 +58,7 @@ let package = Package(
         // Live queries: region tracking, async sequences, FetchAll / FetchOne / Fetch.
         .target(
             name: "StrataObservation",
-            dependencies: ["StrataSQLite"]
+            dependencies: ["StrataSQLite", "StrataQueries"]
         ),
         // Large binary values: zlib-compressed, chunked, content-addressed, integrity-checked.
         .target(
@@ -118,7 +118,7 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataObservationTests",
-            dependencies: ["StrataObservation", "StrataSQLite"]
+            dependencies: ["StrataObservation", "StrataSQLite", "StrataQueries"]
         ),
         .testTarget(
             name: "StrataAssetsTests",

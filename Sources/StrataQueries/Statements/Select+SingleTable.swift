@@ -49,4 +49,22 @@ extension Select where Joins == () {
         }
         return Select<(repeat (each Value).QueryValue), From, ()>(copying: self, selection: fragments)
     }
+
+    // One-term forms: more specific than both the tuple forms above and the joined-table
+    // one-term forms, which would otherwise be ambiguous for a statement without joins.
+    public func order<Term: QueryExpression>(by term: (From.TableColumns) -> Term) -> Self {
+        var copy = self
+        copy.orders.append(term(From.columns).queryFragment)
+        return copy
+    }
+
+    public func group<Term: QueryExpression>(by term: (From.TableColumns) -> Term) -> Self {
+        var copy = self
+        copy.groups.append(term(From.columns).queryFragment)
+        return copy
+    }
+
+    public func select<Value: QueryExpression>(_ selection: (From.TableColumns) -> Value) -> Select<Value.QueryValue, From, ()> {
+        Select<Value.QueryValue, From, ()>(copying: self, selection: [selection(From.columns).queryFragment])
+    }
 }

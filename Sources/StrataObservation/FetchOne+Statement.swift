@@ -1,0 +1,35 @@
+import StrataQueries
+import StrataSQLite
+
+extension FetchOne {
+    /// Observes a single value of a query-builder statement (an aggregate such as
+    /// `Player.count()`); `wrappedValue` is used when there is no row or the value is NULL.
+    ///
+    /// ```swift
+    /// @ObservationIgnored @FetchOne(Player.count(), database: database) var playerCount = 0
+    /// ```
+    public init<Statement: QueryStatement>(wrappedValue: Value, _ statement: Statement, database: any DatabaseWriter)
+    where Statement.QueryValue == Value, Value: DatabaseValueConvertible & Hashable {
+        let fragment = statement.statementFragment
+        self.init(wrappedValue: wrappedValue, sql: fragment.sql, arguments: fragment.bindings, database: database)
+    }
+
+    /// Observes the first row of a query-builder statement as a record, nil when there is none.
+    ///
+    /// ```swift
+    /// @ObservationIgnored @FetchOne(Player.order { $0.score.desc() }.limit(1), database: database) var leader
+    /// ```
+    public init<Statement: QueryStatement, Record: FetchableRecord & Sendable>(
+        wrappedValue: Value = nil, _ statement: Statement, database: any DatabaseWriter
+    ) where Statement.QueryValue == Record, Value == Record? {
+        let fragment = statement.statementFragment
+        self.init(wrappedValue: wrappedValue, sql: fragment.sql, arguments: fragment.bindings, database: database)
+    }
+
+    /// Replaces the query with a statement; returns once its first value is loaded.
+    @discardableResult
+    public func load<Statement: QueryStatement>(_ statement: Statement) async throws -> FetchSubscription {
+        let fragment = statement.statementFragment
+        return try await load(sql: fragment.sql, arguments: fragment.bindings)
+    }
+}
