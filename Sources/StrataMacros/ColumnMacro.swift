@@ -36,5 +36,16 @@ private func diagnoseIfNotAProperty(
     in context: some MacroExpansionContext
 ) {
     guard !declaration.is(VariableDeclSyntax.self) else { return }
-    context.diagnose(Diagnostic(node: node, message: PropertyMessages.columnNotOnProperty(attribute: attribute)))
+    var fixIts: [FixIt] = []
+    if var edited = declaration.asProtocol(WithAttributesSyntax.self) {
+        edited.attributes = edited.attributes.filter { element in
+            if case .attribute(let other) = element { return other.trimmedDescription != node.trimmedDescription }
+            return true
+        }
+        let result = edited.with(\.leadingTrivia, declaration.leadingTrivia)
+        fixIts.append(FixIt(
+            message: PropertyFixItMessage("remove\(attribute)", "Remove '@\(attribute)'"),
+            changes: [.replace(oldNode: Syntax(declaration), newNode: Syntax(result))]))
+    }
+    context.diagnose(Diagnostic(node: node, message: PropertyMessages.columnNotOnProperty(attribute: attribute), fixIts: fixIts))
 }

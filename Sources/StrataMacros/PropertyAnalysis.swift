@@ -199,7 +199,11 @@ struct PropertyAnalysis {
                     at: binding.pattern)
                 continue
             }
-            let type = writtenType.trimmed.resolvingSelf(as: typeName)
+            var type = writtenType.trimmed.resolvingSelf(as: typeName)
+            // `T!` is `T?` wherever generated code names the type (generic arguments, `.self`).
+            if let unwrapped = type.as(ImplicitlyUnwrappedOptionalTypeSyntax.self) {
+                type = unwrapped.wrappedType.optionalized
+            }
 
             if let problem = TypeProblem(of: type, hasRepresentation: options.representation != nil) {
                 let typeText = type.trimmedDescription

@@ -35,19 +35,27 @@ struct PropertyFixItMessage: FixItMessage {
 /// consistent: each says what is wrong and how to fix it.
 enum PropertyMessages {
     static func notAStruct(macro: String, kind: String, name: String?) -> PropertyDiagnostic {
-        let subject = name.map { "'\($0)' is \(article(kind)) \(kind)" } ?? "this is \(article(kind)) \(kind)"
+        let subject: String
         let fix: String
         switch kind {
         case "extension":
-            fix = "apply it to the declaration of the struct instead of an extension"
+            subject = "this is an extension" + (name.map { " of '\($0)'" } ?? "")
+            fix = "apply it to the declaration of the struct instead"
         case "protocol":
+            subject = "\(quoted(name)) is a protocol"
             fix = "apply it to each struct that adopts the protocol"
         case "enum":
+            subject = "\(quoted(name)) is an enum"
             fix = "model the rows with a struct (an enum's cases are not columns)"
         default:
+            subject = "\(quoted(name)) is \(article(kind)) \(kind)"
             fix = "declare it with 'struct' instead"
         }
         return .error("notAStruct", "'@\(macro)' can only be applied to a struct; \(subject): \(fix)")
+    }
+
+    private static func quoted(_ name: String?) -> String {
+        name.map { "'\($0)'" } ?? "this"
     }
 
     static func missingPrimaryKey(type: String, reason: MissingKeyReason) -> PropertyDiagnostic {

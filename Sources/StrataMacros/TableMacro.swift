@@ -28,6 +28,7 @@ public struct TableMacro: ExtensionMacro {
         // The table's name: `@Table("…")`, else the type's camel-cased plural.
         let defaultName = defaultTableName(forTypeNamed: structDecl.name.identifier?.name ?? structDecl.name.text)
         var tableNameExpression = stringLiteral(defaultName)
+        var tableNameIsConstant = false
         if case .argumentList(let arguments) = node.arguments, let argument = arguments.first(where: { $0.label == nil }) {
             let expression = argument.expression
             if let literal = expression.as(StringLiteralExprSyntax.self), let value = literal.representedLiteralValue {
@@ -45,6 +46,7 @@ public struct TableMacro: ExtensionMacro {
             } else if !expression.is(NilLiteralExprSyntax.self) {
                 // A constant: used as written.
                 tableNameExpression = expression.trimmedDescription
+                tableNameIsConstant = true
             }
         }
 
@@ -54,7 +56,7 @@ public struct TableMacro: ExtensionMacro {
         let source = TableSource(
             typeName: typeName,
             access: structDecl.modifiers.accessPrefix,
-            tableName: tableNameExpression,
+            tableName: tableNameIsConstant ? ": String = \(tableNameExpression)" : " = \(tableNameExpression)",
             columns: analysis.columns,
             primaryKey: primaryKey
         ).extensionSource
@@ -104,7 +106,8 @@ struct TableSource {
     let typeName: String
     /// `public `, `package ` or empty.
     let access: String
-    /// A Swift expression: the name's string literal, or the constant passed to `@Table`.
+    /// What follows `static let tableName`: ` = "players"`, or ` : String = Names.players` for a
+    /// constant passed to `@Table`.
     let tableName: String
     /// Every column, in declaration order.
     let columns: [ColumnProperty]
@@ -151,8 +154,7 @@ struct TableSource {
         }
         let all = selectedColumns.map { "TableColumns().\($0.identifier)" }.joined(separator: ", ")
         lines.append("    \(access)static let allColumns: [any StrataQueries.TableColumnExpression] = [\(all)]")
-        lines.append("    \(access)init() {")
-        lines.append("    }")
+        lines.append("    \(access)init() {}")
         lines.append("}")
         return lines.joined(separator: "\n")
     }
@@ -200,7 +202,7 @@ struct TableSource {
     private var staticMembersSource: String {
         var lines: [String] = []
         lines.append("\(access)static let columns = TableColumns()")
-        lines.append("\(access)static let tableName = \(tableName)")
+        lines.append("\(access)static let tableName\(tableName)")
         lines.append("\(access)static let columnNames: [String] = \(nameList(writableColumns))")
         if !generatedColumns.isEmpty {
             lines.append("\(access)static let generatedColumnNames: [String] = \(nameList(generatedColumns))")
@@ -299,6 +301,6 @@ func diagnoseNotAStruct(
     } ?? []
     context.diagnose(Diagnostic(
         node: node,
-        message: PropertyMessages.notAStruct(macro: macro, kind: kind, name: kind == "extension" ? nil : name),
+        message: PropertyMessages.notAStruct(macro: macro, kind: kind, name: name),
         fixIts: fixIts))
 }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import StrataMacros
 
-@Suite(.macros(["Table": TableMacro.self, "Column": ColumnMacro.self, "Ephemeral": EphemeralMacro.self, "Selection": SelectionMacro.self], record: .missing))
+@Suite(.macros(["Table": TableMacro.self, "Column": ColumnMacro.self, "Ephemeral": EphemeralMacro.self, "Selection": SelectionMacro.self], record: .never))
 struct ColumnMacroTests {
     @Test func columnOnAPropertyExpandsToNothing() {
         assertMacro {
@@ -11,6 +11,13 @@ struct ColumnMacroTests {
             struct Player {
                 @Column("display_name") var name: String
                 @Column(as: Date.UnixTimeRepresentation.self, generated: .virtual) var at: Date
+            }
+            """
+        } expansion: {
+            """
+            struct Player {
+                var name: String
+                var at: Date
             }
             """
         }
@@ -23,6 +30,12 @@ struct ColumnMacroTests {
                 @Ephemeral var isSelected = false
             }
             """
+        } expansion: {
+            """
+            struct Player {
+                var isSelected = false
+            }
+            """
         }
     }
 
@@ -33,6 +46,27 @@ struct ColumnMacroTests {
                 @Column func name() -> String { "" }
             }
             """
+        } diagnostics: {
+            """
+            struct Player {
+                @Column func name() -> String { "" }
+                ┬──────
+                ╰─ 🛑 '@Column' can only be applied to a stored property of a '@Table' or '@Selection' struct; remove it
+                   ✏️ Remove '@Column'
+            }
+            """
+        } fixes: {
+            """
+            struct Player {
+                func name() -> String { "" }
+            }
+            """
+        } expansion: {
+            """
+            struct Player {
+                func name() -> String { "" }
+            }
+            """
         }
     }
 
@@ -41,6 +75,27 @@ struct ColumnMacroTests {
             """
             struct Player {
                 @Ephemeral func reset() {}
+            }
+            """
+        } diagnostics: {
+            """
+            struct Player {
+                @Ephemeral func reset() {}
+                ┬─────────
+                ╰─ 🛑 '@Ephemeral' can only be applied to a stored property of a '@Table' or '@Selection' struct; remove it
+                   ✏️ Remove '@Ephemeral'
+            }
+            """
+        } fixes: {
+            """
+            struct Player {
+                func reset() {}
+            }
+            """
+        } expansion: {
+            """
+            struct Player {
+                func reset() {}
             }
             """
         }

@@ -30,6 +30,7 @@ enum MacroRuntime {
     @Table struct Category: Identifiable {
         var id: Int
         var title: String
+        var parentID: Self.ID?
         @Column(as: JSONRepresentation<[String]>.self) var aliases: [String] = []
     }
 
@@ -84,7 +85,7 @@ public enum MacroRuntimePublic {
             nameLength INTEGER GENERATED ALWAYS AS (length(display_name)) VIRTUAL
         );
         CREATE TABLE game_tags (gameID INTEGER NOT NULL, tag TEXT NOT NULL);
-        CREATE TABLE categories (id INTEGER PRIMARY KEY, title TEXT NOT NULL, aliases TEXT NOT NULL);
+        CREATE TABLE categories (id INTEGER PRIMARY KEY, title TEXT NOT NULL, parentID INTEGER, aliases TEXT NOT NULL);
         CREATE TABLE settings (key TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
         CREATE TABLE tags (id INTEGER PRIMARY KEY, title TEXT NOT NULL);
         """
@@ -215,10 +216,10 @@ public enum MacroRuntimePublic {
         let category = Category.Draft(title: "Puzzles", aliases: ["logic", "riddles"])
         var categoryEncoder = ColumnEncoder()
         try category.encodeColumns(to: &categoryEncoder)
-        #expect(categoryEncoder.capturedValues == [.null, .text("Puzzles"), .text(#"["logic","riddles"]"#)])
+        #expect(categoryEncoder.capturedValues == [.null, .text("Puzzles"), .null, .text(#"["logic","riddles"]"#)])
         try db.write { db in
             try db.execute(
-                sql: "INSERT INTO categories (id, title, aliases) VALUES (?, ?, ?)",
+                sql: "INSERT INTO categories (id, title, parentID, aliases) VALUES (?, ?, ?, ?)",
                 arguments: StatementArguments(categoryEncoder.capturedValues))
         }
         let categories = try db.read { db in try Category.fetchAll(db) }
@@ -226,6 +227,7 @@ public enum MacroRuntimePublic {
         #expect(categories.first?.id == 1)
         #expect(categories.first?.title == "Puzzles")
         #expect(categories.first?.aliases == ["logic", "riddles"])
+        #expect(categories.first?.parentID == nil)
     }
 
     @Test func tableWithoutPrimaryKey() throws {
