@@ -58,6 +58,12 @@ enum PropertyMessages {
         name.map { "'\($0)'" } ?? "this"
     }
 
+    static func genericTable(name: String) -> PropertyDiagnostic {
+        .error(
+            "genericTable",
+            "'@Table' cannot be applied to the generic struct '\(name)', since a table's columns are static stored properties; declare a non-generic struct for each table")
+    }
+
     static func missingPrimaryKey(type: String, reason: MissingKeyReason) -> PropertyDiagnostic {
         let why: String
         let fix: String

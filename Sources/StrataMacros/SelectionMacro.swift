@@ -26,7 +26,8 @@ public struct SelectionMacro: ExtensionMacro {
         let source = SelectionSource(
             typeName: typeName,
             access: structDecl.modifiers.accessPrefix,
-            columns: analysis.columns
+            columns: analysis.columns,
+            addsSendable: protocols.containsSendable
         ).extensionSource
         return [try ExtensionDeclSyntax("\(raw: source)")]
     }
@@ -39,11 +40,14 @@ struct SelectionSource {
     let access: String
     /// Every column, in declaration order.
     let columns: [ColumnProperty]
+    /// Whether to declare `Sendable`, which the compiler asks for when the type lacks it.
+    let addsSendable: Bool
 
     var extensionSource: String {
         let members = [columnsSource, columnCountSource, decoderInitSource]
+        let sendable = addsSendable ? ", Swift.Sendable" : ""
         return """
-            extension \(typeName): StrataQueries.QueryDecodable, StrataSQLite.FetchableRecord {
+            extension \(typeName): StrataQueries.QueryDecodable, StrataSQLite.FetchableRecord\(sendable) {
             \(members.map { indent($0) }.joined(separator: "\n"))
             }
             """

@@ -22,6 +22,14 @@ public struct TableMacro: ExtensionMacro {
             diagnoseNotAStruct(macro: "Table", node: node, declaration: declaration, in: context)
             return []
         }
+        if let generics = structDecl.genericParameterClause {
+            // A table's columns and names are static stored properties, which generic types
+            // cannot have.
+            context.diagnose(Diagnostic(
+                node: generics,
+                message: PropertyMessages.genericTable(name: structDecl.name.text)))
+            return []
+        }
         let typeName = type.trimmedDescription
         var analysis = PropertyAnalysis(of: structDecl, macro: "Table", typeName: typeName, in: context)
 
@@ -58,7 +66,8 @@ public struct TableMacro: ExtensionMacro {
             access: structDecl.modifiers.accessPrefix,
             tableName: tableNameIsConstant ? ": String = \(tableNameExpression)" : " = \(tableNameExpression)",
             columns: analysis.columns,
-            primaryKey: primaryKey
+            primaryKey: primaryKey,
+            addsSendable: protocols.containsSendable
         ).extensionSource
         return [try ExtensionDeclSyntax("\(raw: source)")]
     }
@@ -112,6 +121,9 @@ struct TableSource {
     /// Every column, in declaration order.
     let columns: [ColumnProperty]
     let primaryKey: ColumnProperty?
+    /// Whether to declare `Sendable`: the compiler asks for it when the type does not conform
+    /// yet (a public struct is not implicitly `Sendable`, and `Table` refines it).
+    let addsSendable: Bool
 
     var writableColumns: [ColumnProperty] { columns.filter { !$0.isGenerated } }
     var generatedColumns: [ColumnProperty] { columns.filter(\.isGenerated) }
@@ -119,9 +131,10 @@ struct TableSource {
     var selectedColumns: [ColumnProperty] { writableColumns + generatedColumns }
 
     var extensionSource: String {
-        let conformances = primaryKey == nil
+        var conformances = primaryKey == nil
             ? "StrataQueries.Table"
             : "StrataQueries.Table, StrataQueries.PrimaryKeyedTable"
+        if addsSendable { conformances += ", Swift.Sendable" }
         var members = [tableColumnsSource]
         if primaryKey != nil { members.append(draftSource) }
         members.append(staticMembersSource)
@@ -256,6 +269,14 @@ func indent(_ text: String) -> String {
     text.split(separator: "\n", omittingEmptySubsequences: false)
         .map { $0.isEmpty ? "" : "    " + $0 }
         .joined(separator: "\n")
+}
+
+extension [TypeSyntax] {
+    /// Whether the compiler asks the macro to add `Sendable`, among the conformances the macro
+    /// declares that the type lacks.
+    var containsSendable: Bool {
+        contains { ["Sendable", "Swift.Sendable"].contains($0.trimmedDescription) }
+    }
 }
 
 extension StructDeclSyntax {

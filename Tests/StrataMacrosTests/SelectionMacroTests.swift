@@ -1,4 +1,7 @@
 import MacroTesting
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacroExpansion
 import Testing
 
 @testable import StrataMacros
@@ -119,6 +122,38 @@ struct SelectionMacroTests {
                     self.moreTags = try decoder.decode(as: JSONRepresentation<[String]>?.self)
                     self.count = try decoder.read(Int?.self)
                     self.note = try decoder.read(Optional<String>.self)
+                }
+            }
+            """
+        }
+    }
+
+    @Test func addsSendableWhenAsked() {
+        assertMacro(["Selection": MacroSpec(type: SelectionMacro.self, conformances: ["Sendable"])]) {
+            """
+            @Selection public struct Row {
+                public var count: Int
+            }
+            """
+        } expansion: {
+            """
+            public struct Row {
+                public var count: Int
+            }
+
+            extension Row: StrataQueries.QueryDecodable, StrataSQLite.FetchableRecord, Swift.Sendable {
+                public struct Columns: StrataQueries.QueryExpression {
+                    public typealias QueryValue = Row
+                    public let queryFragment: StrataQueries.QueryFragment
+                    public init(count: some StrataQueries.QueryExpression<Int>) {
+                        self.queryFragment = [count.queryFragment].joined(separator: ", ")
+                    }
+                }
+                public static var columnCount: Int {
+                    Int.columnCount
+                }
+                public init(decoder: inout StrataQueries.QueryDecoder) throws {
+                    self.count = try decoder.read(Int.self)
                 }
             }
             """

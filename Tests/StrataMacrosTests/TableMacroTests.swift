@@ -1,4 +1,7 @@
 import MacroTesting
+import SwiftSyntax
+import SwiftSyntaxBuilder
+import SwiftSyntaxMacroExpansion
 import Testing
 
 @testable import StrataMacros
@@ -1158,6 +1161,45 @@ struct TableMacroTests {
         }
     }
 
+    /// The compiler lists the declared conformances the type lacks; `Sendable` among them
+    /// (a public struct is not implicitly `Sendable`) is added.
+    @Test func addsSendableWhenAsked() {
+        assertMacro(["Table": MacroSpec(type: TableMacro.self, conformances: ["StrataQueries.Table", "StrataQueries.PrimaryKeyedTable", "Sendable"])]) {
+            """
+            @Table public struct Label {
+                public var name: String
+            }
+            """
+        } expansion: {
+            """
+            public struct Label {
+                public var name: String
+            }
+
+            extension Label: StrataQueries.Table, Swift.Sendable {
+                public struct TableColumns: StrataQueries.TableDefinition {
+                    public typealias QueryValue = Label
+                    public let name = StrataQueries.TableColumn<Label, String>("name")
+                    public static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().name]
+                    public init() {
+                    }
+                }
+                public static let columns = TableColumns()
+                public static let tableName = "labels"
+                public static let columnNames: [String] = ["name"]
+                public static let primaryKeyColumnNames: [String] = []
+                public static let columnCount = 1
+                public init(decoder: inout StrataQueries.QueryDecoder) throws {
+                    self.name = try decoder.decode(String.self)
+                }
+                public func encodeColumns(to columns: inout StrataSQLite.ColumnEncoder) throws {
+                    columns.append(self.name)
+                }
+            }
+            """
+        }
+    }
+
     // MARK: - Table names
 
     @Test func defaultTableNames() {
@@ -1366,6 +1408,24 @@ struct TableMacroTests {
             @Table extension Player {
             ┬─────
             ╰─ 🛑 '@Table' can only be applied to a struct; this is an extension of 'Player': apply it to the declaration of the struct instead
+            }
+            """
+        }
+    }
+
+    @Test func genericStruct() {
+        assertMacro {
+            """
+            @Table struct Box<Value> {
+                var value: Value
+            }
+            """
+        } diagnostics: {
+            """
+            @Table struct Box<Value> {
+                             ┬──────
+                             ╰─ 🛑 '@Table' cannot be applied to the generic struct 'Box', since a table's columns are static stored properties; declare a non-generic struct for each table
+                var value: Value
             }
             """
         }

@@ -64,6 +64,11 @@ public enum MacroRuntimePublic {
         public var id: Int
         public var title: String
     }
+
+    /// Not declared `Sendable`: the conformance to `Table` implies it.
+    @Table public struct Label {
+        public var name: String
+    }
 }
 
 @Suite struct MacroExpansionRuntimeTests {
@@ -124,6 +129,7 @@ public enum MacroRuntimePublic {
         #expect(Category.tableName == "categories")
         #expect(Setting.primaryKeyColumnNames == ["key"])
         #expect(MacroRuntimePublic.Tag.tableName == "tags")
+        #expect(MacroRuntimePublic.Label.columnNames == ["name"])
         #expect(PlayerRow.columnCount == Player.columnCount + 2)
     }
 
