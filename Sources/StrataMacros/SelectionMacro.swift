@@ -23,11 +23,19 @@ public struct SelectionMacro: ExtensionMacro {
         let typeName = type.trimmedDescription
         let analysis = PropertyAnalysis(of: structDecl, macro: "Selection", typeName: typeName, in: context)
         if analysis.hasErrors { return [] }
+        // With `@Table` too (a CTE's rows: selected into, then read like a table), the table
+        // already decodes the struct; `@Selection` adds only `Columns`.
+        let isTable = structDecl.attributes.contains { element in
+            guard case .attribute(let attribute) = element else { return false }
+            let name = attribute.attributeName.trimmedDescription
+            return name == "Table" || name == "StrataQueries.Table"
+        }
         let source = SelectionSource(
             typeName: typeName,
             access: structDecl.modifiers.accessPrefix,
             columns: analysis.columns,
-            addsSendable: protocols.containsSendable
+            addsSendable: protocols.containsSendable,
+            columnsOnly: isTable
         ).extensionSource
         return [try ExtensionDeclSyntax("\(raw: source)")]
     }
@@ -42,8 +50,17 @@ struct SelectionSource {
     let columns: [ColumnProperty]
     /// Whether to declare `Sendable`, which the compiler asks for when the type lacks it.
     let addsSendable: Bool
+    /// Only the `Columns` type, for a struct that `@Table` already makes decodable.
+    var columnsOnly = false
 
     var extensionSource: String {
+        if columnsOnly {
+            return """
+                extension \(typeName): StrataQueries.QueryDecodable, StrataSQLite.FetchableRecord {
+                \(indent(columnsSource))
+                }
+                """
+        }
         let members = [columnsSource, columnCountSource, decoderInitSource]
         let sendable = addsSendable ? ", Swift.Sendable" : ""
         return """

@@ -47,14 +47,6 @@ enum MacroRuntime {
         let playerCount: Int
         @Column(as: Date.UnixTimeRepresentation.self) var latest: Date?
         @Ephemeral var note = "n/a"
-
-        // `@Selection` conforms to `FetchableRecord`, but the runtime has no `init(row:)` for
-        // `QueryDecodable` types and the macro may not add one (`init(row:)` is not among the
-        // names `@Selection` declares): written by hand until the runtime provides it.
-        init(row: Row) throws {
-            var decoder = QueryDecoder(row: row)
-            try self.init(decoder: &decoder)
-        }
     }
 }
 

@@ -82,3 +82,14 @@ extension Optional: QueryDecodable where Wrapped: QueryDecodable {
         }
     }
 }
+
+extension FetchableRecord where Self: QueryDecodable {
+    // The fast path for tables and selections: the generated `init(decoder:)` reads each
+    // column by index. Inlinable so the witness for a concrete type specializes it in the
+    // type's module.
+    @inlinable
+    public init(row: Row) throws {
+        var decoder = QueryDecoder(row: row)
+        try self.init(decoder: &decoder)
+    }
+}

@@ -57,3 +57,18 @@ public struct CountAll: QueryExpression {
     public init() {}
     public var queryFragment: QueryFragment { "count(*)" }
 }
+
+extension QueryExpression where QueryValue: OptionalProtocol {
+    /// `max(expression)` of an optional expression stays singly optional.
+    public func max() -> SQLQueryExpression<QueryValue> { SQLQueryExpression("max(" + queryFragment + ")") }
+
+    /// `min(expression)` of an optional expression stays singly optional.
+    public func min() -> SQLQueryExpression<QueryValue> { SQLQueryExpression("min(" + queryFragment + ")") }
+}
+
+extension QueryExpression where QueryValue: OptionalProtocol & QueryNumeric {
+    /// `sum(expression)` of an optional expression stays singly optional.
+    public func sum(distinct: Bool = false) -> SQLQueryExpression<QueryValue> {
+        SQLQueryExpression("sum(" + (distinct ? "DISTINCT " : "") + queryFragment + ")")
+    }
+}

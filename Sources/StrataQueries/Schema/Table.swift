@@ -27,8 +27,8 @@ extension Table {
     /// ``TableRecord/generatedColumnNames``.
     public static var columnCount: Int { columnNames.count + generatedColumnNames.count }
 
-    // The fast path: generated `init(decoder:)` reads each column by index. Inlinable so the
-    // witness for a concrete table specializes it in the table's module.
+    // Also declared here, not only for every QueryDecodable record: a Codable table would
+    // otherwise have two equally specific `init(row:)` (this one and the Codable one).
     @inlinable
     public init(row: Row) throws {
         var decoder = QueryDecoder(row: row)
