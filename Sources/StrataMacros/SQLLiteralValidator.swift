@@ -32,7 +32,9 @@ enum SQLLiteralValidator {
         let elements = elements(of: literal)
         var diagnostics: [Diagnostic] = []
         func report(_ message: SQLMacroDiagnostic, at position: AbsolutePosition) {
-            diagnostics.append(Diagnostic(node: literal, position: position, message: message))
+            // The position points at the offending character; no highlight, as the literal
+            // token is longer than the problem.
+            diagnostics.append(Diagnostic(node: literal, position: position, message: message, highlights: []))
         }
 
         enum State {

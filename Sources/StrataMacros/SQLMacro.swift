@@ -24,14 +24,15 @@ public struct SQLMacro: ExpressionMacro {
             // The macro's signature requires the argument; the compiler reports its absence.
             return "StrataQueries.SQLQueryExpression(\"\")"
         }
-        let fragment = first.expression.trimmed
-        if let literal = fragment.as(StringLiteralExprSyntax.self) {
+        // Diagnose on the argument as it is in the source (a trimmed copy has no positions).
+        if let literal = first.expression.as(StringLiteralExprSyntax.self) {
             for diagnostic in SQLLiteralValidator.diagnostics(for: literal) {
                 context.diagnose(diagnostic)
             }
         } else {
-            context.diagnose(Diagnostic(node: fragment, message: SQLMacroDiagnostic.notALiteral))
+            context.diagnose(Diagnostic(node: first.expression, message: SQLMacroDiagnostic.notALiteral))
         }
+        let fragment = first.expression.trimmed
 
         var expansionArguments: [String] = [fragment.description]
         for argument in arguments.dropFirst() {
