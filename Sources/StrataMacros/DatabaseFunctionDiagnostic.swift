@@ -7,6 +7,7 @@ enum DatabaseFunctionDiagnostic: DiagnosticMessage {
     case protocolRequirement
     case instanceMethod(name: String)
     case async(name: String)
+    case mainActor(name: String)
     case generic(name: String)
     case opaqueParameter(name: String)
     case inoutParameter(name: String)
@@ -31,6 +32,9 @@ enum DatabaseFunctionDiagnostic: DiagnosticMessage {
         case .async(let name):
             "'\(name)' is 'async', but SQLite calls functions synchronously while it runs a statement: "
                 + "remove 'async'"
+        case .mainActor(let name):
+            "'\(name)' is isolated to the main actor, but SQLite calls functions on the thread that "
+                + "runs the statement: remove '@MainActor' (mark it 'nonisolated' inside a main-actor type)"
         case .generic(let name):
             "'\(name)' is generic, but a SQL function needs concrete argument and result types: "
                 + "replace the generic parameters with concrete types (declare one @DatabaseFunction per type)"
@@ -67,6 +71,7 @@ enum DatabaseFunctionDiagnostic: DiagnosticMessage {
         case .protocolRequirement: "protocolRequirement"
         case .instanceMethod: "instanceMethod"
         case .async: "async"
+        case .mainActor: "mainActor"
         case .generic: "generic"
         case .opaqueParameter: "opaqueParameter"
         case .inoutParameter: "inoutParameter"

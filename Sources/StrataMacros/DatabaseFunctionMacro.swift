@@ -127,6 +127,15 @@ public struct DatabaseFunctionMacro: PeerMacro {
             }
         }
 
+        // Isolation: SQLite calls the function on whatever thread runs the statement.
+        for attribute in function.attributes {
+            if let attribute = attribute.as(AttributeSyntax.self),
+               attribute.attributeName.trimmedDescription == "MainActor"
+            {
+                diagnose(attribute, .mainActor(name: displayName))
+            }
+        }
+
         // The signature.
         let signature = function.signature
         if let effects = signature.effectSpecifiers, let asyncSpecifier = effects.asyncSpecifier {
@@ -144,6 +153,7 @@ public struct DatabaseFunctionMacro: PeerMacro {
         let isThrowing = signature.effectSpecifiers?.throwsClause != nil
 
         var parameters: [DatabaseFunctionParameter] = []
+        let parameterNames = Set(signature.parameterClause.parameters.map { ($0.secondName ?? $0.firstName).text })
         for (index, parameter) in signature.parameterClause.parameters.enumerated() {
             let parameterName = (parameter.secondName ?? parameter.firstName).text
             if let ellipsis = parameter.ellipsis {
@@ -178,6 +188,9 @@ public struct DatabaseFunctionMacro: PeerMacro {
             {
                 // An unnamed parameter, or one that would shadow the function inside the closure.
                 name = "argument\(index + 1)"
+                while parameterNames.contains(name) || name == displayName {
+                    name += "_"
+                }
             }
             parameters.append(DatabaseFunctionParameter(label: label, name: name, type: type.trimmed))
         }

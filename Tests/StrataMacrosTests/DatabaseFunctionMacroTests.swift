@@ -449,6 +449,52 @@ struct DatabaseFunctionMacroTests {
         }
     }
 
+    @Test func mainActorFunction() {
+        assertMacro {
+            """
+            @DatabaseFunction @MainActor
+            func currentScore(id: Int) -> Int { id }
+            """
+        } diagnostics: {
+            """
+            @DatabaseFunction @MainActor
+                              ┬─────────
+                              ╰─ 🛑 'currentScore' is isolated to the main actor, but SQLite calls functions on the thread that runs the statement: remove '@MainActor' (mark it 'nonisolated' inside a main-actor type)
+            func currentScore(id: Int) -> Int { id }
+            """
+        }
+    }
+
+    @Test func generatedNamesAvoidTheOtherParameters() {
+        assertMacro {
+            """
+            @DatabaseFunction
+            func pick(_ _: Int, argument1: Int) -> Int { argument1 }
+            """
+        } expansion: {
+            """
+            func pick(_ _: Int, argument1: Int) -> Int { argument1 }
+
+            struct __DatabaseFunction_pick: StrataQueries.ScalarDatabaseFunction {
+                let name = "pick"
+                let body: @Sendable (Int, Int) -> Int
+                func callAsFunction(_ argument1_: some StrataQueries.QueryExpression<Int>, argument1: some StrataQueries.QueryExpression<Int>) -> StrataQueries.SQLQueryExpression<Int> {
+                    self.call([argument1_.queryFragment, argument1.queryFragment])
+                }
+                var databaseFunction: StrataSQLite.DatabaseFunction {
+                    StrataSQLite.DatabaseFunction("pick", deterministic: false, body)
+                }
+            }
+
+            var $pick: __DatabaseFunction_pick {
+                __DatabaseFunction_pick { (argument1_: Int, argument1: Int) in
+                    pick(argument1_, argument1: argument1)
+                }
+            }
+            """
+        }
+    }
+
     @Test func genericFunction() {
         assertMacro {
             """

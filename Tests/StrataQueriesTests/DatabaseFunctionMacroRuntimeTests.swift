@@ -42,6 +42,27 @@ enum Scoring {
     static func bonus(for streak: Int) -> Int { streak * 2 }
 }
 
+@DatabaseFunction(isDeterministic: true)
+public func publicDouble(_ value: Int) -> Int { value * 2 }
+
+@DatabaseFunction
+private func privateTriple(_ value: Int) -> Int { value * 3 }
+
+final class Ledger {
+    @DatabaseFunction("ledger_balance")
+    static func balance(credit: Double, debit: Double) throws -> Double {
+        guard debit <= credit else { throw NegativeScoreError(score: Int(credit - debit)) }
+        return credit - debit
+    }
+}
+
+struct Tally {}
+
+extension Tally {
+    @DatabaseFunction(as: ((UUID.BytesRepresentation) -> String).self)
+    fileprivate static func shortID(_ id: UUID) -> String { String(id.uuidString.prefix(8)) }
+}
+
 // MARK: - Tests
 
 @Suite struct DatabaseFunctionMacroRuntimeTests {
@@ -158,6 +179,27 @@ enum Scoring {
     @Test func staticFunction() throws {
         let queue = try makeDatabase()
         #expect(try fetchInt(queue, Scoring.$bonus(for: 21)) == 42)
+    }
+
+    @Test func accessLevelsClassesAndExtensions() throws {
+        let queue = try DatabaseQueue()
+        try queue.writeWithoutTransaction { db in
+            try db.add(function: $publicDouble)
+            try db.add(function: $privateTriple)
+            try db.add(function: Ledger.$balance)
+            try db.add(function: Tally.$shortID)
+        }
+        #expect(try fetchInt(queue, $publicDouble(4)) == 8)
+        #expect(try fetchInt(queue, $privateTriple($publicDouble(1))) == 6)
+        let balance = Ledger.$balance(credit: 10.5, debit: 0.5).queryFragment
+        #expect(balance.sql == #""ledger_balance"(?, ?)"#)
+        let value = try queue.read { db in
+            try Double.fetchOne(db, sql: "SELECT " + balance.sql, arguments: balance.statementArguments)
+        }
+        #expect(value == 10)
+        #expect(throws: DatabaseError.self) { try fetchInt(queue, Ledger.$balance(credit: 1, debit: 2)) }
+        let id = UUID(uuidString: "6BA7B810-9DAD-11D1-80B4-00C04FD430C8")!
+        #expect(try fetchString(queue, Tally.$shortID(UUID.BytesRepresentation(queryOutput: id))) == "6BA7B810")
     }
 
     @Test func wrongArgumentTypeFailsTheStatement() throws {
