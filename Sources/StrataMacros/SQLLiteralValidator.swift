@@ -24,40 +24,74 @@ enum SQLLiteralValidator {
     }
 
     enum Element {
-        case scalar(Unicode.Scalar, AbsolutePosition)
+        /// A character, where it is in the source, and the segment of the literal that holds it.
+        case scalar(Unicode.Scalar, AbsolutePosition, StringSegmentSyntax)
         case interpolation(ExpressionSegmentSyntax)
     }
 
     static func diagnostics(for literal: StringLiteralExprSyntax) -> [Diagnostic] {
         let elements = elements(of: literal)
         var diagnostics: [Diagnostic] = []
-        func report(_ message: SQLMacroDiagnostic, at position: AbsolutePosition) {
-            // The position points at the offending character; no highlight, as the literal
-            // token is longer than the problem.
-            diagnostics.append(Diagnostic(node: literal, position: position, message: message, highlights: []))
+        /// Reports a problem at the character `elements[index]`.
+        func report(_ message: (_ excerpt: String) -> SQLMacroDiagnostic, at index: Int) {
+            guard case .scalar(_, let position, let segment) = elements[index] else { return }
+            // The position points at the offending character. The compiler places a macro's
+            // diagnostic at its node, so the node is the segment that holds the character (a
+            // line of a multi-line literal, the text between two interpolations), and the
+            // message quotes the text there; no highlight, as the segment is longer than the
+            // problem.
+            diagnostics.append(
+                Diagnostic(node: segment, position: position, message: message(excerpt(at: index)), highlights: [])
+            )
+        }
+        /// The SQL around `elements[index]` on its line: up to 8 characters before it and 12
+        /// from it, interpolations shown as `\(…)`.
+        func excerpt(at index: Int) -> String {
+            func text(of element: Element) -> String? {
+                switch element {
+                case .scalar(let scalar, _, _): scalar == "\n" || scalar == "\r" ? nil : String(scalar)
+                case .interpolation: "\\(…)"
+                }
+            }
+            var before = ""
+            var cursor = index - 1
+            while cursor >= 0, index - cursor <= 8, let piece = text(of: elements[cursor]) {
+                before = piece + before
+                cursor -= 1
+            }
+            if cursor >= 0, index - cursor > 8, text(of: elements[cursor]) != nil { before = "…" + before }
+            var after = ""
+            cursor = index
+            while cursor < elements.count, cursor - index < 12, let piece = text(of: elements[cursor]) {
+                after += piece
+                cursor += 1
+            }
+            if cursor < elements.count, cursor - index >= 12, text(of: elements[cursor]) != nil { after += "…" }
+            return (before + after).trimmingSpaces
         }
 
         enum State {
             case normal
-            case string(start: AbsolutePosition)
-            case quotedIdentifier(open: Unicode.Scalar, close: Unicode.Scalar, start: AbsolutePosition)
+            /// In a `'…'` string that opened at `elements[start]`.
+            case string(start: Int)
+            case quotedIdentifier(open: Unicode.Scalar, close: Unicode.Scalar, start: Int)
             case lineComment
-            case blockComment(start: AbsolutePosition)
+            case blockComment(start: Int)
         }
         var state = State.normal
-        var openParentheses: [AbsolutePosition] = []
+        var openParentheses: [Int] = []
         var previousIsIdentifierCharacter = false
 
         func scalar(at index: Int) -> Unicode.Scalar? {
-            guard index < elements.count, case .scalar(let scalar, _) = elements[index] else { return nil }
+            guard index < elements.count, case .scalar(let scalar, _, _) = elements[index] else { return nil }
             return scalar
         }
 
         var index = 0
         while index < elements.count {
-            let element = elements[index]
+            let elementIndex = index
             index += 1
-            switch element {
+            switch elements[elementIndex] {
             case .interpolation(let segment):
                 let context: Context? = switch state {
                 case .normal: nil
@@ -72,27 +106,27 @@ enum SQLLiteralValidator {
                 }
                 previousIsIdentifierCharacter = false
 
-            case .scalar(let character, let position):
+            case .scalar(let character, _, _):
                 switch state {
                 case .normal:
                     switch character {
                     case "'":
-                        state = .string(start: position)
+                        state = .string(start: elementIndex)
                     case "\"", "`":
-                        state = .quotedIdentifier(open: character, close: character, start: position)
+                        state = .quotedIdentifier(open: character, close: character, start: elementIndex)
                     case "[":
-                        state = .quotedIdentifier(open: "[", close: "]", start: position)
+                        state = .quotedIdentifier(open: "[", close: "]", start: elementIndex)
                     case "-" where scalar(at: index) == "-":
                         state = .lineComment
                         index += 1
                     case "/" where scalar(at: index) == "*":
-                        state = .blockComment(start: position)
+                        state = .blockComment(start: elementIndex)
                         index += 1
                     case "(":
-                        openParentheses.append(position)
+                        openParentheses.append(elementIndex)
                     case ")":
                         if openParentheses.popLast() == nil {
-                            report(.unmatchedClosingParenthesis, at: position)
+                            report(SQLMacroDiagnostic.unmatchedClosingParenthesis, at: elementIndex)
                         }
                     case "?":
                         var parameter = "?"
@@ -100,7 +134,7 @@ enum SQLLiteralValidator {
                             parameter.unicodeScalars.append(next)
                             index += 1
                         }
-                        report(.bindParameter(parameter), at: position)
+                        report({ _ in .bindParameter(parameter) }, at: elementIndex)
                     case ":", "@", "$":
                         // `$` continues an identifier (`a$b`); after anything else, these
                         // start a named parameter when a name follows.
@@ -112,7 +146,7 @@ enum SQLLiteralValidator {
                             parameter.unicodeScalars.append(next)
                             index += 1
                         }
-                        report(.bindParameter(parameter), at: position)
+                        report({ _ in .bindParameter(parameter) }, at: elementIndex)
                         previousIsIdentifierCharacter = true
                         continue
                     default:
@@ -160,14 +194,14 @@ enum SQLLiteralValidator {
         case .normal, .lineComment:
             break
         case .string(let start):
-            report(.unterminatedString, at: start)
+            report(SQLMacroDiagnostic.unterminatedString, at: start)
         case .quotedIdentifier(let open, let close, let start):
-            report(.unterminatedQuotedIdentifier(open: Character(open), close: Character(close)), at: start)
+            report({ .unterminatedQuotedIdentifier(open: Character(open), close: Character(close), excerpt: $0) }, at: start)
         case .blockComment(let start):
-            report(.unterminatedBlockComment, at: start)
+            report(SQLMacroDiagnostic.unterminatedBlockComment, at: start)
         }
-        for position in openParentheses {
-            report(.unclosedParenthesis, at: position)
+        for start in openParentheses {
+            report(SQLMacroDiagnostic.unclosedParenthesis, at: start)
         }
         return diagnostics.sorted { $0.position < $1.position }
     }
@@ -190,13 +224,14 @@ enum SQLLiteralValidator {
             case .expressionSegment(let expression):
                 elements.append(.interpolation(expression))
             case .stringSegment(let string):
-                appendUnescaped(string.content, delimiterLength: delimiterLength, to: &elements)
+                appendUnescaped(string, delimiterLength: delimiterLength, to: &elements)
             }
         }
         return elements
     }
 
-    private static func appendUnescaped(_ token: TokenSyntax, delimiterLength: Int, to elements: inout [Element]) {
+    private static func appendUnescaped(_ segment: StringSegmentSyntax, delimiterLength: Int, to elements: inout [Element]) {
+        let token = segment.content
         let scalars = Array(token.text.unicodeScalars)
         // The UTF-8 offset of each scalar from the token's start.
         var offsets: [Int] = []
@@ -229,18 +264,18 @@ enum SQLLiteralValidator {
                 escapeEnd = -1
             }
             guard escapeEnd >= 0 else {
-                elements.append(.scalar(scalar, position(index)))
+                elements.append(.scalar(scalar, position(index), segment))
                 index += 1
                 continue
             }
 
             let escaped = scalars[escapeEnd]
             switch escaped {
-            case "n": elements.append(.scalar("\n", position(index)))
-            case "t": elements.append(.scalar("\t", position(index)))
-            case "r": elements.append(.scalar("\r", position(index)))
-            case "0": elements.append(.scalar("\0", position(index)))
-            case "\\", "\"", "'": elements.append(.scalar(escaped, position(index)))
+            case "n": elements.append(.scalar("\n", position(index), segment))
+            case "t": elements.append(.scalar("\t", position(index), segment))
+            case "r": elements.append(.scalar("\r", position(index), segment))
+            case "0": elements.append(.scalar("\0", position(index), segment))
+            case "\\", "\"", "'": elements.append(.scalar(escaped, position(index), segment))
             case "u":
                 // \u{1F600}
                 var hex = ""
@@ -253,7 +288,7 @@ enum SQLLiteralValidator {
                     }
                 }
                 if let value = UInt32(hex, radix: 16), let decoded = Unicode.Scalar(value) {
-                    elements.append(.scalar(decoded, position(index)))
+                    elements.append(.scalar(decoded, position(index), segment))
                 }
                 index = min(cursor + 1, scalars.count)
                 continue
@@ -270,9 +305,19 @@ enum SQLLiteralValidator {
                 continue
             default:
                 // Not a valid escape: the compiler reports it.
-                elements.append(.scalar(escaped, position(index)))
+                elements.append(.scalar(escaped, position(index), segment))
             }
             index = escapeEnd + 1
         }
+    }
+}
+
+extension String {
+    /// Without leading and trailing spaces and tabs.
+    fileprivate var trimmingSpaces: String {
+        var scalars = Substring(self)
+        while let first = scalars.first, first == " " || first == "\t" { scalars.removeFirst() }
+        while let last = scalars.last, last == " " || last == "\t" { scalars.removeLast() }
+        return String(scalars)
     }
 }

@@ -4,11 +4,11 @@ import SwiftSyntax
 /// The diagnostics `#sql` reports. Each one says what is wrong and how to fix it.
 enum SQLMacroDiagnostic: DiagnosticMessage {
     case notALiteral
-    case unterminatedString
-    case unterminatedQuotedIdentifier(open: Character, close: Character)
-    case unterminatedBlockComment
-    case unmatchedClosingParenthesis
-    case unclosedParenthesis
+    case unterminatedString(excerpt: String)
+    case unterminatedQuotedIdentifier(open: Character, close: Character, excerpt: String)
+    case unterminatedBlockComment(excerpt: String)
+    case unmatchedClosingParenthesis(excerpt: String)
+    case unclosedParenthesis(excerpt: String)
     case bindParameter(String)
     case interpolationInsideQuotes(SQLLiteralValidator.Context)
 
@@ -18,20 +18,23 @@ enum SQLMacroDiagnostic: DiagnosticMessage {
             "#sql takes a string literal, because its SQL is checked at compile time: write the SQL "
                 + "inline (\"…\", interpolating values and expressions), or wrap a fragment built at run "
                 + "time with SQLQueryExpression(fragment)"
-        case .unterminatedString:
-            "unterminated SQL string literal: close it with a matching ' (write '' for a quote inside the string)"
-        case .unterminatedQuotedIdentifier(let open, let close):
+        case .unterminatedString(let excerpt):
+            "unterminated SQL string literal in `\(excerpt)`: close it with a matching ' "
+                + "(write '' for a quote inside the string)"
+        case .unterminatedQuotedIdentifier(let open, let close, let excerpt):
             if open == "\"" {
-                "unterminated quoted identifier: close it with a matching \" (write \"\" for a quote inside the identifier)"
+                "unterminated quoted identifier in `\(excerpt)`: close it with a matching \" "
+                    + "(write \"\" for a quote inside the identifier)"
             } else {
-                "unterminated quoted identifier: close the \(open)…\(close) identifier with a matching \(close)"
+                "unterminated quoted identifier in `\(excerpt)`: close the \(open)…\(close) identifier "
+                    + "with a matching \(close)"
             }
-        case .unterminatedBlockComment:
-            "unterminated comment: close it with */"
-        case .unmatchedClosingParenthesis:
-            "unbalanced parentheses: this ')' has no matching '('; remove it or add the missing '('"
-        case .unclosedParenthesis:
-            "unbalanced parentheses: this '(' is never closed; add the missing ')'"
+        case .unterminatedBlockComment(let excerpt):
+            "unterminated comment in `\(excerpt)`: close it with */"
+        case .unmatchedClosingParenthesis(let excerpt):
+            "unbalanced parentheses: the ')' in `\(excerpt)` has no matching '('; remove it or add the missing '('"
+        case .unclosedParenthesis(let excerpt):
+            "unbalanced parentheses: the '(' in `\(excerpt)` is never closed; add the missing ')'"
         case .bindParameter(let parameter):
             "raw bind parameter '\(parameter)' in #sql: interpolate the value instead, as \\(value), "
                 + "which binds it as a parameter in order with the fragment's other values"

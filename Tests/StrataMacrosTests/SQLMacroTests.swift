@@ -135,7 +135,7 @@ struct SQLMacroTests {
         } diagnostics: {
             #"""
             #sql("\($0.name) = 'it's'")
-                                    ╰─ 🛑 unterminated SQL string literal: close it with a matching ' (write '' for a quote inside the string)
+                                    ╰─ 🛑 unterminated SQL string literal in `… = 'it's'`: close it with a matching ' (write '' for a quote inside the string)
             """#
         }
     }
@@ -148,7 +148,7 @@ struct SQLMacroTests {
         } diagnostics: {
             #"""
             #sql("\"players.score > 0")
-                  ╰─ 🛑 unterminated quoted identifier: close it with a matching " (write "" for a quote inside the identifier)
+                  ╰─ 🛑 unterminated quoted identifier in `"players.sco…`: close it with a matching " (write "" for a quote inside the identifier)
             """#
         }
         assertMacro {
@@ -158,7 +158,7 @@ struct SQLMacroTests {
         } diagnostics: {
             """
             #sql("[players.score > 0")
-                  ╰─ 🛑 unterminated quoted identifier: close the […] identifier with a matching ]
+                  ╰─ 🛑 unterminated quoted identifier in `[players.sco…`: close the […] identifier with a matching ]
             """
         }
     }
@@ -171,7 +171,7 @@ struct SQLMacroTests {
         } diagnostics: {
             """
             #sql("score /* the best")
-                        ╰─ 🛑 unterminated comment: close it with */
+                        ╰─ 🛑 unterminated comment in `score /* the best`: close it with */
             """
         }
     }
@@ -184,7 +184,7 @@ struct SQLMacroTests {
         } diagnostics: {
             #"""
             #sql("max(\($0.score), (1 + 2)")
-                     ╰─ 🛑 unbalanced parentheses: this '(' is never closed; add the missing ')'
+                     ╰─ 🛑 unbalanced parentheses: the '(' in `max(\(…), (1 + 2)` is never closed; add the missing ')'
             """#
         }
         assertMacro {
@@ -194,7 +194,7 @@ struct SQLMacroTests {
         } diagnostics: {
             #"""
             #sql("(\($0.score) + 1)) * 2")
-                                   ╰─ 🛑 unbalanced parentheses: this ')' has no matching '('; remove it or add the missing '('
+                                   ╰─ 🛑 unbalanced parentheses: the ')' in `(\(…) + 1)) * 2` has no matching '('; remove it or add the missing '('
             """#
         }
     }
@@ -207,7 +207,7 @@ struct SQLMacroTests {
         } diagnostics: {
             #"""
             #sql("1 -- note (\n) + 2")
-                               ╰─ 🛑 unbalanced parentheses: this ')' has no matching '('; remove it or add the missing '('
+                               ╰─ 🛑 unbalanced parentheses: the ')' in `) + 2` has no matching '('; remove it or add the missing '('
             """#
         }
     }
@@ -262,10 +262,10 @@ struct SQLMacroTests {
             #"""
             #sql("""
                 coalesce(
-                        ╰─ 🛑 unbalanced parentheses: this '(' is never closed; add the missing ')'
+                        ╰─ 🛑 unbalanced parentheses: the '(' in `coalesce(` is never closed; add the missing ')'
                   \($0.nickname),
                   'anonymous
-                  ╰─ 🛑 unterminated SQL string literal: close it with a matching ' (write '' for a quote inside the string)
+                  ╰─ 🛑 unterminated SQL string literal in `'anonymous`: close it with a matching ' (write '' for a quote inside the string)
                 """)
             """#
         }
