@@ -1,0 +1,97 @@
+/// The assignments of an `UPDATE … SET` (or an upsert's `DO UPDATE SET`), written as Swift
+/// assignments to the table's columns.
+///
+/// ```swift
+/// Player.update {
+///     $0.score += 1                        // "score" = ("players"."score" + ?)
+///     $0.gameID = 2                        // "gameID" = ?
+///     $0.nickname = nil                    // "nickname" = ?   (binds NULL)
+///     $0.name = $0.name.upper()            // any expression of the column's type
+/// }
+/// ```
+///
+/// Reading a column gives its expression, so the right side of an assignment can use any
+/// column of the row. The closure reads like Swift: a column assigned earlier in the closure
+/// reads as its new expression, so `$0.score += 1; $0.score *= 2` sets
+/// `"score" = (("players"."score" + ?) * ?)`, and assigning a column twice keeps one assignment.
+///
+/// Compound assignments: `+=`, `-=`, `*=`, `/=` on numeric columns, `+=` (concatenation) on
+/// text columns. An optional column also takes `nil` and plain values of its wrapped type.
+@dynamicMemberLookup
+public struct Updates<Root: Table>: Sendable {
+    struct Assignment: Sendable {
+        let column: String
+        var value: QueryFragment
+    }
+
+    var assignments: [Assignment] = []
+
+    init() {}
+
+    /// Whether nothing has been assigned.
+    public var isEmpty: Bool { assignments.isEmpty }
+
+    /// `"column" = value, …`.
+    var setList: QueryFragment {
+        assignments.map { QueryFragment(quoting: $0.column) + " = " + $0.value }.joined(separator: ", ")
+    }
+
+    mutating func assign(_ column: String, _ value: QueryFragment) {
+        if let index = assignments.firstIndex(where: { $0.column == column }) {
+            assignments[index].value = value
+        } else {
+            assignments.append(Assignment(column: column, value: value))
+        }
+    }
+
+    func current<Value>(_ column: TableColumn<Root, Value>) -> any QueryExpression<Value> {
+        guard let assignment = assignments.first(where: { $0.column == column.name }) else { return column }
+        return SQLQueryExpression<Value>(assignment.value.parenthesizedOperand)
+    }
+
+    /// A column: reads as its expression (or the expression assigned to it earlier), and
+    /// assigning any expression of its type sets it.
+    public subscript<Value>(
+        dynamicMember keyPath: KeyPath<Root.TableColumns, TableColumn<Root, Value>>
+    ) -> any QueryExpression<Value> {
+        get { current(Root.columns[keyPath: keyPath]) }
+        set { assign(Root.columns[keyPath: keyPath].name, newValue.queryFragment) }
+    }
+
+    /// An optional column assigned a plain value or `nil` (NULL): `$0.nickname = nil`.
+    ///
+    /// Only for assigning: reading a column picks the expression subscript above. (Swift needs
+    /// a getter here; it returns nil.)
+    @_disfavoredOverload
+    public subscript<Wrapped: QueryBindable>(
+        dynamicMember keyPath: KeyPath<Root.TableColumns, TableColumn<Root, Wrapped?>>
+    ) -> Wrapped? {
+        get { nil }
+        set { assign(Root.columns[keyPath: keyPath].name, newValue.queryFragment) }
+    }
+}
+
+/// `column = column + value`.
+public func += <Value: QueryNumeric>(lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>) {
+    lhs = binary(lhs, "+", rhs) as SQLQueryExpression<Value>
+}
+
+/// `column = column - value`.
+public func -= <Value: QueryNumeric>(lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>) {
+    lhs = binary(lhs, "-", rhs) as SQLQueryExpression<Value>
+}
+
+/// `column = column * value`.
+public func *= <Value: QueryNumeric>(lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>) {
+    lhs = binary(lhs, "*", rhs) as SQLQueryExpression<Value>
+}
+
+/// `column = column / value` (integer division for integer columns, as in SQLite).
+public func /= <Value: QueryNumeric>(lhs: inout any QueryExpression<Value>, rhs: some QueryExpression<Value>) {
+    lhs = binary(lhs, "/", rhs) as SQLQueryExpression<Value>
+}
+
+/// `column = column || text`: appends to a text column.
+public func += (lhs: inout any QueryExpression<String>, rhs: some QueryExpression<String>) {
+    lhs = binary(lhs, "||", rhs) as SQLQueryExpression<String>
+}
