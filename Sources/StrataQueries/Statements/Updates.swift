@@ -44,17 +44,39 @@ public struct Updates<Root: Table>: Sendable {
         }
     }
 
-    func current<Value>(_ column: TableColumn<Root, Value>) -> any QueryExpression<Value> {
-        guard let assignment = assignments.first(where: { $0.column == column.name }) else { return column }
-        return SQLQueryExpression<Value>(assignment.value.parenthesizedOperand)
+    func current<Value>(_ column: TableColumn<Root, Value>) -> SQLQueryExpression<Value> {
+        guard let assignment = assignments.first(where: { $0.column == column.name }) else {
+            return SQLQueryExpression(column.queryFragment)
+        }
+        return SQLQueryExpression(assignment.value.parenthesizedOperand)
     }
 
     /// A column: reads as its expression (or the expression assigned to it earlier), and
-    /// assigning any expression of its type sets it.
+    /// assigning an expression built from columns and operators sets it:
+    /// `$0.score = $0.score * 2`.
+    public subscript<Value>(
+        dynamicMember keyPath: KeyPath<Root.TableColumns, TableColumn<Root, Value>>
+    ) -> SQLQueryExpression<Value> {
+        get { current(Root.columns[keyPath: keyPath]) }
+        set { assign(Root.columns[keyPath: keyPath].name, newValue.queryFragment) }
+    }
+
+    /// A column assigned any expression of its type: a value (`$0.score = 0`), a column of
+    /// the same type, `#sql`; and the target of `+=` and friends.
+    @_disfavoredOverload
     public subscript<Value>(
         dynamicMember keyPath: KeyPath<Root.TableColumns, TableColumn<Root, Value>>
     ) -> any QueryExpression<Value> {
         get { current(Root.columns[keyPath: keyPath]) }
+        set { assign(Root.columns[keyPath: keyPath].name, newValue.queryFragment) }
+    }
+
+    /// An optional column assigned an expression of its wrapped type: `$0.nickname = $0.name`.
+    @_disfavoredOverload
+    public subscript<Wrapped>(
+        dynamicMember keyPath: KeyPath<Root.TableColumns, TableColumn<Root, Wrapped?>>
+    ) -> any QueryExpression<Wrapped> {
+        get { SQLQueryExpression<Wrapped>(current(Root.columns[keyPath: keyPath]).queryFragment) }
         set { assign(Root.columns[keyPath: keyPath].name, newValue.queryFragment) }
     }
 

@@ -2,11 +2,11 @@ import StrataSQLite
 
 // Pieces shared by INSERT, UPDATE and DELETE.
 
-/// Several conditions joined with AND, each parenthesized only when there are several (as a
-/// `Select` writes its `WHERE`, so a filter keeps the same text whatever statement it ends in).
+/// Several conditions joined with AND. When there are several, each is parenthesized unless it
+/// already is (as every comparison the builder writes is): `("a" = ?) AND ("b" < ?)`.
 func conjunction(_ conditions: [QueryFragment]) -> QueryFragment {
     if conditions.count == 1 { return conditions[0] }
-    return conditions.map { "(" + $0 + ")" }.joined(separator: " AND ")
+    return conditions.map(\.parenthesizedOperand).joined(separator: " AND ")
 }
 
 /// ` OR IGNORE` and friends, or nothing.
