@@ -14,23 +14,31 @@
 /// ```
 @resultBuilder
 public enum InsertValuesBuilder<Value> {
+    /// One row.
     public static func buildExpression(_ value: Value) -> [Value] { [value] }
 
+    /// Several rows at once; an empty array adds none.
     public static func buildExpression(_ values: [Value]) -> [Value] { values }
 
+    /// The rows of every line, in order.
     public static func buildBlock(_ components: [Value]...) -> [Value] {
         components.flatMap { $0 }
     }
 
+    /// The rows of every iteration of a `for` loop.
     public static func buildArray(_ components: [[Value]]) -> [Value] {
         components.flatMap { $0 }
     }
 
+    /// The rows of an `if` without `else`, or none.
     public static func buildOptional(_ component: [Value]?) -> [Value] { component ?? [] }
 
+    /// The rows of the taken branch of an `if`/`else` or `switch`.
     public static func buildEither(first component: [Value]) -> [Value] { component }
 
+    /// The rows of the taken branch of an `if`/`else` or `switch`.
     public static func buildEither(second component: [Value]) -> [Value] { component }
 
+    /// The rows of an `if #available` branch.
     public static func buildLimitedAvailability(_ component: [Value]) -> [Value] { component }
 }

@@ -15,8 +15,10 @@
 /// reads as its new expression, so `$0.score += 1; $0.score *= 2` sets
 /// `"score" = (("players"."score" + ?) * ?)`, and assigning a column twice keeps one assignment.
 ///
-/// Compound assignments: `+=`, `-=`, `*=`, `/=` on numeric columns, `+=` (concatenation) on
-/// text columns. An optional column also takes `nil` and plain values of its wrapped type.
+/// A column takes any expression of its type: a Swift value (bound), another column, an
+/// operator's result, `#sql`. An optional column also takes `nil` (NULL) and expressions of its
+/// wrapped type (`$0.nickname = $0.name`). Compound assignments: `+=`, `-=`, `*=`, `/=` on
+/// numeric columns, `+=` (concatenation, `||`) on text columns.
 @dynamicMemberLookup
 public struct Updates<Root: Table>: Sendable {
     struct Assignment: Sendable {
@@ -79,17 +81,12 @@ public struct Updates<Root: Table>: Sendable {
         get { SQLQueryExpression<Wrapped>(current(Root.columns[keyPath: keyPath]).queryFragment) }
         set { assign(Root.columns[keyPath: keyPath].name, newValue.queryFragment) }
     }
+}
 
-    /// An optional column assigned a plain value or `nil` (NULL): `$0.nickname = nil`.
-    ///
-    /// Only for assigning: reading a column picks the expression subscript above. (Swift needs
-    /// a getter here; it returns nil.)
-    @_disfavoredOverload
-    public subscript<Wrapped: QueryBindable>(
-        dynamicMember keyPath: KeyPath<Root.TableColumns, TableColumn<Root, Wrapped?>>
-    ) -> Wrapped? {
-        get { nil }
-        set { assign(Root.columns[keyPath: keyPath].name, newValue.queryFragment) }
+extension SQLQueryExpression: ExpressibleByNilLiteral where QueryValue: OptionalProtocol {
+    /// NULL, bound as a parameter: what `$0.nickname = nil` assigns.
+    public init(nilLiteral: ()) {
+        self.init(QueryFragment(binding: .null))
     }
 }
 
