@@ -48,7 +48,7 @@ public struct Select<Columns, From: Table, Joins>: QueryStatement {
         }
         if !wheres.isEmpty {
             fragment.append(verbatim: " WHERE ")
-            fragment.append(Self.conjunction(wheres))
+            fragment.append(conjunction(wheres))
         }
         if !groups.isEmpty {
             fragment.append(verbatim: " GROUP BY ")
@@ -56,7 +56,7 @@ public struct Select<Columns, From: Table, Joins>: QueryStatement {
         }
         if !havings.isEmpty {
             fragment.append(verbatim: " HAVING ")
-            fragment.append(Self.conjunction(havings))
+            fragment.append(conjunction(havings))
         }
         if !orders.isEmpty {
             fragment.append(verbatim: " ORDER BY ")
@@ -75,12 +75,6 @@ public struct Select<Columns, From: Table, Joins>: QueryStatement {
             fragment.append(offset)
         }
         return fragment
-    }
-
-    /// Several conditions joined with AND, each parenthesized only when there are several.
-    static func conjunction(_ conditions: [QueryFragment]) -> QueryFragment {
-        if conditions.count == 1 { return conditions[0] }
-        return conditions.map { "(" + $0 + ")" }.joined(separator: " AND ")
     }
 }
 
