@@ -99,17 +99,8 @@ struct SelectionSource {
             """
     }
 
+    /// Each property through `read`, which decodes a whole table as well as a single column.
     private var decoderInitSource: String {
-        var lines: [String] = []
-        lines.append("\(access)init(decoder: inout StrataQueries.QueryDecoder) throws {")
-        for column in columns {
-            if let representation = column.representation {
-                lines.append("    self.\(column.identifier) = try decoder.decode(as: \(representation.expression).self)")
-            } else {
-                lines.append("    self.\(column.identifier) = try decoder.read(\(column.type.expression).self)")
-            }
-        }
-        lines.append("}")
-        return lines.joined(separator: "\n")
+        StrataMacros.decoderInitSource(access: access, columns: columns, readMethod: "read")
     }
 }

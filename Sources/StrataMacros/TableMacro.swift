@@ -230,18 +230,9 @@ struct TableSource {
         "[" + columns.map { stringLiteral($0.columnName) }.joined(separator: ", ") + "]"
     }
 
+    /// Each column through `decode`, the single-column fast path; generated columns last.
     private var decoderInitSource: String {
-        var lines: [String] = []
-        lines.append("\(access)init(decoder: inout StrataQueries.QueryDecoder) throws {")
-        for column in selectedColumns {
-            if let representation = column.representation {
-                lines.append("    self.\(column.identifier) = try decoder.decode(as: \(representation.expression).self)")
-            } else {
-                lines.append("    self.\(column.identifier) = try decoder.decode(\(column.type.expression).self)")
-            }
-        }
-        lines.append("}")
-        return lines.joined(separator: "\n")
+        StrataMacros.decoderInitSource(access: access, columns: selectedColumns, readMethod: "decode")
     }
 
     /// `encodeColumns(to:)` for the table or its draft: the written columns, in `columnNames`
