@@ -10,6 +10,11 @@ struct ItemOverview: FetchKeyRequest {
     }
 }
 
+@Table struct TypedItem: Identifiable {
+    let id: Int
+    var name = ""
+}
+
 @Suite("Observation wrappers on the default database", .dependencies { try $0.bootstrapDatabase() })
 struct FetchDefaultDatabaseTests {
     /// Waits until `values` delivers a value that satisfies `condition`.
@@ -43,6 +48,25 @@ struct FetchDefaultDatabaseTests {
         #expect(await firstValue(in: $count.values) { $0 == 2 } != nil)
         #expect(await firstValue(in: $last.values) { $0?.id == 2 } != nil)
         #expect(await firstValue(in: $names.values) { $0 == ["one", "two"] } != nil)
+    }
+
+    @Test("query-builder statements, as SQLiteData's users write them")
+    func statements() async throws {
+        @Dependency(\.defaultDatabase) var database
+        try await database.write { db in
+            try db.execute(sql: "CREATE TABLE typedItems (id INTEGER PRIMARY KEY, name TEXT NOT NULL)")
+            try TypedItem.insert { TypedItem.Draft(name: "one") }.execute(db)
+        }
+        @FetchAll(TypedItem.order { $0.name.desc() }) var items
+        @FetchOne(TypedItem.count()) var count = 0
+        @FetchOne(TypedItem.order { $0.id.desc() }.limit(1)) var newest: TypedItem?
+        #expect(items.map(\.name) == ["one"])
+        #expect(count == 1)
+        #expect(newest?.name == "one")
+        try await database.write { db in try TypedItem.insert { TypedItem.Draft(name: "two") }.execute(db) }
+        #expect(await firstValue(in: $items.values) { $0.map(\.name) == ["two", "one"] } != nil)
+        #expect(await firstValue(in: $count.values) { $0 == 2 } != nil)
+        #expect(await firstValue(in: $newest.values) { $0?.name == "two" } != nil)
     }
 
     @Test("interpolated SQL")
