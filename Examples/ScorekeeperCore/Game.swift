@@ -2,10 +2,8 @@ import Foundation
 import Strata
 
 /// A game: a title and the players who play it.
-public struct Game: TableRecord, Identifiable, Sendable, Hashable {
-    public static let tableName = "games"
-    public static let columnNames = ["id", "title", "createdAt"]
-
+@Table("games")
+public struct Game: Identifiable, Sendable, Hashable {
     public var id: UUID
     public var title: String
     public var createdAt: Date
@@ -15,16 +13,16 @@ public struct Game: TableRecord, Identifiable, Sendable, Hashable {
         self.title = title
         self.createdAt = createdAt
     }
+}
 
-    public init(row: Row) throws {
-        id = try row.decode(at: 0)
-        title = try row.decode(at: 1)
-        createdAt = try row.decode(at: 2)
+extension Game {
+    /// The game called `title`, ignoring case as the unique index `games_title` does.
+    static func titled(_ title: String) -> Select<Game, Game, ()> {
+        Game.where { $0.title.collate("NOCASE").eq(title) }
     }
 
-    public func encodeColumns(to columns: inout ColumnEncoder) {
-        columns.append(id)
-        columns.append(title)
-        columns.append(createdAt)
+    /// Every game, by title (ignoring case).
+    static var byTitle: Select<Game, Game, ()> {
+        Game.order { $0.title.collate("NOCASE") }
     }
 }

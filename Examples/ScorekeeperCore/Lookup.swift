@@ -5,10 +5,10 @@ import Strata
 /// to case; the schema keeps them unique (titles overall, player names within a game).
 enum Lookup {
     static func game(_ db: Database, titled title: String) throws -> Game {
-        if let game = try Game.fetchOne(db, "SELECT id, title, createdAt FROM games WHERE title = \(title) COLLATE NOCASE") {
+        if let game = try Game.titled(title).fetchOne(db) {
             return game
         }
-        let known = try String.fetchAll(db, sql: "SELECT title FROM games ORDER BY title COLLATE NOCASE")
+        let known = try Game.byTitle.select(\.title).fetchAll(db)
         throw ScorekeeperError.noSuchGame(title, known: known)
     }
 
@@ -17,25 +17,21 @@ enum Lookup {
     static func player(_ db: Database, named name: String, inGame gameTitle: String?) throws -> (player: Player, game: Game) {
         if let gameTitle {
             let game = try Lookup.game(db, titled: gameTitle)
-            guard let player = try Player.fetchOne(db, """
-                SELECT id, gameID, name, score, avatar, createdAt FROM players
-                WHERE gameID = \(game.id) AND name = \(name) COLLATE NOCASE
-                """)
+            guard let player = try Player.named(name, inGame: game.id).fetchOne(db)
             else { throw ScorekeeperError.noSuchPlayer(name, game: game.title) }
             return (player, game)
         }
-        let players = try Player.fetchAll(db, """
-            SELECT id, gameID, name, score, avatar, createdAt FROM players
-            WHERE name = \(name) COLLATE NOCASE
-            """)
-        switch players.count {
+        let matches = try Player
+            .join(Game.all) { $0.gameID.eq($1.id) }
+            .where { player, _ in player.name.collate("NOCASE").eq(name) }
+            .fetchAll(db)
+        switch matches.count {
         case 0:
             throw ScorekeeperError.noSuchPlayer(name, game: nil)
         case 1:
-            return (players[0], try Game.find(db, id: players[0].gameID))
+            return matches[0]
         default:
-            let titles = try players.map { try Game.find(db, id: $0.gameID).title }.sorted()
-            throw ScorekeeperError.ambiguousPlayer(name, games: titles)
+            throw ScorekeeperError.ambiguousPlayer(name, games: matches.map(\.1.title).sorted())
         }
     }
 

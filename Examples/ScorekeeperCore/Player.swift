@@ -2,10 +2,8 @@ import Foundation
 import Strata
 
 /// A player of one game, with a score and an optional avatar image (an asset).
-public struct Player: TableRecord, Identifiable, Sendable, Hashable {
-    public static let tableName = "players"
-    public static let columnNames = ["id", "gameID", "name", "score", "avatar", "createdAt"]
-
+@Table("players")
+public struct Player: Identifiable, Sendable, Hashable {
     public var id: UUID
     public var gameID: Game.ID
     public var name: String
@@ -23,22 +21,23 @@ public struct Player: TableRecord, Identifiable, Sendable, Hashable {
         self.avatar = avatar
         self.createdAt = createdAt
     }
+}
 
-    public init(row: Row) throws {
-        id = try row.decode(at: 0)
-        gameID = try row.decode(at: 1)
-        name = try row.decode(at: 2)
-        score = try row.decode(at: 3)
-        avatar = try row.decode(at: 4)
-        createdAt = try row.decode(at: 5)
+extension Player {
+    /// The players of a game: `gameID` is a value, or a column of an outer query (a correlated
+    /// subquery).
+    static func inGame(_ gameID: some QueryExpression<Game.ID>) -> Select<Player, Player, ()> {
+        Player.where { $0.gameID.eq(gameID) }
     }
 
-    public func encodeColumns(to columns: inout ColumnEncoder) {
-        columns.append(id)
-        columns.append(gameID)
-        columns.append(name)
-        columns.append(score)
-        columns.append(avatar)
-        columns.append(createdAt)
+    /// A game's players, best score first (ties: by name, ignoring case).
+    static func ranked(inGame gameID: some QueryExpression<Game.ID>) -> Select<Player, Player, ()> {
+        inGame(gameID).order { ($0.score.desc(), $0.name.collate("NOCASE")) }
+    }
+
+    /// The player called `name` in a game, ignoring case as the unique index
+    /// `players_game_name` does.
+    static func named(_ name: String, inGame gameID: Game.ID) -> Select<Player, Player, ()> {
+        inGame(gameID).where { $0.name.collate("NOCASE").eq(name) }
     }
 }

@@ -2,34 +2,45 @@ import Foundation
 import Strata
 
 /// A game as the games list shows it.
-public struct GameSummary: FetchableRecord, Sendable, Hashable {
+@Selection
+public struct GameSummary: Sendable, Hashable {
     public var game: Game
     public var playerCount: Int
     /// The player with the highest score (ties: by name), nil in a game without players.
     public var leader: String?
     public var leaderScore: Int?
 
-    public init(row: Row) throws {
-        game = try Game(row: row)
-        playerCount = try row.decode(at: 3)
-        leader = try row.decode(at: 4)
-        leaderScore = try row.decode(at: 5)
+    /// Every game by title, with its number of players and its leader: the first player of
+    /// ``Player/ranked(inGame:)``, left-joined so a game without players still has a row.
+    ///
+    /// ```sql
+    /// SELECT "games".…, (SELECT count(*) FROM "players" WHERE "players"."gameID" = "games"."id"),
+    ///        "players"."name", "players"."score"
+    /// FROM "games"
+    /// LEFT JOIN "players" ON "players"."id" = (SELECT "players"."id" FROM "players"
+    ///     WHERE "players"."gameID" = "games"."id" ORDER BY … LIMIT 1)
+    /// ORDER BY "games"."title" COLLATE "NOCASE"
+    /// ```
+    ///
+    /// The builder has no table aliases, so the joined leader and the subqueries all say
+    /// `"players"`: inside a subquery that name is the subquery's own `FROM "players"` (SQL
+    /// resolves a name in the innermost query first), while `"games"` is the outer row.
+    static var all: Select<GameSummary, Game, Player?> {
+        let withLeader = Game.byTitle.leftJoin(Player.all) { game, leader in
+            leader.id.eq(Player.ranked(inGame: game.id).select(\.id).limit(1))
+        }
+        return withLeader.select { game, leader in
+            GameSummary.Columns(
+                game: game,
+                playerCount: Player.inGame(game.id).count(),
+                leader: leader.name,
+                leaderScore: leader.score)
+        }
     }
-
-    static let sql = """
-        SELECT games.id, games.title, games.createdAt,
-               (SELECT count(*) FROM players WHERE players.gameID = games.id),
-               leader.name, leader.score
-        FROM games
-        LEFT JOIN players AS leader ON leader.id = (
-            SELECT id FROM players WHERE players.gameID = games.id
-            ORDER BY score DESC, name COLLATE NOCASE LIMIT 1)
-        ORDER BY games.title COLLATE NOCASE
-        """
 
     /// Every game, by title.
     public static func fetchAll(_ db: Database) throws -> [GameSummary] {
-        try fetchAll(db, sql: sql)
+        try all.fetchAll(db)
     }
 }
 
@@ -40,12 +51,7 @@ public struct PlayerSummary: Sendable, Hashable {
 
     /// A game's players, best score first (ties: by name).
     public static func fetchAll(_ db: Database, gameID: Game.ID) throws -> [PlayerSummary] {
-        let players = try Player.fetchAll(db, """
-            SELECT id, gameID, name, score, avatar, createdAt FROM players
-            WHERE gameID = \(gameID)
-            ORDER BY score DESC, name COLLATE NOCASE
-            """)
-        return try players.map { player in
+        try Player.ranked(inGame: gameID).fetchAll(db).map { player in
             let size = try player.avatar.flatMap { try db.assetDescriptor($0) }?.size
             return PlayerSummary(player: player, avatarSize: size)
         }

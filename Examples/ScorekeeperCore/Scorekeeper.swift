@@ -36,7 +36,7 @@ public struct Scorekeeper: Sendable {
         let title = try Lookup.validName(title)
         let game = Game(id: uuid(), title: title, createdAt: now)
         return try database.write { db in
-            if try Game.fetchOne(db, "SELECT id, title, createdAt FROM games WHERE title = \(title) COLLATE NOCASE") != nil {
+            if try Game.titled(title).fetchOne(db) != nil {
                 throw ScorekeeperError.duplicateGame(title)
             }
             try game.insert(db)
@@ -48,7 +48,7 @@ public struct Scorekeeper: Sendable {
         let newTitle = try Lookup.validName(newTitle)
         return try database.write { db in
             var game = try Lookup.game(db, titled: title)
-            if let other = try Game.fetchOne(db, "SELECT id, title, createdAt FROM games WHERE title = \(newTitle) COLLATE NOCASE"),
+            if let other = try Game.titled(newTitle).fetchOne(db),
                other.id != game.id {
                 throw ScorekeeperError.duplicateGame(newTitle)
             }
@@ -64,7 +64,7 @@ public struct Scorekeeper: Sendable {
     public func deleteGame(_ title: String) throws -> String {
         try database.write { db in
             let game = try Lookup.game(db, titled: title)
-            let playerCount = try db.fetchCount("SELECT id FROM players WHERE gameID = \(game.id)")
+            let playerCount = try Player.inGame(game.id).fetchCount(db)
             try game.delete(db)
             let players = playerCount == 1 ? "1 player" : "\(playerCount) players"
             return "Deleted \(game.title) and its \(players).\n\n" + Rendering.games(try GameSummary.fetchAll(db))
@@ -147,10 +147,7 @@ public struct Scorekeeper: Sendable {
     }
 
     private func isTaken(_ db: Database, name: String, in game: Game, except id: Player.ID?) throws -> Bool {
-        let others = try Player.fetchAll(db, """
-            SELECT id, gameID, name, score, avatar, createdAt FROM players
-            WHERE gameID = \(game.id) AND name = \(name) COLLATE NOCASE
-            """)
-        return others.contains { $0.id != id }
+        // `IS NOT`: with no `id` to except (NULL), every player counts.
+        try Player.named(name, inGame: game.id).where { $0.id.isNot(id) }.fetchCount(db) > 0
     }
 }

@@ -73,12 +73,50 @@ struct CommandTests {
             #expect(text.contains("Set Blob's avatar (\(bytes.count) B)."))
             @Dependency(\.defaultDatabase) var database
             let stored = try database.read { db in
-                let blob = try Player.fetchOne(db, sql: "SELECT * FROM players")
+                let blob = try Player.all.fetchOne(db)
                 return try blob?.assetData(\.avatar, in: db)
             }
             #expect(stored == bytes)
             #expect(try database.read { db in try db.assetDescriptors() }.count == 1)
             #expect(text.contains("\(AssetID(of: bytes).hexadecimal.prefix(8))"))
+        }
+    }
+
+    @Test("ties go by name, ignoring case; a name can change only its case")
+    func tiesAndCase() throws {
+        let file = try TemporaryDatabaseFile()
+        defer { file.remove() }
+        try live(file.path) {
+            let keeper = Scorekeeper()
+            _ = try keeper.addGame(title: "poker")
+            _ = try keeper.addGame(title: "Game night")
+            for name in ["zed", "Bob", "adam"] {
+                _ = try keeper.addPlayer(name, toGame: "poker")
+            }
+            // Equal scores: the leader and the ranking go by name, "adam" before "Bob".
+            #expect(try keeper.games() == """
+                Games
+                  Game        Players  Leader
+                  ──────────  ───────  ────────
+                  Game night        0  —
+                  poker             3  adam (0)
+                """)
+            #expect(try keeper.players(game: "POKER") == """
+                poker — 3 players
+                  #  Player  Score  Avatar
+                  ─  ──────  ─────  ────────────────
+                  1  adam        0  246 B · 8f39dfd4
+                  2  Bob         0  246 B · f9423171
+                  3  zed         0  246 B · 8d5f42ce
+                """)
+
+            // The player or game itself does not count as taking its own name.
+            #expect(try keeper.renamePlayer("bob", to: "BOB").hasPrefix("Renamed Bob to BOB."))
+            #expect(throws: ScorekeeperError.duplicatePlayer("Adam", game: "poker")) { try keeper.renamePlayer("zed", to: "Adam") }
+            #expect(try keeper.renameGame("poker", to: "Poker").hasPrefix("Renamed poker to Poker."))
+            #expect(throws: ScorekeeperError.duplicateGame("game NIGHT")) { try keeper.renameGame("Poker", to: "game NIGHT") }
+            #expect(try keeper.changeScore(of: "zed", by: 2).contains("Poker — 3 players"))
+            #expect(try keeper.games().contains("  Poker             3  zed (2)"))
         }
     }
 

@@ -56,7 +56,7 @@ struct PreviewTests {
                 #expect(again.skippedCount == 14)
                 #expect(try second.read { db in try Player.fetchCount(db) } == 10)
                 // The preview's own change survives the re-seed.
-                let blob = try second.read { db in try Player.fetchOne(db, sql: "SELECT * FROM players WHERE name = 'Blob'") }
+                let blob = try second.read { db in try Player.where { $0.name.eq("Blob") }.fetchOne(db) }
                 #expect(blob?.score == 17)
             }
         }
