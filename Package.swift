@@ -66,6 +66,7 @@ let package = Package(
             name: "StrataAssets",
             dependencies: [
                 "StrataSQLite",
+                "StrataQueries",
                 "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

@@ -25,11 +25,20 @@ extension Select {
         Select<Value, From, Joins>(copying: self, selection: [From.columns[keyPath: column].queryFragment])
     }
 
-    /// The number of rows the statement would return: `SELECT count(*) FROM (…)`.
+    /// The number of rows the statement would return: `SELECT count(*) FROM "table" WHERE …`,
+    /// or `SELECT count(*) FROM (…)` around a statement whose rows are not simply its table's
+    /// matching rows (grouped, distinct or limited).
     public func fetchCount(_ db: Database) throws -> Int {
-        var fragment = QueryFragment(verbatim: "SELECT count(*) FROM (")
-        fragment.append(statementFragment)
-        fragment.append(verbatim: ")")
+        var fragment: QueryFragment
+        if groups.isEmpty, havings.isEmpty, !isDistinct, limit == nil, offset == nil {
+            var counting = Select<Int, From, Joins>(copying: self, selection: [QueryFragment(verbatim: "count(*)")])
+            counting.orders = []
+            fragment = counting.statementFragment
+        } else {
+            fragment = QueryFragment(verbatim: "SELECT count(*) FROM (")
+            fragment.append(statementFragment)
+            fragment.append(verbatim: ")")
+        }
         return try Int.fetchOne(db, sql: fragment.sql, arguments: fragment.statementArguments) ?? 0
     }
 
