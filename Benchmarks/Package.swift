@@ -33,6 +33,7 @@ let package = Package(
                 "CZlibBench",
                 .product(name: "StrataAssets", package: "Strata"),
                 .product(name: "StrataSQLite", package: "Strata"),
+                .product(name: "StrataQueries", package: "Strata"),
                 .product(name: "StrataObservation", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],

@@ -19,8 +19,8 @@ struct Options {
           --svg PATH      write a bar chart of each library's time relative to sqlite-c
           --filter NAME   run the workloads whose name contains NAME (fetch-structs, insert,
                           fetch-by-key, update-by-key, delete-by-key, concurrent-reads)
-          --library NAME  run only these libraries (sqlite-c, strata, grdb-record, grdb-codable);
-                          ratios need sqlite-c and grdb-record in the run
+          --library NAME  run only these libraries (sqlite-c, strata, strata-table, grdb-record,
+                          grdb-codable); ratios need sqlite-c and grdb-record in the run
           --sizes N       row counts (default 1000,10000,100000,1000000; quick: 1000,10000)
           --iterations K  timed iterations per case (default depends on the size)
           --dir PATH      where the database files go (default: a new temporary folder)
@@ -274,8 +274,8 @@ private func svgNumber(_ value: Double) -> String { String(format: "%.1f", value
 /// by sqlite-c's (1.0 = as fast as the C API; shorter is faster); then the observation
 /// workloads. The header names the machine, the date, the commit and the load.
 func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [ObservationMeasurement]) -> String {
-    let colors = ["sqlite-c": "#7f7f7f", "strata": "#1f77b4", "grdb-record": "#ff7f0e", "grdb-codable": "#d62728", "grdb": "#ff7f0e"]
-    let libraryOrder = ["sqlite-c", "strata", "grdb-record", "grdb-codable"]
+    let colors = ["sqlite-c": "#7f7f7f", "strata": "#1f77b4", "strata-table": "#17becf", "grdb-record": "#ff7f0e", "grdb-codable": "#d62728", "grdb": "#ff7f0e"]
+    let libraryOrder = ["sqlite-c", "strata", "strata-table", "grdb-record", "grdb-codable"]
     let barHeight = 14.0, barGap = 2.0, groupGap = 12.0
     let left = 190.0, chartWidth = 560.0, right = 200.0
     let width = left + chartWidth + right

@@ -28,6 +28,7 @@ let concurrentCap = 100_000
 let allContenders: [Contender] = [
     SQLiteCContender(),
     StrataContender(),
+    StrataTableContender(),
     GRDBContender<GItem>(name: "grdb-record"),
     GRDBContender<GCodableItem>(name: "grdb-codable"),
 ]
