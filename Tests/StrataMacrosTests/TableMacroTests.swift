@@ -53,6 +53,10 @@ struct TableMacroTests {
                         self.id
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id, TableColumns().gameID, TableColumns().name, TableColumns().score, TableColumns().joinedAt, TableColumns().nameLength]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -129,6 +133,10 @@ struct TableMacroTests {
                     typealias QueryValue = Person
                     let name = StrataQueries.TableColumn<Person, String>("name")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().name]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -169,6 +177,10 @@ struct TableMacroTests {
                     let gameID = StrataQueries.TableColumn<GameTag, Int>("gameID")
                     let tag = StrataQueries.TableColumn<GameTag, String>("tag")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().gameID, TableColumns().tag]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -215,6 +227,10 @@ struct TableMacroTests {
                         self.id
                     }
                     public static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id, TableColumns().title]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    public var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     public init() {
                     }
                 }
@@ -271,6 +287,10 @@ struct TableMacroTests {
                     package typealias QueryValue = Tag
                     package let title = StrataQueries.TableColumn<Tag, String>("title")
                     package static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().title]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    package var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     package init() {
                     }
                 }
@@ -318,6 +338,10 @@ struct TableMacroTests {
                         self.code
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().code, TableColumns().id, TableColumns().name]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -383,6 +407,10 @@ struct TableMacroTests {
                     let id = StrataQueries.TableColumn<Event, Int>("id")
                     let name = StrataQueries.TableColumn<Event, String>("name")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id, TableColumns().name]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -429,6 +457,10 @@ struct TableMacroTests {
                         self.id
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id, TableColumns().title]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -492,6 +524,10 @@ struct TableMacroTests {
                         self.id
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id, TableColumns().body]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -567,6 +603,10 @@ struct TableMacroTests {
                         self.id
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id, TableColumns().dueAt, TableColumns().completedAt, TableColumns().tags, TableColumns().notes, TableColumns().priority]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -665,6 +705,10 @@ struct TableMacroTests {
                     let isOn = StrataQueries.TableColumn<Preference, Bool>("isOn")
                     let isOff = StrataQueries.TableColumn<Preference, Bool>("isOff")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().count, TableColumns().offset, TableColumns().ratio, TableColumns().delta, TableColumns().label, TableColumns().isOn, TableColumns().isOff]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -737,6 +781,10 @@ struct TableMacroTests {
                         self.id
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id, TableColumns().parentID, TableColumns().`default`, TableColumns().width, TableColumns().height, TableColumns().label]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -830,6 +878,10 @@ struct TableMacroTests {
                         self.id
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id, TableColumns().text, TableColumns().textLength, TableColumns().isEmpty]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -895,6 +947,10 @@ struct TableMacroTests {
                         self.itemID
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().itemID]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -945,6 +1001,10 @@ struct TableMacroTests {
                     typealias QueryValue = Odd
                     let value = StrataQueries.TableColumn<Odd, Int>(#"a "quoted" column"#)
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().value]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -982,6 +1042,10 @@ struct TableMacroTests {
                     typealias QueryValue = Player
                     let name = StrataQueries.TableColumn<Player, String>("name")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().name]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -1030,6 +1094,10 @@ struct TableMacroTests {
                         self.id
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id, TableColumns().bestFriendID]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -1086,6 +1154,10 @@ struct TableMacroTests {
                     typealias QueryValue = Player
                     let nickname = StrataQueries.TableColumn<Player, String?>("nickname")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().nickname]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -1142,6 +1214,10 @@ struct TableMacroTests {
                     typealias QueryValue = Player
                     let tags = StrataQueries.TableColumn<Player, JSONRepresentation<[String]>?>("tags")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().tags]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -1181,6 +1257,10 @@ struct TableMacroTests {
                     public typealias QueryValue = Label
                     public let name = StrataQueries.TableColumn<Label, String>("name")
                     public static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().name]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    public var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     public init() {
                     }
                 }
@@ -1260,6 +1340,10 @@ struct TableMacroTests {
                         self.id
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -1329,6 +1413,10 @@ struct TableMacroTests {
                         self.id
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -1464,6 +1552,10 @@ struct TableMacroTests {
                     typealias QueryValue = Player
                     let name = StrataQueries.TableColumn<Player, String>("name")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().name]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -1785,6 +1877,10 @@ struct TableMacroTests {
                     let kind = StrataQueries.TableColumn<Player, String>("kind")
                     let name = StrataQueries.TableColumn<Player, String>("name")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().kind, TableColumns().name]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -1840,6 +1936,10 @@ struct TableMacroTests {
                     typealias QueryValue = Player
                     let name = StrataQueries.TableColumn<Player, String>("n")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().name]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -1892,6 +1992,10 @@ struct TableMacroTests {
                     typealias QueryValue = Player
                     let name = StrataQueries.TableColumn<Player, String>("name")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().name]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }
@@ -2008,6 +2112,10 @@ struct TableMacroTests {
                     typealias QueryValue = Player
                     let score = StrataQueries.TableColumn<Player, Int>("score")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().score]
+                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    var queryFragment: StrataQueries.QueryFragment {
+                        Self.selectionFragment
+                    }
                     init() {
                     }
                 }

@@ -16,15 +16,18 @@ public struct TableColumn<Root: Table, Value>: QueryExpression, TableColumnExpre
     public typealias QueryValue = Value
 
     public let name: String
+    /// `"table"."column"`, quoted once: columns are written into every query that uses them.
+    private let qualifiedSQL: String
 
     public init(_ name: String) {
         self.name = name
+        qualifiedSQL = Root.tableName.quotedSQLIdentifier + "." + name.quotedSQLIdentifier
     }
 
     public var tableName: String { Root.tableName }
 
     public var queryFragment: QueryFragment {
-        QueryFragment(verbatim: Root.tableName.quotedSQLIdentifier + "." + name.quotedSQLIdentifier)
+        QueryFragment(verbatim: qualifiedSQL)
     }
 
     /// The column's name alone, unqualified: for `INSERT` and `UPDATE … SET` lists.
