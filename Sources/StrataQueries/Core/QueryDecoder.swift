@@ -5,11 +5,13 @@ import StrataSQLite
 /// Generated `init(decoder:)` implementations call `decode` once per column in selection
 /// order; a table nested in a selection reads its columns where the previous value stopped.
 public struct QueryDecoder {
+    /// The row being read.
     public let row: Row
     /// The 0-based index of the next column to read.
     public var columnIndex: Int
 
     @inlinable
+    /// A decoder that reads `row` from `columnIndex` on.
     public init(row: Row, columnIndex: Int = 0) {
         self.row = row
         self.columnIndex = columnIndex

@@ -19,6 +19,7 @@ public protocol QueryExpression<QueryValue>: Sendable {
 public struct SQLQueryExpression<QueryValue>: QueryExpression {
     public let queryFragment: QueryFragment
 
+    /// An expression of the fragment, declared to have the value type `QueryValue`.
     public init(_ fragment: QueryFragment, as type: QueryValue.Type = QueryValue.self) {
         queryFragment = fragment
     }
@@ -36,6 +37,7 @@ extension QueryExpression {
 public struct BindingExpression<QueryValue>: QueryExpression {
     public let queryFragment: QueryFragment
 
+    /// The value, bound as `?`.
     public init(_ value: QueryValue) where QueryValue: DatabaseValueConvertible {
         queryFragment = QueryFragment(binding: value.databaseValue)
     }

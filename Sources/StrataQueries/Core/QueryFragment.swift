@@ -10,6 +10,7 @@ public struct QueryFragment: Sendable, Hashable, CustomStringConvertible {
     /// The values bound to the `?` placeholders, in order.
     public var bindings: [DatabaseValue]
 
+    /// SQL text with `?` placeholders and the values they bind, in order.
     public init(sql: String = "", bindings: [DatabaseValue] = []) {
         self.sql = sql
         self.bindings = bindings
@@ -33,19 +34,23 @@ public struct QueryFragment: Sendable, Hashable, CustomStringConvertible {
         bindings = []
     }
 
+    /// Whether there is no SQL text.
     public var isEmpty: Bool { sql.isEmpty }
 
     public var description: String { sql }
 
+    /// Appends another fragment's text and bindings.
     public mutating func append(_ other: QueryFragment) {
         sql += other.sql
         bindings += other.bindings
     }
 
+    /// Appends text you control (keywords, quoted identifiers). Never user input.
     public mutating func append(verbatim text: String) {
         sql += text
     }
 
+    /// The two fragments, one after the other.
     public static func + (lhs: QueryFragment, rhs: QueryFragment) -> QueryFragment {
         var result = lhs
         result.append(rhs)

@@ -54,6 +54,7 @@ extension NullableColumns where Base: PrimaryKeyedTable {
 /// `count(*)`: the number of rows.
 public struct CountAll: QueryExpression {
     public typealias QueryValue = Int
+    /// `count(*)`.
     public init() {}
     public var queryFragment: QueryFragment { "count(*)" }
 }

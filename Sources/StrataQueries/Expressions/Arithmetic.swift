@@ -12,11 +12,17 @@ extension Double: QueryNumeric {}
 extension Float: QueryNumeric {}
 extension Optional: QueryNumeric where Wrapped: QueryNumeric {}
 
+/// `lhs + rhs`.
 public func + <Value: QueryNumeric>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Value> { binary(lhs, "+", rhs) }
+/// `lhs - rhs`.
 public func - <Value: QueryNumeric>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Value> { binary(lhs, "-", rhs) }
+/// `lhs * rhs`.
 public func * <Value: QueryNumeric>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Value> { binary(lhs, "*", rhs) }
+/// `lhs / rhs` (integer division for integers, as in SQLite).
 public func / <Value: QueryNumeric>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Value> { binary(lhs, "/", rhs) }
+/// `lhs % rhs`.
 public func % <Value: QueryNumeric>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Value> { binary(lhs, "%", rhs) }
+/// `-expression`.
 public prefix func - <Value: QueryNumeric>(expression: some QueryExpression<Value>) -> SQLQueryExpression<Value> {
     SQLQueryExpression("(-" + expression.queryFragment + ")")
 }
@@ -26,4 +32,5 @@ extension QueryExpression where QueryValue == String {
     public func concat(_ other: some QueryExpression<String>) -> SQLQueryExpression<String> { binary(self, "||", other) }
 }
 
+/// `lhs || rhs`: string concatenation.
 public func + (lhs: some QueryExpression<String>, rhs: some QueryExpression<String>) -> SQLQueryExpression<String> { lhs.concat(rhs) }

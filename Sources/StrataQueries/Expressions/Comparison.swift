@@ -72,11 +72,17 @@ extension QueryExpression where QueryValue: OptionalProtocol {
 }
 
 // Operators, for conditions that read like Swift: `$0.score > 10 && !$0.isArchived`.
+/// `lhs = rhs`.
 public func == <Value>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Bool> { lhs.eq(rhs) }
+/// `lhs <> rhs`.
 public func != <Value>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Bool> { lhs.neq(rhs) }
+/// `lhs < rhs`.
 public func < <Value>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Bool> { lhs.lt(rhs) }
+/// `lhs > rhs`.
 public func > <Value>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Bool> { lhs.gt(rhs) }
+/// `lhs <= rhs`.
 public func <= <Value>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Bool> { lhs.lte(rhs) }
+/// `lhs >= rhs`.
 public func >= <Value>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Bool> { lhs.gte(rhs) }
 /// `expression IS NULL`.
 public func == <Value: OptionalProtocol>(lhs: some QueryExpression<Value>, rhs: Never?) -> SQLQueryExpression<Bool> { lhs.is(nil) }

@@ -7,6 +7,9 @@ extension QueryExpression where QueryValue == Bool {
     public func not() -> SQLQueryExpression<Bool> { SQLQueryExpression("(NOT " + queryFragment + ")") }
 }
 
+/// `lhs AND rhs`.
 public func && (lhs: some QueryExpression<Bool>, rhs: some QueryExpression<Bool>) -> SQLQueryExpression<Bool> { lhs.and(rhs) }
+/// `lhs OR rhs`.
 public func || (lhs: some QueryExpression<Bool>, rhs: some QueryExpression<Bool>) -> SQLQueryExpression<Bool> { lhs.or(rhs) }
+/// `NOT expression`.
 public prefix func ! (expression: some QueryExpression<Bool>) -> SQLQueryExpression<Bool> { expression.not() }

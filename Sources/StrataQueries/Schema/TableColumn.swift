@@ -15,10 +15,12 @@ public protocol TableColumnExpression: Sendable {
 public struct TableColumn<Root: Table, Value>: QueryExpression, TableColumnExpression {
     public typealias QueryValue = Value
 
+    /// The column's name, unquoted.
     public let name: String
     /// `"table"."column"`, quoted once: columns are written into every query that uses them.
     private let qualifiedSQL: String
 
+    /// The column of `Root` with this name (what `@Table` writes for each property).
     public init(_ name: String) {
         self.name = name
         qualifiedSQL = Root.tableName.quotedSQLIdentifier + "." + name.quotedSQLIdentifier

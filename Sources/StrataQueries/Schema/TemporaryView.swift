@@ -54,6 +54,7 @@ public struct SQLStatement: QueryStatement {
     public typealias QueryValue = Void
     public let statementFragment: QueryFragment
 
+    /// A statement of this SQL.
     public init(_ fragment: QueryFragment) {
         statementFragment = fragment
     }

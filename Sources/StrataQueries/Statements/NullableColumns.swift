@@ -9,6 +9,7 @@
 public struct NullableColumns<Base: Table>: QueryExpression {
     public typealias QueryValue = Base?
 
+    /// The nullable columns of `Base`.
     public init() {}
 
     public var queryFragment: QueryFragment { Base.columns.queryFragment }
