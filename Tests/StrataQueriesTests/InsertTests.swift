@@ -1,5 +1,5 @@
 import Foundation
-import StrataQueries
+@testable import StrataQueries
 import StrataSQLite
 import Testing
 
@@ -273,5 +273,35 @@ struct HRefusingGame: PrimaryKeyedTable {
             #expect(try db.cachedStatement(sql: first.sql).sql == first.sql)
         }
         #expect(try db.read { try HPlayer.fetchCount($0) } == 6)
+    }
+}
+
+@Suite struct InsertBatchTests {
+    @Test func manyRowsAreSplitUnderTheBindingLimitAndStayAllOrNothing() throws {
+        let db = try makeGamesDatabase()
+        let limit = try db.read { $0.maximumBindingCount }
+        // Five values a row: enough rows for three statements.
+        let count = limit / 5 * 2 + 10
+        let drafts = (0..<count).map { HPlayer.Draft(gameID: 1, name: "P\($0)", score: $0) }
+        let insert = HPlayer.insert { drafts }
+        #expect(try insert.batches(limit: limit).count == 3)
+        try db.write { try insert.execute($0) }
+        #expect(try db.read { try HPlayer.fetchCount($0) } == 4 + count)
+
+        // A conflict in the last batch rolls back the earlier ones.
+        var clashing = (0..<count).map { HPlayer.Draft(id: 10_000_000 + $0, gameID: 1, name: "Q\($0)") }
+        clashing[count - 1].id = 1
+        #expect(throws: DatabaseError.self) { try db.write { try HPlayer.insert { clashing }.execute($0) } }
+        #expect(try db.read { try HPlayer.fetchCount($0) } == 4 + count)
+    }
+
+    @Test func returningGathersEveryBatch() throws {
+        let db = try makeGamesDatabase()
+        let limit = try db.read { $0.maximumBindingCount }
+        let count = limit / 5 + 3
+        let drafts = (0..<count).map { HPlayer.Draft(gameID: 2, name: "R\($0)") }
+        let ids = try db.write { try HPlayer.insert { drafts }.returning(\.id).fetchAll($0) }
+        #expect(ids.count == count)
+        #expect(Set(ids).count == count)
     }
 }
