@@ -196,7 +196,7 @@ public struct DatabaseFunctionMacro: PeerMacro {
         }
 
         let returnType = signature.returnClause?.type.trimmed
-        if returnType == nil || returnType!.isVoid {
+        if returnType?.isVoid ?? true {
             diagnose(signature.returnClause.map { Syntax($0) } ?? Syntax(signature), .noReturnValue(name: displayName))
         }
 
