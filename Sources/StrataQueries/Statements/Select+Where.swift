@@ -42,7 +42,10 @@ extension Table {
 extension PrimaryKeyedTable {
     /// The row with a primary key: `WHERE "table"."id" = ?`.
     public static func find(_ id: some QueryExpression<TableColumns.PrimaryKey>) -> Select<Self, Self, ()> {
-        all.where { $0.primaryKey.eq(id) }
+        var select = all.where { $0.primaryKey.eq(id) }
+        let key = id.queryFragment
+        if key.sql == "?", key.bindings.count == 1 { select.keyLookup = key.bindings[0] }
+        return select
     }
 
     /// The rows with any of the primary keys: `WHERE "table"."id" IN (?, ?, …)`.
