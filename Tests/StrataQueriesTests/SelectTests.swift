@@ -150,36 +150,3 @@ func makeGamesDatabase() throws -> DatabaseQueue {
         #expect(rows.map { $0.1 } == ["Ann", "Dee", "Cid", "nobody"])
     }
 }
-
-@Suite struct KeyLookupTests {
-    @Test func findByValueReadsThroughTheRecordStatementWithTheSameResult() throws {
-        let db = try makeGamesDatabase()
-        try db.read { db in
-            // The record statement is kept per type, outside the SQL-keyed cache: the builder's
-            // SQL for the lookup is never prepared.
-            let cached = db.cachedStatementCount
-            #expect(try HPlayer.find(2).fetchOne(db)?.name == "Bob")
-            #expect(try HPlayer.find(99).fetchOne(db) == nil)
-            for id in 1...4 { _ = try HPlayer.find(id).fetchOne(db) }
-            #expect(db.cachedStatementCount == cached)
-            _ = try HPlayer.find(2).limit(1).fetchOne(db)
-            #expect(db.cachedStatementCount == cached + 1)
-        }
-    }
-
-    @Test func anythingAddedToTheLookupStillApplies() throws {
-        let db = try makeGamesDatabase()
-        try db.read { db in
-            let highBob = try HPlayer.find(2).where { $0.score > 10 }.fetchOne(db)
-            let highAnn = try HPlayer.find(1).where { $0.score > 10 }.fetchOne(db)
-            #expect(highBob == nil)
-            #expect(highAnn?.name == "Ann")
-            #expect(try HPlayer.find(2).select(\.name).fetchOne(db) == "Bob")
-            #expect(try HPlayer.find(2).limit(1, offset: 1).fetchOne(db) == nil)
-            let joined = try HPlayer.find(2).join(HGame.all) { $0.gameID.eq($1.id) }.fetchOne(db)
-            #expect(joined?.1.title == "Chess")
-            // A key given as an expression is not a plain lookup.
-            #expect(try HPlayer.find(HPlayer.columns.gameID).fetchOne(db)?.id == 1)
-        }
-    }
-}

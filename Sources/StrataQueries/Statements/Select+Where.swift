@@ -42,10 +42,7 @@ extension Table {
 extension PrimaryKeyedTable {
     /// The row with a primary key: `WHERE "table"."id" = ?`.
     public static func find(_ id: some QueryExpression<TableColumns.PrimaryKey>) -> Select<Self, Self, ()> {
-        var select = all.where { $0.primaryKey.eq(id) }
-        let key = id.queryFragment
-        if key.sql == "?", key.bindings.count == 1 { select.keyLookup = key.bindings[0] }
-        return select
+        all.where { $0.primaryKey.eq(id) }
     }
 
     /// The rows with any of the primary keys: `WHERE "table"."id" IN (?, ?, …)`.

@@ -21,10 +21,6 @@ public struct Select<Columns, From: Table, Joins>: QueryStatement {
     var orders: [QueryFragment] = []
     var limit: QueryFragment?
     var offset: QueryFragment?
-    /// The key of `Table.find(value)`, kept so that `fetchOne` of an unchanged key lookup can
-    /// use the table's prepared record statement instead of building SQL (see
-    /// `Select+KeyLookup.swift`). Not copied into a select of other columns or joins.
-    var keyLookup: DatabaseValue?
 
     init(selection: [QueryFragment]) {
         self.selection = selection
