@@ -92,14 +92,22 @@ let package = Package(
             dependencies: ["Strata"],
             path: "Examples/ScorekeeperCore"
         ),
-        // The `scorekeeper` command (its module is ScorekeeperCLI, as ScorekeeperCore has a type
-        // named Scorekeeper).
-        .executableTarget(
-            name: "ScorekeeperCLI",
+        // The `scorekeeper` commands, as a library: tests cannot import an executable's main
+        // module when SwiftPM builds them for the host, which it does once a test target
+        // depends on a macro target (StrataMacrosTests).
+        .target(
+            name: "ScorekeeperCommands",
             dependencies: [
                 "ScorekeeperCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
+            path: "Examples/ScorekeeperCommands"
+        ),
+        // The `scorekeeper` executable: only its entry point (its module is ScorekeeperCLI, as
+        // ScorekeeperCore has a type named Scorekeeper).
+        .executableTarget(
+            name: "ScorekeeperCLI",
+            dependencies: ["ScorekeeperCommands"],
             path: "Examples/Scorekeeper"
         ),
         .testTarget(
@@ -138,7 +146,7 @@ let package = Package(
             name: "ScorekeeperTests",
             dependencies: [
                 "ScorekeeperCore",
-                "ScorekeeperCLI",
+                "ScorekeeperCommands",
                 .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
             ]
         ),

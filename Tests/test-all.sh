@@ -19,13 +19,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-# With a macro target in the package, SwiftPM also builds the tests for the host ("tool")
-# destination, and there it can start ScorekeeperTests before the ScorekeeperCLI module it
-# imports is written ("no such module 'ScorekeeperCLI'"). The second run finds it built.
-if ! swift build --build-tests; then
-  echo "Build failed; building again (see the comment in Tests/test-all.sh)." >&2
-  swift build --build-tests
-fi
+swift build --build-tests
 
 # The benchmark executable in quick mode (a release build, then seconds of measuring): catches
 # a benchmark that no longer builds or runs. Its numbers are not checked. Set

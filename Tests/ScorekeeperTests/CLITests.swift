@@ -1,7 +1,7 @@
 import ArgumentParser
 import DependenciesTestSupport
 import Foundation
-@testable import ScorekeeperCLI
+@testable import ScorekeeperCommands
 import ScorekeeperCore
 import Strata
 import Testing

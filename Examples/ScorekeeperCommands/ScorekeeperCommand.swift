@@ -2,9 +2,10 @@ import ArgumentParser
 import ScorekeeperCore
 
 /// `scorekeeper`: the command-line face of the Scorekeeper example.
-@main
-struct ScorekeeperCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
+public struct ScorekeeperCommand: AsyncParsableCommand {
+    public init() {}
+
+    public static let configuration = CommandConfiguration(
         commandName: "scorekeeper",
         abstract: "Keep score of games and their players, stored in SQLite with Strata.",
         discussion: """
