@@ -60,12 +60,7 @@ final class StrataContender: Contender {
     private var items: [SItem] = []
 
     func open(path: String) throws {
-        var configuration = Configuration()
-        configuration.label = "bench"
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
-        pool = try DatabasePool(path: path, configuration: configuration)
+        pool = try StrataPool.open(path: path)
     }
 
     func close() {
@@ -75,9 +70,7 @@ final class StrataContender: Contender {
     }
 
     func executeUntimed(_ statements: [String]) throws {
-        try pool.writeWithoutTransaction { db in
-            for sql in statements { try db.execute(sql: sql) }
-        }
+        try StrataPool.executeUntimed(statements, in: pool)
     }
 
     func load(_ rows: [SourceRow]) {
@@ -126,29 +119,8 @@ final class StrataContender: Contender {
     }
 
     func concurrentReads(tasks: Int, readsPerTask: Int, rowCount: Int) throws -> Int {
-        let pool: DatabasePool = self.pool
-        let control = WriterControl()
-        control.start({ key in
-            try pool.write { db in try db.execute(sql: Schema.touchSQL, arguments: [key]) }
-        }, keyCount: rowCount)
-        let result = Result {
-            try blockingAwait {
-                try await withThrowingTaskGroup(of: Int.self) { group in
-                    for _ in 0..<tasks {
-                        group.addTask {
-                            var rows = 0
-                            for _ in 0..<readsPerTask {
-                                rows += try await pool.read { db in try SItem.fetchAll(db).count }
-                            }
-                            return rows
-                        }
-                    }
-                    return try await group.reduce(0, +)
-                }
-            }
-        }
-        try control.stop()
-        control.logCommits(name)
-        return try result.get()
+        try StrataPool.concurrentReads(
+            in: pool, name: name, tasks: tasks, readsPerTask: readsPerTask, rowCount: rowCount
+        ) { db in try SItem.fetchAll(db).count }
     }
 }

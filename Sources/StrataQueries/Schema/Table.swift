@@ -15,12 +15,11 @@ import StrataSQLite
 /// }
 /// try Player.where { $0.score > 10 }.order { $0.name }.fetchAll(db)
 /// ```
-public protocol Table: TableRecord, QueryDecodable, QuerySource, Sendable {
-    /// The table's typed columns.
-    associatedtype TableColumns: TableDefinition where TableColumns.QueryValue == Self
-    /// The typed columns, as passed to query closures (`$0`).
-    static var columns: TableColumns { get }
-}
+///
+/// Its ``QuerySource/TableColumns`` are the table's typed columns, passed to query closures
+/// (`$0`).
+public protocol Table: TableRecord, QueryDecodable, QuerySource, Sendable
+where TableColumns: TableDefinition, TableColumns.QueryValue == Self {}
 
 extension Table {
     /// A table reads every selected column: ``TableRecord/columnNames`` then
