@@ -19,7 +19,7 @@ import Testing
             #expect(try pool.write { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
             #expect(try pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") } == "wal")
             #expect(FileManager.default.fileExists(atPath: path + "-wal"))
-            #expect(pool.path == path)
+            #expect(pool.location == .file(path: path))
         }
     }
 

@@ -7,7 +7,7 @@ import Testing
         try withTemporaryDatabasePath { path in
             do {
                 let queue = try DatabaseQueue(path: path)
-                #expect(queue.path == path)
+                #expect(queue.location == .file(path: path))
                 try queue.write { db in
                     try db.execute(sql: "CREATE TABLE t (x); INSERT INTO t VALUES ('kept')")
                 }

@@ -123,7 +123,7 @@ import Testing
             }
         }
         #expect(tooMany?.resultCode == .range)
-        #expect(tooMany?.message.contains("1 argument(s) left unused") == true)
+        #expect(tooMany?.message.contains("2 parameter(s), 3 given") == true)
         let tooFew = #expect(throws: DatabaseError.self) {
             try queue.write { db in
                 try db.execute(sql: "INSERT INTO students (name) VALUES (?); INSERT INTO students (name) VALUES (?)", arguments: ["a"])

@@ -12,7 +12,7 @@ struct ContextTests {
         try withDependencies { $0.context = .live } operation: {
             let database = try Strata.defaultDatabase(path: path)
             let pool = try #require(database as? DatabasePool)
-            #expect(pool.path == path)
+            #expect(pool.location == .file(path: path))
             try pool.write { db in try db.execute(sql: "CREATE TABLE t (x)") }
             #expect(FileManager.default.fileExists(atPath: path))
             let journal = try pool.read { db in try String.fetchOne(db, sql: "PRAGMA journal_mode") }
@@ -54,8 +54,8 @@ struct ContextTests {
         try withDependencies { $0.context = .preview } operation: {
             let first = try Strata.defaultDatabase(path: name)
             let pool = try #require(first as? DatabasePool)
-            #expect(pool.path.contains("in-memory"))
-            #expect(pool.path.contains("preview-\(name)"))
+            #expect(pool.location.description.contains("in-memory"))
+            #expect(pool.location.description.contains("preview-\(name)"))
             try first.write { db in try db.execute(sql: "CREATE TABLE t (x); INSERT INTO t VALUES (1)") }
             // A preview that runs its setup again finds the data of the first run.
             let second = try Strata.defaultDatabase(path: name)
@@ -68,7 +68,7 @@ struct ContextTests {
         let first = try Strata.defaultDatabase(path: "ignored.sqlite")
         let second = try Strata.defaultDatabase(path: "ignored.sqlite")
         let pool = try #require(first as? DatabasePool)
-        #expect(pool.path.contains("in-memory"))
+        #expect(pool.location.description.contains("in-memory"))
         #expect(!FileManager.default.fileExists(atPath: "ignored.sqlite"))
         try first.write { db in try db.execute(sql: "CREATE TABLE t (x)") }
         #expect(try second.read { db in try db.tableExists("t") } == false)

@@ -1,12 +1,42 @@
 extension Database {
     /// Attaches another database file under a schema name: `SELECT * FROM sync.metadata`.
     ///
+    /// Meant for ``Configuration/prepareDatabase(_:)``, so every connection of a pool sees the
+    /// schema:
+    /// - A missing file is created, by the first connection that can write (a pool opens and
+    ///   prepares its writer before any reader).
+    /// - On a writer whose main database uses WAL, the attached file is switched to WAL too,
+    ///   so its readers run beside its writer as the main file's do. SQLite makes a
+    ///   transaction that spans several WAL files atomic in each file, not across them: a crash
+    ///   during a commit can keep one file's changes without the other's.
+    /// - On the migrator's scratch connection (``ConnectionRole/migrationReference``), a fresh
+    ///   private in-memory database is attached instead of the file, so comparing schemas
+    ///   never touches real files.
+    ///
     /// Attaching is not transactional: rolling back the enclosing transaction does not detach,
-    /// and SQLite refuses to detach a schema the current transaction has used. Attach outside
-    /// transactions (`writeWithoutTransaction`); in a pool, attach in
-    /// `Configuration.prepareDatabase` so every connection sees the schema.
+    /// and SQLite refuses to detach a schema the current transaction has used. Outside
+    /// `prepareDatabase`, attach outside transactions (`writeWithoutTransaction`).
     public func attach(path: String, as schemaName: String) throws {
-        try execute(sql: "ATTACH DATABASE ? AS \(schemaName.quotedIdentifier)", arguments: [path])
+        let filename = role == .migrationReference ? ":memory:" : path
+        try execute(sql: "ATTACH DATABASE ? AS \(schemaName.quotedIdentifier)", arguments: [filename])
+        guard role.canWrite, !isReadOnly, filename != ":memory:" else { return }
+        let mainMode = try String.fetchOne(self, sql: "PRAGMA main.journal_mode")
+        if mainMode?.lowercased() == "wal" {
+            let mode = try String.fetchOne(self, sql: "PRAGMA \(schemaName.quotedIdentifier).journal_mode = WAL")
+            guard mode?.lowercased() == "wal" else {
+                throw DatabaseError(
+                    resultCode: .error,
+                    message: "could not enable WAL mode for the attached database \(path) (journal_mode is \(mode ?? "unknown"))",
+                    sql: "PRAGMA \(schemaName.quotedIdentifier).journal_mode = WAL")
+            }
+        }
+    }
+
+    /// Attaches the database at `location` under a schema name; see ``attach(path:as:)``.
+    /// A ``DatabaseLocation/privateMemory`` location attaches a new private in-memory
+    /// database, which only this connection sees.
+    public func attach(_ location: DatabaseLocation, as schemaName: String) throws {
+        try attach(path: location.sqliteFilename, as: schemaName)
     }
 
     /// Detaches a schema attached with ``attach(path:as:)``.

@@ -1,6 +1,6 @@
 import CSQLite
 
-/// One statement reported by ``Database/trace(includingTriggers:_:)``.
+/// One statement reported to a trace (``Database/trace(includingTriggers:_:)``).
 public struct TraceEvent: Sendable, CustomStringConvertible {
     /// The SQL as written, with `?` placeholders; for a trigger, SQLite's `-- TRIGGER name` line.
     public var sql: String
@@ -14,46 +14,95 @@ public struct TraceEvent: Sendable, CustomStringConvertible {
     public var description: String { expandedSQL }
 }
 
-final class TraceBox {
-    let includingTriggers: Bool
-    let connection: String
-    let body: (TraceEvent) -> Void
+/// Identifies a trace added with ``Database/addTrace(includingTriggers:_:)``, to remove it.
+public struct TraceID: Hashable, Sendable {
+    let rawValue: Int
+}
 
-    init(includingTriggers: Bool, connection: String, body: @escaping (TraceEvent) -> Void) {
-        self.includingTriggers = includingTriggers
-        self.connection = connection
-        self.body = body
+/// The traces of one connection. SQLite has one trace slot; this fans it out.
+struct TraceListeners {
+    struct Listener {
+        var id: Int
+        var includingTriggers: Bool
+        var body: (TraceEvent) -> Void
+    }
+
+    var listeners: [Listener] = []
+    var isInstalled = false
+
+    mutating func removeAll(from handle: OpaquePointer) {
+        listeners.removeAll()
+        if isInstalled {
+            sqlite3_trace_v2(handle, 0, nil, nil)
+            isInstalled = false
+        }
     }
 }
 
 extension Database {
+    /// The id of the trace installed by ``trace(includingTriggers:_:)``, which replaces itself.
+    private static let mainTraceID = 0
+
     /// Reports every statement the connection starts, with its bound values expanded.
     ///
     /// Statements run by triggers arrive as `-- TRIGGER name` lines; they are dropped unless
-    /// `includingTriggers` is true. Pass `nil` to stop tracing. In a pool, install traces in
-    /// `Configuration.prepareDatabase` to see every connection.
+    /// `includingTriggers` is true. Calling it again replaces the previous trace; pass `nil` to
+    /// stop it. Traces added with ``addTrace(includingTriggers:_:)`` are not affected. In a
+    /// pool, install traces in `Configuration.prepareDatabase` to see every connection.
     public func trace(includingTriggers: Bool = false, _ body: ((TraceEvent) -> Void)?) {
-        traceBoxStorage?.release()
-        traceBoxStorage = nil
-        guard let body else {
-            sqlite3_trace_v2(handle, 0, nil, nil)
+        traces.listeners.removeAll { $0.id == Self.mainTraceID }
+        if let body {
+            traces.listeners.insert(.init(id: Self.mainTraceID, includingTriggers: includingTriggers, body: body), at: 0)
+        }
+        updateTraceInstallation()
+    }
+
+    /// Adds a trace beside the others: every trace of the connection receives every statement.
+    /// Use it from code that must not replace the application's own trace.
+    @discardableResult
+    public func addTrace(includingTriggers: Bool = false, _ body: @escaping (TraceEvent) -> Void) -> TraceID {
+        let id = nextListenerID
+        nextListenerID += 1
+        traces.listeners.append(.init(id: id, includingTriggers: includingTriggers, body: body))
+        updateTraceInstallation()
+        return TraceID(rawValue: id)
+    }
+
+    /// Removes a trace added with ``addTrace(includingTriggers:_:)``.
+    public func removeTrace(_ id: TraceID) {
+        traces.listeners.removeAll { $0.id == id.rawValue }
+        updateTraceInstallation()
+    }
+
+    private func updateTraceInstallation() {
+        if traces.listeners.isEmpty {
+            traces.removeAll(from: handle)
             return
         }
-        let box = Unmanaged.passRetained(TraceBox(includingTriggers: includingTriggers, connection: description, body: body))
-        traceBoxStorage = box
+        guard !traces.isInstalled else { return }
+        traces.isInstalled = true
+        let context = Unmanaged.passUnretained(self).toOpaque()
         sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_STMT), { _, context, statement, text in
             guard let context, let statement else { return 0 }
-            let box = Unmanaged<TraceBox>.fromOpaque(context).takeUnretainedValue()
-            let unexpanded = text.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
-            let isTrigger = unexpanded.hasPrefix("--")
-            if isTrigger && !box.includingTriggers { return 0 }
-            var expanded = unexpanded
-            if !isTrigger, let pointer = sqlite3_expanded_sql(OpaquePointer(statement)) {
-                expanded = String(cString: pointer)
-                sqlite3_free(pointer)
-            }
-            box.body(TraceEvent(sql: unexpanded, expandedSQL: expanded, isTrigger: isTrigger, connection: box.connection))
+            let database = Unmanaged<Database>.fromOpaque(context).takeUnretainedValue()
+            database.reportTrace(statement: OpaquePointer(statement), text: text)
             return 0
-        }, box.toOpaque())
+        }, context)
+    }
+
+    private func reportTrace(statement: OpaquePointer, text: UnsafeMutableRawPointer?) {
+        let unexpanded = text.map { String(cString: $0.assumingMemoryBound(to: CChar.self)) } ?? ""
+        let isTrigger = unexpanded.hasPrefix("--")
+        let listeners = traces.listeners.filter { !isTrigger || $0.includingTriggers }
+        guard !listeners.isEmpty else { return }
+        var expanded = unexpanded
+        if !isTrigger, let pointer = sqlite3_expanded_sql(statement) {
+            expanded = String(cString: pointer)
+            sqlite3_free(pointer)
+        }
+        let event = TraceEvent(sql: unexpanded, expandedSQL: expanded, isTrigger: isTrigger, connection: description)
+        for listener in listeners {
+            listener.body(event)
+        }
     }
 }

@@ -12,6 +12,9 @@ public final class Database {
     public let configuration: Configuration
     /// A name for traces and errors: the configuration's label and the connection's role.
     public let description: String
+    /// What the connection is for in its queue or pool: ``Configuration/prepareDatabase(_:)``
+    /// closures read it to do writer-only work, or to skip the migrator's scratch connection.
+    public let role: ConnectionRole
     /// The kind of transaction `inTransaction` and writes begin by default.
     public internal(set) var defaultTransactionKind: TransactionKind
 
@@ -39,7 +42,20 @@ public final class Database {
     var savepointCounter = 0
     /// Set while ``executeIgnoringCancellation(sql:)`` runs cleanup SQL.
     var ignoresCancellation = false
-    var traceBoxStorage: Unmanaged<TraceBox>?
+    var traces = TraceListeners()
+    var authorizers: [(id: Int, body: (AuthorizerRequest) -> AuthorizerDecision)] = []
+    var nextListenerID = 1
+    /// The listeners SQLite's update, commit and rollback hooks fan out to.
+    @exclusivity(unchecked)
+    var transactionListeners: [any TransactionListener] = []
+    var hooksInstalled = false
+    /// Set by the commit or rollback hook when listeners wait to hear of it; read after every
+    /// statement.
+    @exclusivity(unchecked)
+    var pendingTransactionEnd: TransactionEnd?
+    /// The error a listener threw to refuse a commit, reported instead of SQLite's
+    /// `SQLITE_CONSTRAINT_COMMITHOOK`.
+    var refusedCommitError: (any Error)?
     private var isClosed = false
 
     /// Opens a connection.
@@ -47,7 +63,8 @@ public final class Database {
     /// - Parameters:
     ///   - path: a file path, `":memory:"`, or a `file:` URI.
     ///   - readOnly: open with `SQLITE_OPEN_READONLY`.
-    init(path: String, configuration: Configuration, readOnly: Bool, role: String) throws {
+    ///   - role: what the connection is for; `number` tells readers apart in descriptions.
+    init(path: String, configuration: Configuration, readOnly: Bool, role: ConnectionRole, number: Int? = nil) throws {
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI | SQLITE_OPEN_EXRESCODE
         // Each connection is confined to one serial executor, so SQLite's per-connection mutex
         // only costs time; NOMUTEX is the multi-thread mode SQLite documents for that case.
@@ -63,7 +80,8 @@ public final class Database {
         }
         self.handle = connection
         self.configuration = configuration
-        self.description = (configuration.label ?? "database") + "." + role
+        self.role = role
+        self.description = (configuration.label ?? "database") + "." + role.rawValue + (number.map(String.init) ?? "")
         self.defaultTransactionKind = readOnly ? .deferred : .immediate
         self.statementCache = StatementCache(capacity: configuration.statementCacheCapacity)
         self.interruptState = InterruptState(handle: connection)
@@ -94,48 +112,89 @@ public final class Database {
         statementCache.removeAll()
         recordStatements.removeAll()
         sqlite3_set_authorizer(handle, nil, nil)
-        if changeTracker != nil {
-            ChangeTracker.uninstall(from: handle)
-            changeTracker = nil
-        }
+        uninstallHooks()
+        changeTracker = nil
+        transactionListeners.removeAll()
         // close_v2 defers the real close until statements still held elsewhere are finalized,
         // instead of failing with SQLITE_BUSY.
         sqlite3_close_v2(handle)
-        traceBoxStorage?.release()
-        traceBoxStorage = nil
+        traces.removeAll(from: handle)
     }
 
     // MARK: - Executing
 
     /// Executes one or more statements separated by semicolons.
     ///
-    /// Positional arguments are consumed statement by statement, in order. A single statement
-    /// is kept in the statement cache, so repeating the same SQL does not prepare it again.
+    /// Positional arguments are consumed statement by statement, in order, and their count is
+    /// checked against the parameters of the whole text before any statement runs: a text
+    /// given too many or too few arguments changes nothing. (When a statement cannot be
+    /// prepared before the ones above it have run, such as an `INSERT` into a table the text
+    /// creates, the statements run inside a savepoint instead, rolled back if the count turns
+    /// out wrong.) A single statement is kept in the statement cache, so repeating the same
+    /// SQL does not prepare it again.
+    ///
+    /// - Throws: ``DatabaseError`` naming the SQL; `SQLITE_MISUSE` for text that holds a NUL
+    ///   character, which SQLite would take for the end of the text and silently ignore what
+    ///   follows.
     public func execute(sql: String, arguments: StatementArguments = []) throws {
         if let statement = statementCache.statement(for: sql), !statement.isBusy {
             try statement.execute(arguments: arguments)
             return
         }
-        var remaining = arguments.positional[...]
-        try forEachStatement(in: sql, cacheSingleStatement: true) { statement, isOnly in
-            if isOnly {
-                remaining = []
-                try statement.execute(arguments: arguments)
-                return
+        var scanner = try StatementScanner(sql: sql, database: self, persistent: true)
+        var prepared: [Statement] = []
+        var isComplete = true
+        while true {
+            do {
+                guard let statement = try scanner.next() else { break }
+                prepared.append(statement)
+            } catch {
+                // Possibly a statement that needs the ones above it to have run first.
+                guard !prepared.isEmpty else { throw error }
+                isComplete = false
+                break
             }
+        }
+        if prepared.count == 1, isComplete {
+            try prepared[0].execute(arguments: arguments)
+            return
+        }
+        var positional = arguments.positional[...]
+        func run(_ statement: Statement) throws {
             let count = Int(sqlite3_bind_parameter_count(statement.handle))
-            var slice = StatementArguments(Array(remaining.prefix(count)))
+            var slice = StatementArguments(Array(positional.prefix(count)))
             slice.named = arguments.named
             slice.ignoresUnknownNames = true
-            remaining = remaining.dropFirst(count)
+            positional = positional.dropFirst(count)
             try statement.execute(arguments: slice)
         }
-        if !remaining.isEmpty {
-            throw DatabaseError(
-                resultCode: .range,
-                message: "wrong number of arguments: \(remaining.count) argument(s) left unused",
-                sql: sql, arguments: arguments)
+        if isComplete {
+            if arguments.named.isEmpty {
+                let parameterCount = prepared.reduce(0) { $0 + Int(sqlite3_bind_parameter_count($1.handle)) }
+                if parameterCount != positional.count {
+                    throw DatabaseError(
+                        resultCode: .range,
+                        message: "wrong number of arguments: the statements have \(parameterCount) parameter(s), \(positional.count) given; nothing was executed",
+                        sql: sql, arguments: arguments)
+                }
+            }
+            for statement in prepared { try run(statement) }
+            return
         }
+        try savepointIf(!arguments.positional.isEmpty) {
+            for statement in prepared { try run(statement) }
+            while let statement = try scanner.next() { try run(statement) }
+            if !positional.isEmpty {
+                throw DatabaseError(
+                    resultCode: .range,
+                    message: "wrong number of arguments: \(positional.count) argument(s) left unused; the statements were rolled back",
+                    sql: sql, arguments: arguments)
+            }
+        }
+    }
+
+    private func savepointIf(_ condition: Bool, _ body: () throws -> Void) throws {
+        if condition { try savepoint(body) } else { try body() }
     }
 
     /// Executes SQL written with interpolated values: `db.execute("DELETE FROM players WHERE id = \(id)")`.
@@ -145,15 +204,12 @@ public final class Database {
 
     /// Prepares a statement that is not cached: yours to keep and reuse within this connection.
     public func makeStatement(sql: String) throws -> Statement {
-        var result: Statement?
-        try forEachStatement(in: sql, cacheSingleStatement: false) { statement, _ in
-            guard result == nil else {
-                throw DatabaseError(resultCode: .misuse, message: "makeStatement expects a single statement, got several", sql: sql)
-            }
-            result = statement
-        }
-        guard let result else {
+        var scanner = try StatementScanner(sql: sql, database: self, persistent: false)
+        guard let result = try scanner.next() else {
             throw DatabaseError(resultCode: .misuse, message: "no SQL statement to prepare", sql: sql)
+        }
+        if try scanner.next() != nil {
+            throw DatabaseError(resultCode: .misuse, message: "makeStatement expects a single statement, got several", sql: sql)
         }
         return result
     }
@@ -174,65 +230,40 @@ public final class Database {
         return statement.isBusy ? try makeStatement(sql: sql) : statement
     }
 
-    /// Prepares each statement of `sql` in turn. `isOnly` tells the body that the statement is
-    /// the whole of the SQL text.
-    private func forEachStatement(
-        in sql: String, cacheSingleStatement: Bool, _ body: (Statement, _ isOnly: Bool) throws -> Void
-    ) throws {
+    /// Prepares the statement at `start`, for ``StatementScanner``: records what it reads and
+    /// writes, and caches it when `isWholeText` says it is the whole of `sql`.
+    ///
+    /// - Returns: the statement (nil for only whitespace or a comment) and the offset, relative
+    ///   to the text's first byte, where the next statement starts.
+    func prepareStatement(
+        at start: UnsafePointer<CChar>, byteCount: Int, sql: String, persistent: Bool,
+        isWholeText: (_ consumed: Int) -> Bool
+    ) throws -> (statement: Statement?, end: Int) {
         try checkOpen(sql: sql)
-        var utf8 = Array(sql.utf8CString)
-        let total = utf8.count - 1  // without the terminating NUL
-        var offset = 0
-        var index = 0
-        try utf8.withUnsafeMutableBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return }
-            while offset < total {
-                // Skip what follows the previous statement's semicolon, so the text of later
-                // statements (in traces and error messages) starts at their first keyword
-                // rather than at a newline.
-                while offset < total, Self.isBlank(base + offset, count: 1) { offset += 1 }
-                guard offset < total else { break }
-                let start = base + offset
-                var statementHandle: OpaquePointer?
-                var tail: UnsafePointer<CChar>?
-                let flags = UInt32(cacheSingleStatement ? SQLITE_PREPARE_PERSISTENT : 0)
-                preparingRegion = DatabaseRegion()
-                if changeTracker != nil { preparingWrites = [] }
-                let code = sqlite3_prepare_v3(handle, start, Int32(total - offset), flags, &statementHandle, &tail)
-                let readRegion = preparingRegion ?? DatabaseRegion()
-                preparingRegion = nil
-                let writtenTables = preparingWrites ?? []
-                preparingWrites = nil
-                guard code == SQLITE_OK else {
-                    throw error(code: code, sql: sql, arguments: nil)
-                }
-                let consumed = tail.map { $0 - UnsafePointer(start) } ?? (total - offset)
-                offset += max(consumed, 1)
-                guard let statementHandle else { continue }  // only whitespace or a comment
-                let isOnly = index == 0 && Self.isBlank(base + offset, count: total - offset)
-                let text = isOnly ? sql : String(cString: sqlite3_sql(statementHandle))
-                let statement = Statement(handle: statementHandle, sql: text, database: self)
-                statement.readRegion = readRegion
-                statement.writtenTables = writtenTables
-                if isOnly && cacheSingleStatement {
-                    statementCache.insert(statement, for: sql)
-                }
-                index += 1
-                try body(statement, isOnly)
-            }
+        var statementHandle: OpaquePointer?
+        var tail: UnsafePointer<CChar>?
+        let flags = UInt32(persistent ? SQLITE_PREPARE_PERSISTENT : 0)
+        preparingRegion = DatabaseRegion()
+        if changeTracker != nil { preparingWrites = [] }
+        let code = sqlite3_prepare_v3(handle, start, Int32(byteCount), flags, &statementHandle, &tail)
+        let readRegion = preparingRegion ?? DatabaseRegion()
+        preparingRegion = nil
+        let writtenTables = preparingWrites ?? []
+        preparingWrites = nil
+        guard code == SQLITE_OK else {
+            throw error(code: code, sql: sql, arguments: nil)
         }
-    }
-
-    private static func isBlank(_ pointer: UnsafeMutablePointer<CChar>, count: Int) -> Bool {
-        for offset in 0..<max(count, 0) {
-            switch UInt8(bitPattern: pointer[offset]) {
-            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\t"), UInt8(ascii: "\r"), UInt8(ascii: ";"):
-                continue
-            default:
-                return false
-            }
+        let consumed = max(tail.map { $0 - start } ?? byteCount, 1)
+        guard let statementHandle else { return (nil, consumed) }
+        let wholeText = isWholeText(consumed)
+        let statement = Statement(
+            handle: statementHandle, sql: wholeText ? sql : String(cString: sqlite3_sql(statementHandle)), database: self)
+        statement.readRegion = readRegion
+        statement.writtenTables = writtenTables
+        if wholeText && persistent {
+            statementCache.insert(statement, for: sql)
         }
-        return true
+        return (statement, consumed)
     }
 
     // MARK: - State
@@ -279,6 +310,10 @@ public final class Database {
         if code & 0xFF == SQLITE_INTERRUPT, interruptState.isCancellationRequested {
             return CancellationError()
         }
+        if code == SQLITE_CONSTRAINT | (2 << 8), let refused = refusedCommitError {
+            refusedCommitError = nil
+            return refused
+        }
         return DatabaseError(connection: handle, code: code, sql: sql, arguments: arguments)
     }
 
@@ -299,7 +334,15 @@ public final class Database {
         try execute(sql: sql)
     }
 
-    private func checkOpen(sql: String) throws {
+    /// Throws ``DatabaseAccessError`` (`.closed`) once the connection is closed: every access
+    /// checks it before its closure runs, as the `sqlite3` handle is gone by then.
+    func checkOpen() throws {
+        if isClosed {
+            throw DatabaseAccessError(.closed, "\(description) is closed")
+        }
+    }
+
+    func checkOpen(sql: String) throws {
         if isClosed {
             throw DatabaseAccessError(.closed, "\(description) is closed; cannot execute `\(sql)`")
         }

@@ -4,7 +4,7 @@ import Synchronization
 /// The part of a connection other threads may touch: a cancellation request and
 /// `sqlite3_interrupt`, which SQLite documents as safe to call from any thread while the
 /// connection is open.
-final class InterruptState: @unchecked Sendable {
+final class InterruptState: Sendable {
     private struct State {
         var isOpen = true
         var currentJob: UInt64 = 0
@@ -16,6 +16,9 @@ final class InterruptState: @unchecked Sendable {
     /// every statement execution checks it, and a lock round-trip there would cost every
     /// fetch and insert, cancelled or not.
     private let runningJobCancelled = Atomic<Bool>(false)
+    // Safe to share: it is only passed to `sqlite3_interrupt`, which SQLite documents as safe
+    // to call from any thread, and only while `isOpen` holds under the lock (after close, the
+    // pointer may dangle).
     nonisolated(unsafe) private let handle: OpaquePointer
 
     init(handle: OpaquePointer) {

@@ -26,24 +26,3 @@ public struct RecordNotFoundError: Error, Sendable, CustomStringConvertible {
         "no row in \"\(tableName)\" with primary key \(key.map(\.description).joined(separator: ", "))"
     }
 }
-
-/// Misuse of a connection or a pool: re-entrance, access after close, writing through a reader.
-public struct DatabaseAccessError: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Hashable {
-        /// A `read` or `write` was called from inside a closure already running on the same
-        /// queue or pool; waiting would deadlock.
-        case reentrantAccess
-        /// The queue or pool was closed.
-        case closed
-    }
-
-    public var kind: Kind
-    public var message: String
-
-    public init(_ kind: Kind, _ message: String) {
-        self.kind = kind
-        self.message = message
-    }
-
-    public var description: String { message }
-}

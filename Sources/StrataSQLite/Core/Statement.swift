@@ -92,6 +92,7 @@ public final class Statement {
         defer {
             sqlite3_reset(handle)
             isBusy = false
+            if database.pendingTransactionEnd != nil { database.deliverTransactionEnd() }
         }
         if !arguments.isEmpty || sqlite3_bind_parameter_count(handle) > 0 {
             try arguments.bind(to: self)
@@ -111,6 +112,7 @@ public final class Statement {
         defer {
             sqlite3_reset(handle)
             isBusy = false
+            if database.pendingTransactionEnd != nil { database.deliverTransactionEnd() }
         }
         let code = value.bind(to: handle, at: 1)
         if code != SQLITE_OK {

@@ -30,6 +30,13 @@ public struct DatabaseMigrator: Sendable {
     /// migration this migrator does not know, is erased and migrated from scratch.
     ///
     /// Never enable it in a shipping app: erasing deletes the user's data.
+    ///
+    /// Only the `main` schema is compared and erased. Attached databases (a sync
+    /// metadatabase, say) are left alone: their owners migrate them. The comparison migrates a
+    /// scratch in-memory connection whose role is ``ConnectionRole/migrationReference``;
+    /// ``Configuration/prepareDatabase(_:)`` closures run there too (a migration may call
+    /// their SQL functions), and ``Database/attach(path:as:)`` attaches an empty in-memory
+    /// database there instead of the file.
     public var eraseDatabaseOnSchemaChange = false
 
     private(set) var migrations: [Migration] = []
@@ -37,6 +44,7 @@ public struct DatabaseMigrator: Sendable {
     /// The table recording applied migrations.
     public static let migrationsTableName = "strata_migrations"
 
+    /// An empty migrator: register migrations in the order they must run.
     public init() {}
 
     /// Registers a migration. Identifiers must be unique; registering one twice is a
@@ -136,7 +144,7 @@ public struct DatabaseMigrator: Sendable {
         guard !applied.isEmpty else { return false }
         let known = Set(migrationIdentifiers)
         if applied.contains(where: { !known.contains($0) }) { return true }
-        let reference = try Database(path: ":memory:", configuration: db.configuration, readOnly: false, role: "migration-reference")
+        let reference = try Database(path: ":memory:", configuration: db.configuration, readOnly: false, role: .migrationReference)
         defer { reference.close() }
         for prepare in db.configuration.preparations {
             try prepare(reference)
@@ -151,7 +159,9 @@ public struct DatabaseMigrator: Sendable {
 
 /// A migration failed; the database is left as it was before that migration.
 public struct MigrationError: Error, CustomStringConvertible {
+    /// The failed migration's identifier.
     public var identifier: String
+    /// The error the migration threw, or the foreign key violation it left.
     public var underlying: any Error
 
     public var description: String {
@@ -161,8 +171,11 @@ public struct MigrationError: Error, CustomStringConvertible {
 
 /// A row references a parent row that does not exist (`PRAGMA foreign_key_check`).
 public struct ForeignKeyViolationError: Error, Sendable, CustomStringConvertible {
+    /// The table holding the dangling reference.
     public var tableName: String
+    /// The rowid of the row holding it (nil for a `WITHOUT ROWID` table).
     public var rowID: Int64?
+    /// The table the reference points to.
     public var parentTableName: String
 
     public var description: String {

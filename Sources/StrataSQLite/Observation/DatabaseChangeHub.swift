@@ -3,6 +3,10 @@ import Synchronization
 /// Where a writer announces its commits, and where observers register the region they care
 /// about.
 ///
+/// Its API is for Strata's own modules (`package` access): from outside, a commit can only be
+/// announced by committing, or with ``DatabaseWriter/notifyChanges(in:)``, and observed with
+/// ``DatabaseWriter/observeChanges(in:onChange:)``.
+///
 /// Observers are indexed by table name, so a commit costs a lookup per changed table, not a
 /// check per observer: 1,000 observers of other tables add nothing measurable to a write.
 /// Callbacks run on the writer's queue right after the commit, outside the hub's lock; they
@@ -24,21 +28,21 @@ public final class DatabaseChangeHub: Sendable {
     private let registeredObservers = Atomic<Int>(0)
     private let commits = Atomic<UInt64>(0)
 
-    public init() {}
+    package init() {}
 
     /// Whether anyone observes. The writer's update hook checks this first, so tracking
     /// changed tables costs one atomic load per row when nobody observes.
-    public var hasObservers: Bool { registeredObservers.load(ordering: .relaxed) > 0 }
+    package var hasObservers: Bool { registeredObservers.load(ordering: .relaxed) > 0 }
 
     /// The number of registered observers.
-    public var observerCount: Int { registeredObservers.load(ordering: .relaxed) }
+    package var observerCount: Int { registeredObservers.load(ordering: .relaxed) }
 
     /// How many commits have been announced. An observer compares it before and after a fetch
     /// to learn whether commits happened meanwhile.
-    public var commitCount: UInt64 { commits.load(ordering: .acquiring) }
+    package var commitCount: UInt64 { commits.load(ordering: .acquiring) }
 
     /// Registers `onChange` for commits that change a table of `region`.
-    public func addObserver(region: DatabaseRegion, onChange: @escaping @Sendable () -> Void) -> DatabaseChangeObservation {
+    package func addObserver(region: DatabaseRegion, onChange: @escaping @Sendable () -> Void) -> DatabaseChangeObservation {
         let id = state.withLock { state -> UInt64 in
             let id = state.nextID
             state.nextID += 1
@@ -70,7 +74,7 @@ public final class DatabaseChangeHub: Sendable {
 
     /// Announces a commit that changed these tables (possibly none that were tracked, when
     /// observation started mid-transaction: observers of the full database hear every commit).
-    public func notifyCommit(changedTables: Set<QualifiedTable>) {
+    package func notifyCommit(changedTables: Set<QualifiedTable>) {
         commits.add(1, ordering: .releasing)
         guard hasObservers else { return }
         let callbacks = state.withLock { state -> [@Sendable () -> Void] in
@@ -90,7 +94,7 @@ public final class DatabaseChangeHub: Sendable {
     }
 
     /// Calls every observer, whatever its region.
-    public func notifyAll() {
+    package func notifyAll() {
         commits.add(1, ordering: .releasing)
         let callbacks = state.withLock { $0.entries.values.map(\.onChange) }
         for callback in callbacks { callback() }
@@ -136,6 +140,7 @@ public final class DatabaseChangeObservation: Sendable {
         hub.update(id, region: region)
     }
 
+    /// Ends the registration: `onChange` is not called again.
     public func cancel() {
         hub.remove(id)
     }

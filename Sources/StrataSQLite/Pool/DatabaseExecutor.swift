@@ -5,12 +5,19 @@ import Dispatch
 /// Connections run their blocking SQLite calls here, never on Swift's cooperative thread pool:
 /// a query that takes a second occupies one dispatch thread, not one of the few cooperative
 /// threads every task of the process shares.
-final class DatabaseExecutor: SerialExecutor, @unchecked Sendable {
+final class DatabaseExecutor: SerialExecutor, Sendable {
     let queue: DispatchQueue
+    private static let key = DispatchSpecificKey<ObjectIdentifier>()
 
     init(label: String, owner: AccessOwner) {
         queue = DispatchQueue(label: label)
         queue.setSpecific(key: AccessOwner.key, value: owner)
+        queue.setSpecific(key: Self.key, value: ObjectIdentifier(self))
+    }
+
+    /// Whether the current thread runs a job of this executor.
+    var isCurrent: Bool {
+        DispatchQueue.getSpecific(key: Self.key) == ObjectIdentifier(self)
     }
 
     func enqueue(_ job: consuming ExecutorJob) {

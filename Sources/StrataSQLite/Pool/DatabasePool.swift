@@ -12,15 +12,15 @@ import Synchronization
 ///   among its connections; memdb has no WAL, so there a commit waits for running reads to
 ///   finish (up to the busy timeout) instead of running beside them.
 public final class DatabasePool: DatabaseWriter {
+    /// The configuration the connections were opened with.
     public let configuration: Configuration
-    /// The file path or a description of the in-memory database.
-    public let path: String
-    private let location: DatabaseLocation
+    /// Where the database lives.
+    public let location: DatabaseLocation
     private let owner: AccessOwner
     /// Where the writer announces its commits; observation registers here.
     public let changeHub = DatabaseChangeHub()
     private let writer: SerialConnection
-    private let permits: ReaderPermits
+    private let permits: AccessPermits
     private let idleReaders = Mutex<[SerialConnection]>([])
     private let allReaders = Mutex<[SerialConnection]>([])
     private let isClosed = Atomic<Bool>(false)
@@ -28,23 +28,31 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Opens (creating if needed) a database file in WAL mode.
     public convenience init(path: String, configuration: Configuration = Configuration()) throws {
-        try self.init(location: .file(path), configuration: configuration)
+        try self.init(location: .file(path: path), configuration: configuration)
     }
 
     /// Opens an in-memory pool shared by every pool and queue of the process that uses the
     /// same name. Give each test its own name to isolate tests from one another.
     public convenience init(named name: String, configuration: Configuration = Configuration()) throws {
-        try self.init(location: .sharedMemory(name), configuration: configuration)
+        try self.init(location: .namedMemory(name: name), configuration: configuration)
     }
 
-    init(location: DatabaseLocation, configuration: Configuration) throws {
+    /// Opens a pool at `location`: a file (created if needed, in WAL mode) or a named
+    /// in-memory database.
+    ///
+    /// - Throws: ``DatabaseAccessError`` for ``DatabaseLocation/privateMemory``, which only one
+    ///   connection can see: use a ``DatabaseQueue`` there.
+    public init(location: DatabaseLocation, configuration: Configuration = Configuration()) throws {
+        if location == .privateMemory {
+            throw DatabaseAccessError(
+                .invalidLocation, "a DatabasePool needs a database its connections share: a file or a named in-memory database, not a private one")
+        }
         self.location = location
         self.configuration = configuration
-        self.path = location.description
         owner = AccessOwner(description: "DatabasePool(\(location.description))")
-        permits = ReaderPermits(capacity: configuration.maximumReaderCount)
+        permits = AccessPermits(capacity: configuration.maximumReaderCount)
         let database = try Database(
-            path: location.openPath, configuration: configuration, readOnly: configuration.readOnly, role: "writer")
+            path: location.sqliteFilename, configuration: configuration, readOnly: configuration.readOnly, role: .writer)
         if location.isFile && !configuration.readOnly {
             let mode = try String.fetchOne(database, sql: "PRAGMA journal_mode = WAL")
             guard mode?.lowercased() == "wal" else {
@@ -68,6 +76,9 @@ public final class DatabasePool: DatabaseWriter {
 
     // MARK: Reading
 
+    /// Reads from one snapshot, blocking the calling thread.
+    /// Throws ``DatabaseAccessError`` (`.reentrantAccess`) when called from inside one of this
+    /// database's own closures, where waiting would deadlock.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabasePool.read")
         try checkOpen()
@@ -78,9 +89,11 @@ public final class DatabasePool: DatabaseWriter {
         return try reader.performSync { db in try db.readInSnapshot(body) }
     }
 
+    /// Reads from one snapshot. Cancelling the task ends the wait for a connection, or interrupts
+    /// the running statement, with `CancellationError`.
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
-        await permits.acquire()
+        try await permits.acquire()
         defer { permits.release() }
         let reader = try takeReader()
         defer { returnReader(reader) }
@@ -89,28 +102,37 @@ public final class DatabasePool: DatabaseWriter {
 
     // MARK: Writing
 
+    /// Runs `body` in an `IMMEDIATE` transaction on the writer, blocking the calling thread:
+    /// committed if it returns, rolled back if it throws.
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabasePool.write")
         try checkOpen()
         return try writer.performSync { db in try db.transaction(.immediate) { try body(db) } }
     }
 
+    /// Runs `body` in an `IMMEDIATE` transaction on the writer: committed if it returns, rolled
+    /// back if it throws or the task is cancelled.
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
         return try await writer.perform { db in try db.transaction(.immediate) { try body(db) } }
     }
 
+    /// Runs `body` on the writer outside any transaction, blocking the calling thread: for
+    /// statements that cannot run in one, or to manage transactions yourself.
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabasePool.writeWithoutTransaction")
         try checkOpen()
         return try writer.performSync(body)
     }
 
+    /// Runs `body` on the writer outside any transaction.
     public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
         return try await writer.perform(body)
     }
 
+    /// Waits until no read runs, keeps new reads out, and runs `body` on the writer outside any
+    /// transaction, blocking the calling thread.
     public func barrierWriteWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabasePool.barrierWriteWithoutTransaction")
         try checkOpen()
@@ -119,9 +141,11 @@ public final class DatabasePool: DatabaseWriter {
         return try writer.performSync(body)
     }
 
+    /// Waits until no read runs, keeps new reads out, and runs `body` on the writer outside any
+    /// transaction. Cancelling the task while it waits ends the wait with `CancellationError`.
     public func barrierWriteWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
-        await permits.acquire(all: true)
+        try await permits.acquire(all: true)
         defer { permits.release(all: true) }
         return try await writer.perform(body)
     }
@@ -133,6 +157,8 @@ public final class DatabasePool: DatabaseWriter {
         allReaders.withLock { $0.count }
     }
 
+    /// Interrupts the statements running now (`sqlite3_interrupt`); they fail with
+    /// `SQLITE_INTERRUPT`. Accesses that have not started are not affected.
     public func interrupt() {
         writer.interruptState.interruptAll()
         for reader in allReaders.withLock({ $0 }) {
@@ -140,19 +166,16 @@ public final class DatabasePool: DatabaseWriter {
         }
     }
 
-    /// Closes the writer and the idle readers now; readers still running a `read` close when it
-    /// returns. New accesses throw ``DatabaseAccessError``.
+    /// Closes the pool: idle readers now, the writer once the write running now (if any) has
+    /// ended, and readers still running a `read` when it returns. New accesses throw
+    /// ``DatabaseAccessError``.
     ///
     /// It never waits for running reads: `close()` is often called from `deinit` or a test's
     /// teardown on a cooperative thread, and waiting there for async reads, which need a
-    /// cooperative thread to finish, could deadlock the whole pool of them.
+    /// cooperative thread to finish, could deadlock the whole pool of them. Called from inside
+    /// one of the pool's own closures, it returns at once and that connection closes when the
+    /// closure returns.
     public func close() {
-        // Closing from inside one of our own closures would wait for itself; the connections
-        // then close when the pool is released.
-        if owner.isCurrent {
-            isClosed.store(true, ordering: .releasing)
-            return
-        }
         let idle = idleReaders.withLock { idle -> [SerialConnection]? in
             guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return nil }
             defer { idle.removeAll() }
@@ -181,7 +204,7 @@ public final class DatabasePool: DatabaseWriter {
         }
         let number = readerCounter.add(1, ordering: .relaxed).newValue
         let database = try Database(
-            path: location.openPath, configuration: configuration, readOnly: true, role: "reader\(number)")
+            path: location.sqliteFilename, configuration: configuration, readOnly: true, role: .reader, number: number)
         for prepare in configuration.preparations {
             try prepare(database)
         }

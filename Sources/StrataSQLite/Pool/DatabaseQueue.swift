@@ -11,9 +11,10 @@ import Foundation
 /// let count = try await queue.read { db in try Game.fetchCount(db) }
 /// ```
 public final class DatabaseQueue: DatabaseWriter {
+    /// The configuration the connections were opened with.
     public let configuration: Configuration
-    /// The file path or a description of the in-memory database.
-    public let path: String
+    /// Where the database lives.
+    public let location: DatabaseLocation
     private let connection: SerialConnection
     private let owner: AccessOwner
     /// Where the writer announces its commits; observation registers here.
@@ -21,22 +22,24 @@ public final class DatabaseQueue: DatabaseWriter {
 
     /// Opens (creating if needed) a database file.
     public convenience init(path: String, configuration: Configuration = Configuration()) throws {
-        try self.init(location: .file(path), configuration: configuration)
+        try self.init(location: .file(path: path), configuration: configuration)
     }
 
     /// Opens an in-memory database. Without a name it is private to this queue; with a name it
     /// is shared with every queue and pool of the process that opens the same name.
     public convenience init(named name: String? = nil, configuration: Configuration = Configuration()) throws {
-        try self.init(location: name.map(DatabaseLocation.sharedMemory) ?? .privateMemory, configuration: configuration)
+        try self.init(location: name.map { DatabaseLocation.namedMemory(name: $0) } ?? .privateMemory, configuration: configuration)
     }
 
-    init(location: DatabaseLocation, configuration: Configuration) throws {
+    /// Opens a queue at `location`: a file (created if needed), a named or a private
+    /// in-memory database.
+    public init(location: DatabaseLocation, configuration: Configuration = Configuration()) throws {
         self.configuration = configuration
-        self.path = location.description
+        self.location = location
         let label = configuration.label ?? "strata"
         owner = AccessOwner(description: "DatabaseQueue(\(location.description))")
         let database = try Database(
-            path: location.openPath, configuration: configuration, readOnly: configuration.readOnly, role: "queue")
+            path: location.sqliteFilename, configuration: configuration, readOnly: configuration.readOnly, role: .queue)
         for prepare in configuration.preparations {
             try prepare(database)
         }
@@ -50,31 +53,43 @@ public final class DatabaseQueue: DatabaseWriter {
 
     // MARK: Reading
 
+    /// Reads from one snapshot, blocking the calling thread.
+    /// Throws ``DatabaseAccessError`` (`.reentrantAccess`) when called from inside one of this
+    /// database's own closures, where waiting would deadlock.
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabaseQueue.read")
         return try connection.performSync { db in try db.readOnly(body) }
     }
 
+    /// Reads from one snapshot. Cancelling the task ends the wait for a connection, or interrupts
+    /// the running statement, with `CancellationError`.
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await connection.perform { db in try db.readOnly(body) }
     }
 
     // MARK: Writing
 
+    /// Runs `body` in an `IMMEDIATE` transaction on the writer, blocking the calling thread:
+    /// committed if it returns, rolled back if it throws.
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabaseQueue.write")
         return try connection.performSync { db in try db.transaction(.immediate) { try body(db) } }
     }
 
+    /// Runs `body` in an `IMMEDIATE` transaction on the writer: committed if it returns, rolled
+    /// back if it throws or the task is cancelled.
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await connection.perform { db in try db.transaction(.immediate) { try body(db) } }
     }
 
+    /// Runs `body` on the writer outside any transaction, blocking the calling thread: for
+    /// statements that cannot run in one, or to manage transactions yourself.
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabaseQueue.writeWithoutTransaction")
         return try connection.performSync(body)
     }
 
+    /// Runs `body` on the writer outside any transaction.
     public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await connection.perform(body)
     }
@@ -86,16 +101,23 @@ public final class DatabaseQueue: DatabaseWriter {
         return try connection.performSync(body)
     }
 
+    /// Waits until no read runs, keeps new reads out, and runs `body` on the writer outside any
+    /// transaction. Cancelling the task while it waits ends the wait with `CancellationError`.
     public func barrierWriteWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await connection.perform(body)
     }
 
     // MARK: Lifecycle
 
+    /// Interrupts the statements running now (`sqlite3_interrupt`); they fail with
+    /// `SQLITE_INTERRUPT`. Accesses that have not started are not affected.
     public func interrupt() {
         connection.interruptState.interruptAll()
     }
 
+    /// Closes the connection once the access running now (if any) has ended; later accesses
+    /// throw ``DatabaseAccessError``. Called from inside one of the queue's own closures, it
+    /// returns at once and the connection closes when that closure returns.
     public func close() {
         connection.close()
     }

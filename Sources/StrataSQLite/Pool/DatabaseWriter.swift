@@ -12,6 +12,9 @@ public protocol DatabaseReader: AnyObject, Sendable {
     /// The configuration the connections were opened with.
     var configuration: Configuration { get }
 
+    /// Where the database lives: a file, a named or a private in-memory database.
+    var location: DatabaseLocation { get }
+
     /// Reads from one snapshot, blocking the calling thread.
     func read<T>(_ body: (Database) throws -> T) throws -> T
 
@@ -22,8 +25,10 @@ public protocol DatabaseReader: AnyObject, Sendable {
     /// with `SQLITE_INTERRUPT`.
     func interrupt()
 
-    /// Waits for running accesses, then closes every connection. Later accesses throw
-    /// ``DatabaseAccessError``.
+    /// Closes every connection: idle ones now, busy ones when their access ends. Later
+    /// accesses throw ``DatabaseAccessError``. A ``DatabaseQueue`` waits for the access running
+    /// on its connection, a ``DatabasePool`` for the running write but never for reads; neither
+    /// waits when called from inside one of its own closures.
     func close()
 }
 
@@ -38,7 +43,8 @@ public protocol DatabaseReader: AnyObject, Sendable {
 /// - `barrierWriteWithoutTransaction` also waits until no read runs and keeps new reads out
 ///   until it returns: for changes readers must not see half-done, such as erasing the schema.
 public protocol DatabaseWriter: DatabaseReader {
-    /// Where the writer announces its commits, for observation.
+    /// Where the writer announces its commits. Its methods are for Strata's modules; observe
+    /// with ``observeChanges(in:onChange:)``.
     var changeHub: DatabaseChangeHub { get }
     func write<T>(_ body: (Database) throws -> T) throws -> T
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T

@@ -6,11 +6,19 @@ import Synchronization
 /// The actor's executor is the connection's dispatch queue, so `await connection.perform`
 /// hops straight onto that queue. Synchronous callers reach the same queue with
 /// `DispatchQueue.sync`; both paths are serialized by the queue, which is what confines the
-/// `Database`.
+/// `Database`. Both first wait for the connection's ``admission`` permit, where a cancelled
+/// task can leave the line (a job on the dispatch queue cannot be taken back).
 actor SerialConnection {
     nonisolated let executor: DatabaseExecutor
     nonisolated let interruptState: InterruptState
+    /// One access at a time, first come first served; cancellable while waiting.
+    nonisolated let admission = AccessPermits(capacity: 1)
+    // Safe: the database is only touched on `executor.queue` — by the actor's isolated methods,
+    // whose executor is that queue, and inside `executor.queue.sync` — never elsewhere.
     nonisolated(unsafe) private let database: Database
+    /// Set by ``close()`` called from inside one of this connection's own jobs: the job closes
+    /// the connection when it ends, as closing from inside would wait for itself.
+    private nonisolated let closesAfterCurrentJob = Atomic<Bool>(false)
 
     nonisolated var unownedExecutor: UnownedSerialExecutor {
         executor.asUnownedSerialExecutor()
@@ -25,7 +33,12 @@ actor SerialConnection {
     }
 
     /// Runs `body` on the connection's queue, tying task cancellation to the statement it runs.
+    ///
+    /// - Throws: `CancellationError` when the task is cancelled while waiting for the
+    ///   connection or while `body` runs (then its statement is interrupted).
     nonisolated func perform<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+        try await admission.acquire()
+        defer { admission.release() }
         let token = Self.jobCounter.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
             try await self.performIsolated(token: token, body)
@@ -41,20 +54,37 @@ actor SerialConnection {
         // A cancellation that arrived between the check above and beginJob found no job to
         // interrupt; it is visible here.
         try Task.checkCancellation()
-        defer { database.jobDidEnd() }
+        try database.checkOpen()
+        defer { jobDidEnd() }
         return try body(database)
     }
 
     /// Runs `body` on the connection's queue, blocking the calling thread until it returns.
     nonisolated func performSync<T>(_ body: (Database) throws -> T) throws -> T {
-        try executor.queue.sync {
-            defer { database.jobDidEnd() }
+        admission.acquireSync()
+        defer { admission.release() }
+        return try executor.queue.sync {
+            try database.checkOpen()
+            defer { jobDidEnd() }
             return try body(database)
         }
     }
 
-    /// Closes the connection once the jobs queued before have run.
+    private nonisolated func jobDidEnd() {
+        database.jobDidEnd()
+        if closesAfterCurrentJob.load(ordering: .acquiring) {
+            database.close()
+        }
+    }
+
+    /// Closes the connection once the job running now (if any) has ended. Called from inside
+    /// one of the connection's own jobs, it returns at once and the job closes the connection
+    /// when it ends: waiting there would wait for itself forever.
     nonisolated func close() {
+        if executor.isCurrent {
+            closesAfterCurrentJob.store(true, ordering: .releasing)
+            return
+        }
         executor.queue.sync {
             database.close()
         }
