@@ -10,8 +10,16 @@ extension FetchOne {
     /// ```
     public init<Statement: QueryStatement>(wrappedValue: Value, _ statement: Statement, database: any DatabaseWriter)
     where Statement.QueryValue == Value, Value: DatabaseValueConvertible & Hashable {
-        let fragment = statement.statementFragment
-        self.init(wrappedValue: wrappedValue, sql: fragment.sql, arguments: fragment.bindings, database: database)
+        switch statement.fetchRequestFragment {
+        case .success(let fragment):
+            self.init(wrappedValue: wrappedValue, sql: fragment.sql, arguments: fragment.bindings, database: database)
+        case .failure(let error):
+            // A later `load` of SQL or of another statement replaces the failed request.
+            self.init(
+                initialValue: wrappedValue, request: AnyFetchRequest(FailedStatementRequest(error: error)),
+                makeRequest: { AnyFetchRequest(FetchOneValueRequest(sql: $0, arguments: $1, defaultValue: wrappedValue)) },
+                database: database)
+        }
     }
 
     /// Observes the first row of a query-builder statement as a record, nil when there is none.
@@ -22,14 +30,21 @@ extension FetchOne {
     public init<Statement: QueryStatement, Record: FetchableRecord & Sendable>(
         wrappedValue: Value = nil, _ statement: Statement, database: any DatabaseWriter
     ) where Statement.QueryValue == Record, Value == Record? {
-        let fragment = statement.statementFragment
-        self.init(wrappedValue: wrappedValue, sql: fragment.sql, arguments: fragment.bindings, database: database)
+        switch statement.fetchRequestFragment {
+        case .success(let fragment):
+            self.init(wrappedValue: wrappedValue, sql: fragment.sql, arguments: fragment.bindings, database: database)
+        case .failure(let error):
+            self.init(
+                initialValue: wrappedValue, request: AnyFetchRequest(FailedStatementRequest(error: error)),
+                makeRequest: { AnyFetchRequest(FetchOneRecordRequest<Record>(sql: $0, arguments: $1)) },
+                database: database)
+        }
     }
 
     /// Replaces the query with a statement; returns once its first value is loaded.
     @discardableResult
     public func load<Statement: QueryStatement>(_ statement: Statement) async throws -> FetchSubscription {
-        let fragment = statement.statementFragment
+        let fragment = try statement.fetchRequestFragment.get()
         return try await load(sql: fragment.sql, arguments: fragment.bindings)
     }
 }

@@ -8,7 +8,7 @@ extension Table {
     ) -> TemporaryTrigger<Self> {
         TemporaryTrigger(
             name: name, ifNotExists: ifNotExists, event: event.clause, condition: nil,
-            actions: [action(TriggerRows()).statementFragment])
+            steps: [action(TriggerRows())])
     }
 
     /// A trigger that runs a statement for each inserted, updated or deleted row matching a
@@ -20,7 +20,7 @@ extension Table {
     ) -> TemporaryTrigger<Self> {
         TemporaryTrigger(
             name: name, ifNotExists: ifNotExists, event: event.clause, condition: condition(TriggerRows()).queryFragment,
-            actions: [action(TriggerRows()).statementFragment])
+            steps: [action(TriggerRows())])
     }
 
     /// A trigger that runs several statements, in order, for each affected row.
@@ -30,7 +30,7 @@ extension Table {
     ) -> TemporaryTrigger<Self> {
         TemporaryTrigger(
             name: name, ifNotExists: ifNotExists, event: event.clause, condition: nil,
-            actions: actions(TriggerRows()).map(\.statementFragment))
+            steps: actions(TriggerRows()))
     }
 
     /// A trigger that stamps a column with the current time after each update of a row:
@@ -41,7 +41,9 @@ extension Table {
     public static func createTemporaryTrigger(
         _ name: String? = nil, ifNotExists: Bool = false, after event: TouchEvent<Self>
     ) -> TemporaryTrigger<Self> {
-        var action = QueryFragment(verbatim: "UPDATE " + tableName.quotedSQLIdentifier + " SET " + event.column.quotedSQLIdentifier + " = ")
+        var action = QueryFragment(verbatim: "UPDATE ")
+        action.append(triggerStepTableFragment)
+        action.append(verbatim: " SET " + event.column.quotedIdentifier + " = ")
         action.append(event.value)
         action.append(verbatim: " WHERE rowid = NEW.rowid")
         return TemporaryTrigger(name: name, ifNotExists: ifNotExists, event: "UPDATE", condition: nil, actions: [action])

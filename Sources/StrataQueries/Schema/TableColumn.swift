@@ -23,7 +23,7 @@ public struct TableColumn<Root: Table, Value>: QueryExpression, TableColumnExpre
     /// The column of `Root` with this name (what `@Table` writes for each property).
     public init(_ name: String) {
         self.name = name
-        qualifiedSQL = Root.tableName.quotedSQLIdentifier + "." + name.quotedSQLIdentifier
+        qualifiedSQL = Root.tableName.quotedIdentifier + "." + name.quotedIdentifier
     }
 
     public var tableName: String { Root.tableName }
@@ -34,6 +34,6 @@ public struct TableColumn<Root: Table, Value>: QueryExpression, TableColumnExpre
 
     /// The column's name alone, unqualified: for `INSERT` and `UPDATE … SET` lists.
     public var unqualifiedFragment: QueryFragment {
-        QueryFragment(verbatim: name.quotedSQLIdentifier)
+        QueryFragment(verbatim: name.quotedIdentifier)
     }
 }

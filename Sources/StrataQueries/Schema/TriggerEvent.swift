@@ -25,6 +25,6 @@ public struct TriggerEvent<On: Table>: Sendable {
     }
 
     var clause: String {
-        columns.isEmpty ? keyword : keyword + " OF " + columns.map(\.quotedSQLIdentifier).joined(separator: ", ")
+        columns.isEmpty ? keyword : keyword + " OF " + columns.map(\.quotedIdentifier).joined(separator: ", ")
     }
 }
