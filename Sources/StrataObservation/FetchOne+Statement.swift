@@ -10,15 +10,8 @@ extension FetchOne {
     /// ```
     public init<Statement: QueryStatement>(wrappedValue: Value, _ statement: Statement, database: any DatabaseWriter)
     where Statement.QueryValue == Value, Value: DatabaseValueConvertible & Hashable {
-        switch statement.fetchRequestFragment {
-        case .success(let fragment):
-            self.init(wrappedValue: wrappedValue, sql: fragment.sql, arguments: fragment.bindings, database: database)
-        case .failure(let error):
-            // A later `load` of SQL or of another statement replaces the failed request.
-            self.init(
-                initialValue: wrappedValue, request: AnyFetchRequest(FailedStatementRequest(error: error)),
-                makeRequest: { AnyFetchRequest(FetchOneValueRequest(sql: $0, arguments: $1, defaultValue: wrappedValue)) },
-                database: database)
+        self.init(wrappedValue: wrappedValue, statement: statement, database: database) {
+            AnyFetchRequest(FetchOneValueRequest(sql: $0, arguments: $1, defaultValue: wrappedValue))
         }
     }
 
@@ -30,15 +23,22 @@ extension FetchOne {
     public init<Statement: QueryStatement, Record: FetchableRecord & Sendable>(
         wrappedValue: Value = nil, _ statement: Statement, database: any DatabaseWriter
     ) where Statement.QueryValue == Record, Value == Record? {
-        switch statement.fetchRequestFragment {
-        case .success(let fragment):
-            self.init(wrappedValue: wrappedValue, sql: fragment.sql, arguments: fragment.bindings, database: database)
-        case .failure(let error):
-            self.init(
-                initialValue: wrappedValue, request: AnyFetchRequest(FailedStatementRequest(error: error)),
-                makeRequest: { AnyFetchRequest(FetchOneRecordRequest<Record>(sql: $0, arguments: $1)) },
-                database: database)
+        self.init(wrappedValue: wrappedValue, statement: statement, database: database) {
+            AnyFetchRequest(FetchOneRecordRequest<Record>(sql: $0, arguments: $1))
         }
+    }
+
+    /// Observes the statement's value or, when the statement cannot be built, fails with a
+    /// ``StrataQueries/StatementBuildError`` in `loadError` (a later `load` replaces it).
+    private init(
+        wrappedValue: Value, statement: some QueryStatement, database: any DatabaseWriter,
+        makeRequest: @escaping @Sendable (String, [DatabaseValue]) -> AnyFetchRequest<Value>
+    ) {
+        let request = switch statement.fetchRequestFragment {
+        case .success(let fragment): makeRequest(fragment.sql, fragment.bindings)
+        case .failure(let error): AnyFetchRequest<Value>(FailedStatementRequest(error: error))
+        }
+        self.init(initialValue: wrappedValue, request: request, makeRequest: makeRequest, database: database)
     }
 
     /// Replaces the query with a statement; returns once its first value is loaded.

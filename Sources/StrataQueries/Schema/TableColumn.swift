@@ -18,6 +18,9 @@ public struct TableColumn<Root: Table, Value>: QueryExpression, TableColumnExpre
     /// The column's name, unquoted.
     public let name: String
     /// `"table"."column"`, quoted once: columns are written into every query that uses them.
+    // Never schema-qualified: SQLite matches `"table"."column"` against a FROM of
+    // `"schema"."table"`, and the two-part form also works where the table is named alone (a
+    // trigger step's target, `excluded`).
     private let qualifiedSQL: String
 
     /// The column of `Root` with this name (what `@Table` writes for each property).

@@ -64,15 +64,15 @@ public struct Update<Root: Table, Returning>: QueryStatement {
 
     private func checkedFragment(naming table: QueryFragment) throws -> QueryFragment {
         if let failure { throw failure }
-        let fragment = fragment(naming: table)
+        let statement = fragment(naming: table)
         guard !updates.isEmpty else {
             throw DatabaseError(
                 resultCode: .misuse,
                 message: "UPDATE \(Root.quotedTableName) has no assignments",
-                sql: fragment.sql,
-                arguments: fragment.statementArguments)
+                sql: statement.sql,
+                arguments: statement.statementArguments)
         }
-        return fragment
+        return statement
     }
 }
 
