@@ -76,7 +76,6 @@ let package = Package(
         .target(
             name: "Strata",
             dependencies: [
-                "CSQLite",
                 "StrataSQLite",
                 "StrataQueries",
                 "StrataObservation",

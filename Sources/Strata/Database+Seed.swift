@@ -1,4 +1,3 @@
-import CSQLite
 import StrataSQLite
 
 extension Database {
@@ -61,16 +60,10 @@ extension Database {
     private func insertSeedRun<Record: TableRecord>(first: Record, _ run: [any TableRecord], summary: inout SeedSummary) throws {
         let records = run.compactMap { $0 as? Record }
         let columnCount = Record.columnNames.count
-        // SQLite refuses statements with more parameters than its limit (32,766 by default).
-        let parameterLimit = Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
-        let rowsPerStatement = max(1, parameterLimit / max(1, columnCount))
-        let table = Record.tableName.quotedIdentifier
+        let table = Record.quotedTableName
         let columns = Record.columnNames.map(\.quotedIdentifier).joined(separator: ", ")
         let rowPlaceholder = "(" + Array(repeating: "?", count: columnCount).joined(separator: ", ") + ")"
-        var start = records.startIndex
-        while start < records.endIndex {
-            let end = min(start + rowsPerStatement, records.endIndex)
-            let chunk = records[start..<end]
+        for chunk in bindingBatches(of: records, limit: maximumBindingCount, bindingCount: { _ in columnCount }) {
             var values: [any DatabaseValueConvertible] = []
             values.reserveCapacity(chunk.count * columnCount)
             for record in chunk {
@@ -83,7 +76,6 @@ extension Database {
             summary.insertedCount += changesCount
             summary.skippedCount += chunk.count - changesCount
             summary.statementCount += 1
-            start = end
         }
     }
 }

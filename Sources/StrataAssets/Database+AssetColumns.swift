@@ -38,22 +38,22 @@ extension Database {
         if try !AssetSchema.exists(self) {
             try AssetSchema.createTables(self)
         }
-        let t = table.quotedSQLIdentifier
-        let c = column.quotedSQLIdentifier
-        let k = keyColumn.quotedSQLIdentifier
+        let t = table.quotedIdentifier
+        let c = column.quotedIdentifier
+        let k = keyColumn.quotedIdentifier
         let tableLiteral = table.quotedSQLLiteral
         let nameLiteral = column.quotedSQLLiteral
         let prefix = "strata_asset_\(table)_\(column)"
         let ownerOld = "ownerTable = \(tableLiteral) AND ownerKey = CAST(OLD.\(k) AS TEXT) AND name = \(nameLiteral)"
         try execute(sql: """
-            CREATE TRIGGER IF NOT EXISTS \((prefix + "_insert").quotedSQLIdentifier)
+            CREATE TRIGGER IF NOT EXISTS \((prefix + "_insert").quotedIdentifier)
             AFTER INSERT ON \(t) WHEN NEW.\(c) IS NOT NULL
             BEGIN
                 INSERT INTO strata_asset_references (asset, ownerTable, ownerKey, name)
                 VALUES (NEW.\(c), \(tableLiteral), CAST(NEW.\(k) AS TEXT), \(nameLiteral))
                 ON CONFLICT (ownerTable, ownerKey, name) DO UPDATE SET asset = excluded.asset;
             END;
-            CREATE TRIGGER IF NOT EXISTS \((prefix + "_update").quotedSQLIdentifier)
+            CREATE TRIGGER IF NOT EXISTS \((prefix + "_update").quotedIdentifier)
             AFTER UPDATE OF \(c), \(k) ON \(t)
             WHEN OLD.\(c) IS NOT NEW.\(c) OR OLD.\(k) IS NOT NEW.\(k)
             BEGIN
@@ -65,7 +65,7 @@ extension Database {
                 WHERE OLD.\(c) IS NULL AND NEW.\(c) IS NOT NULL
                 ON CONFLICT (ownerTable, ownerKey, name) DO UPDATE SET asset = excluded.asset;
             END;
-            CREATE TRIGGER IF NOT EXISTS \((prefix + "_delete").quotedSQLIdentifier)
+            CREATE TRIGGER IF NOT EXISTS \((prefix + "_delete").quotedIdentifier)
             AFTER DELETE ON \(t) WHEN OLD.\(c) IS NOT NULL
             BEGIN
                 DELETE FROM strata_asset_references WHERE \(ownerOld);
@@ -78,20 +78,7 @@ extension Database {
     public func untrackAssetColumn(table: String, column: String) throws {
         let prefix = "strata_asset_\(table)_\(column)"
         for suffix in ["_insert", "_update", "_delete"] {
-            try execute(sql: "DROP TRIGGER IF EXISTS \((prefix + suffix).quotedSQLIdentifier)")
+            try execute(sql: "DROP TRIGGER IF EXISTS \((prefix + suffix).quotedIdentifier)")
         }
-    }
-}
-
-extension String {
-    /// `"name"`, with embedded quotes doubled.
-    var quotedSQLIdentifier: String {
-        "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-
-    /// `'text'`, with embedded quotes doubled: for names that must appear inside trigger bodies,
-    /// where parameters cannot be bound.
-    var quotedSQLLiteral: String {
-        "'" + replacingOccurrences(of: "'", with: "''") + "'"
     }
 }

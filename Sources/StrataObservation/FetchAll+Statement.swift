@@ -9,7 +9,12 @@ extension FetchAll {
     /// ```
     public init<Statement: QueryStatement>(wrappedValue: [Element] = [], _ statement: Statement, database: any DatabaseWriter)
     where Statement.QueryValue == Element {
-        self.init(wrappedValue: wrappedValue, request: FetchAllRequest(statement), database: database)
+        switch statement.fetchRequestFragment {
+        case .success(let fragment):
+            self.init(wrappedValue: wrappedValue, request: FetchAllRequest(sql: fragment.sql, arguments: fragment.bindings), database: database)
+        case .failure(let error):
+            self.init(wrappedValue: wrappedValue, request: FailedStatementRequest(error: error), database: database)
+        }
     }
 
     /// Replaces the query with a statement; returns once its first value is loaded.
@@ -21,9 +26,10 @@ extension FetchAll {
 }
 
 extension FetchAllRequest {
-    /// The rows of a query-builder statement.
-    public init<Statement: QueryStatement>(_ statement: Statement) where Statement.QueryValue == Element {
-        let fragment = statement.statementFragment
+    /// The rows of a query-builder statement. Throws a ``StrataQueries/StatementBuildError``
+    /// when the statement cannot be built (a write whose record failed to encode, …).
+    public init<Statement: QueryStatement>(_ statement: Statement) throws where Statement.QueryValue == Element {
+        let fragment = try statement.fetchRequestFragment.get()
         self.init(sql: fragment.sql, arguments: fragment.bindings)
     }
 }

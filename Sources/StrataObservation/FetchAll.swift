@@ -32,7 +32,8 @@ public struct FetchAll<Element: FetchableRecord & Sendable>: Sendable {
         self.init(wrappedValue: wrappedValue, request: FetchAllRequest(sql), database: database)
     }
 
-    init(wrappedValue: [Element], request: FetchAllRequest<Element>, database: any DatabaseWriter) {
+    init<Request: FetchKeyRequest>(wrappedValue: [Element], request: Request, database: any DatabaseWriter)
+    where Request.Value == [Element] {
         store = FetchStore(initialValue: wrappedValue)
         self.database = database
         store.startSynchronously(request, in: database)
@@ -63,7 +64,6 @@ public struct FetchAll<Element: FetchableRecord & Sendable>: Sendable {
 extension FetchAll where Element: TableRecord {
     /// Observes every row of the element's table.
     public init(wrappedValue: [Element] = [], database: any DatabaseWriter) {
-        let columns = Element.selectedColumnNames.map(\.quotedIdentifier).joined(separator: ", ")
-        self.init(wrappedValue: wrappedValue, sql: "SELECT \(columns) FROM \(Element.tableName.quotedIdentifier)", database: database)
+        self.init(wrappedValue: wrappedValue, sql: Element.selectAllSQL, database: database)
     }
 }

@@ -36,7 +36,7 @@ public struct FetchOne<Value: Sendable>: Sendable {
         self.init(initialValue: wrappedValue, request: makeRequest(sql, arguments), makeRequest: makeRequest, database: database)
     }
 
-    private init(
+    init(
         initialValue: Value, request: AnyFetchRequest<Value>,
         makeRequest: @escaping @Sendable (String, [DatabaseValue]) -> AnyFetchRequest<Value>, database: any DatabaseWriter
     ) {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import StrataMacros
 
-@Suite(.macros(["Table": TableMacro.self, "Column": ColumnMacro.self, "Ephemeral": EphemeralMacro.self, "Selection": SelectionMacro.self], record: .never))
+@Suite(.macros(tableMacroSpecs, record: .never))
 struct ColumnMacroTests {
     @Test func columnOnAPropertyExpandsToNothing() {
         assertMacro {

@@ -6,7 +6,7 @@ import Testing
 
 @testable import StrataMacros
 
-@Suite(.macros(["Table": TableMacro.self, "Column": ColumnMacro.self, "Ephemeral": EphemeralMacro.self, "Selection": SelectionMacro.self], record: .never))
+@Suite(.macros(tableMacroSpecs, record: .never))
 struct SelectionMacroTests {
     @Test func playerRow() {
         assertMacro {

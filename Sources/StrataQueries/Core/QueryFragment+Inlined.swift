@@ -50,30 +50,3 @@ extension QueryFragment {
         return result
     }
 }
-
-extension DatabaseValue {
-    /// The value as a SQL literal: `NULL`, `42`, `1.5`, `'it''s'`, `X'00FF'`.
-    public var sqlLiteral: String {
-        switch self {
-        case .null:
-            return "NULL"
-        case .integer(let value):
-            return String(value)
-        case .real(let value):
-            if value.isNaN { return "NULL" }
-            if value.isInfinite { return value > 0 ? "9e999" : "-9e999" }
-            return "\(value)"
-        case .text(let text):
-            return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
-        case .blob(let data):
-            let digits = Array("0123456789ABCDEF")
-            var hex = "X'"
-            hex.reserveCapacity(data.count * 2 + 3)
-            for byte in data {
-                hex.append(digits[Int(byte >> 4)])
-                hex.append(digits[Int(byte & 0x0F)])
-            }
-            return hex + "'"
-        }
-    }
-}

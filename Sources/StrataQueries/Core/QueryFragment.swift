@@ -30,7 +30,7 @@ public struct QueryFragment: Sendable, Hashable, CustomStringConvertible {
 
     /// An identifier, double-quoted with embedded quotes doubled: `"name"`.
     public init(quoting identifier: String) {
-        sql = identifier.quotedSQLIdentifier
+        sql = identifier.quotedIdentifier
         bindings = []
     }
 
@@ -81,24 +81,6 @@ extension Sequence where Element == QueryFragment {
     }
 }
 
-extension String {
-    /// `"name"`, with embedded double quotes doubled.
-    // On every column of every query built: Foundation's replacingOccurrences cost 77% of a
-    // key lookup through the builder, so the common case (no quote inside) only concatenates.
-    public var quotedSQLIdentifier: String {
-        var result = "\""
-        if utf8.contains(UInt8(ascii: "\"")) {
-            for scalar in unicodeScalars {
-                if scalar == "\"" { result += "\"\"" } else { result.unicodeScalars.append(scalar) }
-            }
-        } else {
-            result += self
-        }
-        result += "\""
-        return result
-    }
-}
-
 extension QueryFragment: ExpressibleByStringInterpolation {
     public init(stringLiteral value: String) {
         self.init(sql: value)
@@ -138,12 +120,12 @@ extension QueryFragment: ExpressibleByStringInterpolation {
 
         /// A quoted identifier: `"name"`.
         public mutating func appendInterpolation(quote identifier: String) {
-            fragment.sql += identifier.quotedSQLIdentifier
+            fragment.sql += identifier.quotedIdentifier
         }
 
         /// A table's quoted name.
         public mutating func appendInterpolation<T: Table>(_ table: T.Type) {
-            fragment.sql += T.tableName.quotedSQLIdentifier
+            fragment.append(T.tableFragment)
         }
 
         /// Text spliced as is. Never pass user input: it is not escaped.

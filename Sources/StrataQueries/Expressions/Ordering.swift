@@ -23,6 +23,6 @@ extension QueryExpression {
 
     /// `expression COLLATE name`: `.collate("NOCASE")` sorts and compares ignoring ASCII case.
     public func collate(_ collation: String) -> SQLQueryExpression<QueryValue> {
-        SQLQueryExpression(queryFragment + QueryFragment(verbatim: " COLLATE " + collation.quotedSQLIdentifier))
+        SQLQueryExpression(queryFragment + QueryFragment(verbatim: " COLLATE " + collation.quotedIdentifier))
     }
 }

@@ -18,12 +18,15 @@ public struct TableColumn<Root: Table, Value>: QueryExpression, TableColumnExpre
     /// The column's name, unquoted.
     public let name: String
     /// `"table"."column"`, quoted once: columns are written into every query that uses them.
+    // Never schema-qualified: SQLite matches `"table"."column"` against a FROM of
+    // `"schema"."table"`, and the two-part form also works where the table is named alone (a
+    // trigger step's target, `excluded`).
     private let qualifiedSQL: String
 
     /// The column of `Root` with this name (what `@Table` writes for each property).
     public init(_ name: String) {
         self.name = name
-        qualifiedSQL = Root.tableName.quotedSQLIdentifier + "." + name.quotedSQLIdentifier
+        qualifiedSQL = Root.tableName.quotedIdentifier + "." + name.quotedIdentifier
     }
 
     public var tableName: String { Root.tableName }
@@ -34,6 +37,6 @@ public struct TableColumn<Root: Table, Value>: QueryExpression, TableColumnExpre
 
     /// The column's name alone, unqualified: for `INSERT` and `UPDATE … SET` lists.
     public var unqualifiedFragment: QueryFragment {
-        QueryFragment(verbatim: name.quotedSQLIdentifier)
+        QueryFragment(verbatim: name.quotedIdentifier)
     }
 }

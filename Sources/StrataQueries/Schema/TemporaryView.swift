@@ -24,17 +24,24 @@ public struct TemporaryView<View: Table>: QueryStatement {
 
     let select: QueryFragment
     let ifNotExists: Bool
+    /// Why the select could not be built; running the statement throws it.
+    let failure: StatementBuildError?
 
     public var statementFragment: QueryFragment {
-        let columns = View.selectedColumnNames.map(\.quotedSQLIdentifier).joined(separator: ", ")
+        let columns = View.selectedColumnNames.map(\.quotedIdentifier).joined(separator: ", ")
         return QueryFragment(verbatim:
-            "CREATE TEMPORARY VIEW " + (ifNotExists ? "IF NOT EXISTS " : "") + View.tableName.quotedSQLIdentifier
+            "CREATE TEMPORARY VIEW " + (ifNotExists ? "IF NOT EXISTS " : "") + View.tableName.quotedIdentifier
             + " (" + columns + ") AS " + select.inlinedSQL)
+    }
+
+    public func checkedStatementFragment() throws -> QueryFragment {
+        if let failure { throw failure }
+        return statementFragment
     }
 
     /// `DROP VIEW` for this view.
     public func drop(ifExists: Bool = false) -> SQLStatement {
-        SQLStatement(QueryFragment(verbatim: "DROP VIEW " + (ifExists ? "IF EXISTS " : "") + "temp." + View.tableName.quotedSQLIdentifier))
+        SQLStatement(QueryFragment(verbatim: "DROP VIEW " + (ifExists ? "IF EXISTS " : "") + "temp." + View.tableName.quotedIdentifier))
     }
 }
 
@@ -45,17 +52,17 @@ extension Table {
     public static func createTemporaryView<Select: QueryStatement>(
         ifNotExists: Bool = false, as select: Select
     ) -> TemporaryView<Self> {
-        TemporaryView(select: select.statementFragment, ifNotExists: ifNotExists)
-    }
-}
-
-/// A statement made of SQL text, for DDL the builder writes (`DROP VIEW`, `DROP TRIGGER`).
-public struct SQLStatement: QueryStatement {
-    public typealias QueryValue = Void
-    public let statementFragment: QueryFragment
-
-    /// A statement of this SQL.
-    public init(_ fragment: QueryFragment) {
-        statementFragment = fragment
+        do {
+            if let schemaName, schemaName != "temp" {
+                throw DatabaseError(
+                    resultCode: .misuse,
+                    message: "a temporary view lives in the temp schema, not in \(schemaName.quotedIdentifier)")
+            }
+            return TemporaryView(select: try select.checkedStatementFragment(), ifNotExists: ifNotExists, failure: nil)
+        } catch {
+            let failure = StatementBuildError(
+                tableName: tableName, statement: "temporary view \(tableName.quotedIdentifier)", underlying: error)
+            return TemporaryView(select: select.statementFragment, ifNotExists: ifNotExists, failure: failure)
+        }
     }
 }

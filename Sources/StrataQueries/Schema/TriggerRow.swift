@@ -11,7 +11,7 @@ public struct TriggerRow<On: Table>: Sendable {
 
     /// A column of the row: `NEW."score"`.
     public subscript<Value>(dynamicMember keyPath: KeyPath<On.TableColumns, TableColumn<On, Value>>) -> SQLQueryExpression<Value> {
-        SQLQueryExpression(QueryFragment(verbatim: name + "." + On.columns[keyPath: keyPath].name.quotedSQLIdentifier))
+        SQLQueryExpression(QueryFragment(verbatim: name + "." + On.columns[keyPath: keyPath].name.quotedIdentifier))
     }
 }
 

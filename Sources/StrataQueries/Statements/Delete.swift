@@ -31,7 +31,18 @@ public struct Delete<From: Table, Returning>: QueryStatement {
     }
 
     public var statementFragment: QueryFragment {
-        var fragment = QueryFragment(verbatim: "DELETE FROM " + From.tableName.quotedSQLIdentifier)
+        fragment(naming: From.tableFragment)
+    }
+
+    public func checkedStatementFragment() throws -> QueryFragment {
+        if let failure { throw failure }
+        return statementFragment
+    }
+
+    /// The statement, with `table` for its table's name.
+    private func fragment(naming table: QueryFragment) -> QueryFragment {
+        var fragment = QueryFragment(verbatim: "DELETE FROM ")
+        fragment.append(table)
         if !wheres.isEmpty {
             fragment.append(verbatim: " WHERE ")
             fragment.append(conjunction(wheres))
@@ -39,14 +50,16 @@ public struct Delete<From: Table, Returning>: QueryStatement {
         fragment.append(returningClause(returning))
         return fragment
     }
-
-    public func checkedStatementFragment() throws -> QueryFragment {
-        if let failure { throw failure }
-        return statementFragment
-    }
 }
 
 extension Delete: Sendable {}
+
+extension Delete: TriggerStepStatement {
+    func checkedTriggerStepFragment() throws -> QueryFragment {
+        if let failure { throw failure }
+        return fragment(naming: From.triggerStepTableFragment)
+    }
+}
 
 extension Delete {
     /// Adds a condition: `WHERE …`. Several conditions are joined with AND.
@@ -75,12 +88,10 @@ extension PrimaryKeyedTable {
     /// `DELETE FROM "table" WHERE "table"."id" = ?`: the row with the record's primary key.
     public static func delete(_ record: Self) -> Delete<Self, ()> {
         do {
-            let values = try encodedColumnValues(of: Self.self) { try record.encodeColumns(to: &$0) }
+            let values = try encodedColumnValues { try record.encodeColumns(to: &$0) }
             return Delete(wheres: [try primaryKeyCondition(Self.self, values: values)])
         } catch {
-            // Never runs: the failure throws first. The impossible condition keeps the SQL from
-            // reading as "delete everything".
-            return Delete(wheres: ["0"], failure: error)
+            return Delete(wheres: [unencodableRecordCondition(Self.self, error)], failure: error)
         }
     }
 }

@@ -31,7 +31,7 @@ extension Insert {
         if updates.isEmpty, copy.failure == nil {
             copy.failure = DatabaseError(
                 resultCode: .misuse,
-                message: "ON CONFLICT … DO UPDATE of \(Into.tableName.quotedSQLIdentifier) has no assignments",
+                message: "ON CONFLICT … DO UPDATE of \(Into.quotedTableName) has no assignments",
                 sql: copy.sql)
         }
         return copy
@@ -58,7 +58,7 @@ extension Insert {
     ) -> QueryFragment {
         var names: [String] = []
         for column in repeat each target(Into.columns) {
-            names.append(column.name.quotedSQLIdentifier)
+            names.append(column.name.quotedIdentifier)
         }
         return QueryFragment(verbatim: "(" + names.joined(separator: ", ") + ")")
     }
@@ -92,9 +92,9 @@ extension Insert where Into: PrimaryKeyedTable {
     func upserting() -> Self {
         let key = Into.columns.primaryKey.name
         let assignments = Into.columnNames.filter { $0 != key }.map { name in
-            name.quotedSQLIdentifier + " = " + "excluded".quotedSQLIdentifier + "." + name.quotedSQLIdentifier
+            name.quotedIdentifier + " = " + "excluded".quotedIdentifier + "." + name.quotedIdentifier
         }
-        var clause = "ON CONFLICT (" + key.quotedSQLIdentifier + ") "
+        var clause = "ON CONFLICT (" + key.quotedIdentifier + ") "
         clause += assignments.isEmpty ? "DO NOTHING" : "DO UPDATE SET " + assignments.joined(separator: ", ")
         var copy = self
         copy.conflictClauses.append(QueryFragment(verbatim: clause))

@@ -55,9 +55,19 @@ public struct Insert<Into: Table, Returning>: QueryStatement {
     }
 
     public var statementFragment: QueryFragment {
-        var fragment = QueryFragment(
-            verbatim: "INSERT" + conflictResolutionClause(resolution) + " INTO " + Into.tableName.quotedSQLIdentifier
-                + " (" + columnNames.map(\.quotedSQLIdentifier).joined(separator: ", ") + ")")
+        fragment(naming: Into.tableFragment)
+    }
+
+    public func checkedStatementFragment() throws -> QueryFragment {
+        if let failure { throw failure }
+        return statementFragment
+    }
+
+    /// The statement, with `table` for its table's name.
+    private func fragment(naming table: QueryFragment) -> QueryFragment {
+        var fragment = QueryFragment(verbatim: "INSERT" + conflictResolutionClause(resolution) + " INTO ")
+        fragment.append(table)
+        fragment.append(verbatim: " (" + columnNames.map(\.quotedIdentifier).joined(separator: ", ") + ")")
         switch source {
         case .values(let rows):
             guard !rows.isEmpty else { return QueryFragment() }
@@ -82,14 +92,16 @@ public struct Insert<Into: Table, Returning>: QueryStatement {
         fragment.append(returningClause(returning))
         return fragment
     }
-
-    public func checkedStatementFragment() throws -> QueryFragment {
-        if let failure { throw failure }
-        return statementFragment
-    }
 }
 
 extension Insert: Sendable {}
+
+extension Insert: TriggerStepStatement {
+    func checkedTriggerStepFragment() throws -> QueryFragment {
+        if let failure { throw failure }
+        return fragment(naming: Into.triggerStepTableFragment)
+    }
+}
 
 /// Where the rows of an insert come from.
 enum InsertSource: Sendable {
@@ -106,7 +118,7 @@ extension Insert {
     ) -> Insert<Into, ()> {
         do {
             let fragments = try rows.map { row in
-                try encodedColumnValues(of: Into.self) { try encode(row, &$0) }.map(QueryFragment.init(binding:))
+                try Into.encodedColumnValues { try encode(row, &$0) }.map(QueryFragment.init(binding:))
             }
             return Insert<Into, ()>(resolution: resolution, columnNames: Into.columnNames, source: .values(fragments))
         } catch {

@@ -23,10 +23,38 @@ public protocol QueryStatement<QueryValue>: QueryExpression {
     /// an update without assignments) throws here instead of running. By default, the
     /// ``statementFragment``.
     func checkedStatementFragment() throws -> QueryFragment
+
+    /// The checked statements that run this one on `db`, in order: ``execute(_:)``,
+    /// `fetchAll` and `fetchOne` run each of them, inside one savepoint when there are several.
+    /// By default, the ``checkedStatementFragment()`` alone; an ``Insert`` whose rows bind more
+    /// values than one statement may (``StrataSQLite/Database/maximumBindingCount``) splits them
+    /// here.
+    ///
+    /// A requirement, not only an extension method, so the split happens whatever type the
+    /// statement is run through: `Insert`, `some QueryStatement` or `any QueryStatement`.
+    func checkedStatementFragments(for db: Database) throws -> [QueryFragment]
 }
 
 extension QueryStatement {
     public func checkedStatementFragment() throws -> QueryFragment { statementFragment }
+
+    public func checkedStatementFragments(for db: Database) throws -> [QueryFragment] {
+        [try checkedStatementFragment()]
+    }
+
+    /// Runs `body` with each statement of ``checkedStatementFragments(for:)`` that is not
+    /// empty, inside one savepoint when there are several, so the whole runs or nothing does.
+    @usableFromInline
+    func forEachCheckedFragment(_ db: Database, _ body: (QueryFragment) throws -> Void) throws {
+        let fragments = try checkedStatementFragments(for: db).filter { !$0.isEmpty }
+        guard fragments.count > 1 else {
+            if let fragment = fragments.first { try body(fragment) }
+            return
+        }
+        try db.savepoint {
+            for fragment in fragments { try body(fragment) }
+        }
+    }
 
     /// `(statement)`: the statement as a subquery.
     public var queryFragment: QueryFragment {
@@ -44,9 +72,9 @@ extension QueryStatement {
 
     /// Runs the statement, discarding any rows. An empty statement executes nothing.
     public func execute(_ db: Database) throws {
-        let fragment = try checkedStatementFragment()
-        guard !fragment.isEmpty else { return }
-        try db.execute(sql: fragment.sql, arguments: fragment.statementArguments)
+        try forEachCheckedFragment(db) { fragment in
+            try db.execute(sql: fragment.sql, arguments: fragment.statementArguments)
+        }
     }
 }
 
@@ -54,23 +82,29 @@ extension QueryStatement where QueryValue: QueryDecodable {
     /// Every row, decoded by index.
     @inlinable
     public func fetchAll(_ db: Database) throws -> [QueryValue] {
-        let fragment = try checkedStatementFragment()
-        guard !fragment.isEmpty else { return [] }
-        return try db.fetchAll(sql: fragment.sql, arguments: fragment.statementArguments) { row in
-            var decoder = QueryDecoder(row: row)
-            return try QueryValue(decoder: &decoder)
+        var rows: [QueryValue] = []
+        try forEachCheckedFragment(db) { fragment in
+            rows += try db.fetchAll(sql: fragment.sql, arguments: fragment.statementArguments) { row in
+                var decoder = QueryDecoder(row: row)
+                return try QueryValue(decoder: &decoder)
+            }
         }
+        return rows
     }
 
     /// The first row, or nil.
     @inlinable
     public func fetchOne(_ db: Database) throws -> QueryValue? {
-        let fragment = try checkedStatementFragment()
-        guard !fragment.isEmpty else { return nil }
-        return try db.fetchOne(sql: fragment.sql, arguments: fragment.statementArguments) { row in
-            var decoder = QueryDecoder(row: row)
-            return try QueryValue(decoder: &decoder)
+        // Every statement runs (an insert's later batches too); the first row is the result.
+        var first: QueryValue?
+        try forEachCheckedFragment(db) { fragment in
+            let row = try db.fetchOne(sql: fragment.sql, arguments: fragment.statementArguments) { row in
+                var decoder = QueryDecoder(row: row)
+                return try QueryValue(decoder: &decoder)
+            }
+            if first == nil { first = row }
         }
+        return first
     }
 }
 
@@ -78,22 +112,28 @@ extension QueryStatement {
     /// Every row of a statement that selects several values, as tuples.
     public func fetchAll<each Value: QueryDecodable>(_ db: Database) throws -> [(repeat each Value)]
     where QueryValue == (repeat each Value) {
-        let fragment = try checkedStatementFragment()
-        guard !fragment.isEmpty else { return [] }
-        return try db.fetchAll(sql: fragment.sql, arguments: fragment.statementArguments) { row in
-            var decoder = QueryDecoder(row: row)
-            return (repeat try decoder.read((each Value).self))
+        var rows: [(repeat each Value)] = []
+        try forEachCheckedFragment(db) { fragment in
+            rows += try db.fetchAll(sql: fragment.sql, arguments: fragment.statementArguments) { row in
+                var decoder = QueryDecoder(row: row)
+                return (repeat try decoder.read((each Value).self))
+            }
         }
+        return rows
     }
 
     /// The first row of a statement that selects several values, as a tuple, or nil.
     public func fetchOne<each Value: QueryDecodable>(_ db: Database) throws -> (repeat each Value)?
     where QueryValue == (repeat each Value) {
-        let fragment = try checkedStatementFragment()
-        guard !fragment.isEmpty else { return nil }
-        return try db.fetchOne(sql: fragment.sql, arguments: fragment.statementArguments) { row in
-            var decoder = QueryDecoder(row: row)
-            return (repeat try decoder.read((each Value).self))
+        // Every statement runs (an insert's later batches too); the first row is the result.
+        var first: (repeat each Value)?
+        try forEachCheckedFragment(db) { fragment in
+            let row = try db.fetchOne(sql: fragment.sql, arguments: fragment.statementArguments) { row in
+                var decoder = QueryDecoder(row: row)
+                return (repeat try decoder.read((each Value).self))
+            }
+            if first == nil { first = row }
         }
+        return first
     }
 }

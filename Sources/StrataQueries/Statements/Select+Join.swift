@@ -50,7 +50,9 @@ extension Select {
         _ other: Select<Other, Other, ()>, kind: String, condition: QueryFragment
     ) -> Select<NewColumns, From, NewJoins> {
         var joined = Select<NewColumns, From, NewJoins>(copying: self, selection: selection + other.selection)
-        var clause = QueryFragment(verbatim: kind + " " + Other.tableName.quotedSQLIdentifier + " ON ")
+        var clause = QueryFragment(verbatim: kind + " ")
+        clause.append(Other.tableFragment)
+        clause.append(verbatim: " ON ")
         clause.append(condition)
         joined.joins.append(clause)
         joined.joins += other.joins

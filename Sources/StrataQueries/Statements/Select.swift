@@ -41,7 +41,8 @@ public struct Select<Columns, From: Table, Joins>: QueryStatement {
     public var statementFragment: QueryFragment {
         var fragment = QueryFragment(verbatim: isDistinct ? "SELECT DISTINCT " : "SELECT ")
         fragment.append(selection.joined(separator: ", "))
-        fragment.append(verbatim: " FROM " + From.tableName.quotedSQLIdentifier)
+        fragment.append(verbatim: " FROM ")
+        fragment.append(From.tableFragment)
         for join in joins {
             fragment.append(verbatim: " ")
             fragment.append(join)

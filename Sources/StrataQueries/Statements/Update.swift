@@ -41,8 +41,18 @@ public struct Update<Root: Table, Returning>: QueryStatement {
     }
 
     public var statementFragment: QueryFragment {
-        var fragment = QueryFragment(
-            verbatim: "UPDATE" + conflictResolutionClause(resolution) + " " + Root.tableName.quotedSQLIdentifier + " SET ")
+        fragment(naming: Root.tableFragment)
+    }
+
+    public func checkedStatementFragment() throws -> QueryFragment {
+        try checkedFragment(naming: Root.tableFragment)
+    }
+
+    /// The statement, with `table` for its table's name.
+    private func fragment(naming table: QueryFragment) -> QueryFragment {
+        var fragment = QueryFragment(verbatim: "UPDATE" + conflictResolutionClause(resolution) + " ")
+        fragment.append(table)
+        fragment.append(verbatim: " SET ")
         fragment.append(updates.setList)
         if !wheres.isEmpty {
             fragment.append(verbatim: " WHERE ")
@@ -52,21 +62,27 @@ public struct Update<Root: Table, Returning>: QueryStatement {
         return fragment
     }
 
-    public func checkedStatementFragment() throws -> QueryFragment {
+    private func checkedFragment(naming table: QueryFragment) throws -> QueryFragment {
         if let failure { throw failure }
-        let fragment = statementFragment
+        let statement = fragment(naming: table)
         guard !updates.isEmpty else {
             throw DatabaseError(
                 resultCode: .misuse,
-                message: "UPDATE \(Root.tableName.quotedSQLIdentifier) has no assignments",
-                sql: fragment.sql,
-                arguments: fragment.statementArguments)
+                message: "UPDATE \(Root.quotedTableName) has no assignments",
+                sql: statement.sql,
+                arguments: statement.statementArguments)
         }
-        return fragment
+        return statement
     }
 }
 
 extension Update: Sendable {}
+
+extension Update: TriggerStepStatement {
+    func checkedTriggerStepFragment() throws -> QueryFragment {
+        try checkedFragment(naming: Root.triggerStepTableFragment)
+    }
+}
 
 extension Update {
     /// Adds a condition: `WHERE …`. Several conditions are joined with AND.
@@ -123,7 +139,7 @@ extension PrimaryKeyedTable {
     /// (`db.changesCount` is 0).
     public static func update(or resolution: ConflictResolution? = nil, _ record: Self) -> Update<Self, ()> {
         do {
-            let values = try encodedColumnValues(of: Self.self) { try record.encodeColumns(to: &$0) }
+            let values = try encodedColumnValues { try record.encodeColumns(to: &$0) }
             let key = columns.primaryKey.name
             var updates = Updates<Self>()
             for (name, value) in zip(columnNames, values) where name != key {
@@ -137,7 +153,7 @@ extension PrimaryKeyedTable {
             }
             return Update(resolution: resolution, updates: updates, wheres: [condition])
         } catch {
-            return Update(resolution: resolution, updates: Updates(), wheres: ["0"], failure: error)
+            return Update(resolution: resolution, updates: Updates(), wheres: [unencodableRecordCondition(Self.self, error)], failure: error)
         }
     }
 }

@@ -20,21 +20,12 @@ func returningClause(_ returning: [QueryFragment]) -> QueryFragment {
     return " RETURNING " + returning.joined(separator: ", ")
 }
 
-/// The values a record or draft writes, one bound value per column of
-/// ``TableRecord/columnNames``. Throws what the encoding throws, and a misuse error when it
-/// writes the wrong number of values.
-func encodedColumnValues<Root: Table>(
-    of root: Root.Type, _ encode: (inout ColumnEncoder) throws -> Void
-) throws -> [DatabaseValue] {
-    var encoder = ColumnEncoder()
-    try encode(&encoder)
-    let values = encoder.capturedValues
-    guard values.count == Root.columnNames.count else {
-        throw DatabaseError(
-            resultCode: .misuse,
-            message: "\(Root.self) encoded \(values.count) value(s) for \(Root.columnNames.count) column(s) \(Root.columnNames)")
-    }
-    return values
+/// The condition of a write whose record failed to encode. Running the statement throws the
+/// encoding error before any SQL runs; the condition only keeps its text from reading as a valid
+/// write (`WHERE 0` would write nothing, silently, wherever the text ran unchecked): SQLite
+/// refuses `RAISE` outside a trigger when preparing, and aborts the trigger step evaluating it.
+func unencodableRecordCondition<Root: Table>(_ root: Root.Type, _ error: any Error) -> QueryFragment {
+    QueryFragment(verbatim: "RAISE(ABORT, " + "\(Root.self) failed to encode: \(error)".quotedSQLLiteral + ")")
 }
 
 /// The condition `"table"."key" = ?` for a row's encoded values, written as `find(id)` writes
@@ -61,7 +52,7 @@ func writableFilter<Columns, From>(of select: Select<Columns, From, ()>, stateme
     guard refused.isEmpty else {
         return (select.wheres, DatabaseError(
             resultCode: .misuse,
-            message: "\(statement) \(From.tableName.quotedSQLIdentifier) cannot keep the select's \(refused.joined(separator: ", ")): only its WHERE carries over",
+            message: "\(statement) \(From.quotedTableName) cannot keep the select's \(refused.joined(separator: ", ")): only its WHERE carries over",
             sql: select.sql))
     }
     return (select.wheres, nil)

@@ -25,7 +25,7 @@ public struct ColumnEncoder {
 
     /// An encoder that binds nothing and records the values, with no statement at all: read
     /// them from ``capturedValues``.
-    public init() {
+    package init() {
         handle = nil
         parameterCount = 0
         captured = []
@@ -46,5 +46,5 @@ public struct ColumnEncoder {
     var count: Int { Int(index) }
 
     /// The values appended so far, for an encoder made with ``init()``.
-    public var capturedValues: [DatabaseValue] { captured ?? [] }
+    package var capturedValues: [DatabaseValue] { captured ?? [] }
 }

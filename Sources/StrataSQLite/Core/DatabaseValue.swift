@@ -38,12 +38,12 @@ extension DatabaseValue: CustomStringConvertible {
         case .integer(let value): return String(value)
         case .real(let value): return String(value)
         case .text(let value):
-            return "'" + value.replacingOccurrences(of: "'", with: "''") + "'"
+            return value.quotedSQLLiteral
         case .blob(let data):
             if data.count > 32 {
-                return "X'" + data.prefix(32).map { String(format: "%02X", $0) }.joined() + "…' (\(data.count) bytes)"
+                return String(Self.blobLiteral(data.prefix(32)).dropLast()) + "…' (\(data.count) bytes)"
             }
-            return "X'" + data.map { String(format: "%02X", $0) }.joined() + "'"
+            return Self.blobLiteral(data)
         }
     }
 }

@@ -22,11 +22,13 @@ struct RecordLayout {
     /// Written columns then generated ones: what every SELECT and RETURNING reads.
     let selectedColumns: [String]
     let primaryKeyPositions: [Int]
+    let selectAll: String
 
     init<Record: TableRecord>(_ type: Record.Type) throws {
-        table = Record.tableName.quotedIdentifier
+        table = Record.quotedTableName
         columns = Record.columnNames.map(\.quotedIdentifier)
-        selectedColumns = columns + Record.generatedColumnNames.map(\.quotedIdentifier)
+        selectedColumns = Record.selectedColumnNames.map(\.quotedIdentifier)
+        selectAll = Record.selectAllSQL
         var positions: [Int] = []
         for key in Record.primaryKeyColumnNames {
             guard let position = Record.columnNames.firstIndex(of: key) else {
@@ -71,7 +73,7 @@ struct RecordLayout {
         case .exists:
             return "SELECT 1 FROM \(table) WHERE \(keyCondition)"
         case .selectAll:
-            return "SELECT \(selectedList) FROM \(table)"
+            return selectAll
         case .selectByKey:
             let condition = primaryKeyPositions.enumerated().map { "\(columns[$0.element]) = ?\($0.offset + 1)" }.joined(separator: " AND ")
             return "SELECT \(selectedList) FROM \(table) WHERE \(condition)"

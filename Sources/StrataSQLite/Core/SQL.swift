@@ -88,10 +88,3 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
         }
     }
 }
-
-extension String {
-    /// The string as a quoted SQL identifier.
-    public var quotedIdentifier: String {
-        "\"" + replacingOccurrences(of: "\"", with: "\"\"") + "\""
-    }
-}

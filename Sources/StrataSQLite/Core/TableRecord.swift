@@ -28,6 +28,12 @@ import CSQLite
 public protocol TableRecord: FetchableRecord {
     /// The table's name, unquoted.
     static var tableName: String { get }
+    /// The schema the table lives in, unquoted: the name an attached database was given
+    /// (`db.attach(path:as:)`), `"temp"`, or nil (the default) for SQLite's usual lookup
+    /// (temp, then main, then attached databases in order).
+    ///
+    /// Every statement Strata writes for the table names it as `"schema"."table"`.
+    static var schemaName: String? { get }
     /// The columns that are written, in declaration order.
     static var columnNames: [String] { get }
     /// Generated columns (`GENERATED ALWAYS AS …`): selected after ``columnNames`` and read by
@@ -41,6 +47,7 @@ public protocol TableRecord: FetchableRecord {
 
 extension TableRecord {
     public static var primaryKeyColumnNames: [String] { ["id"] }
+    public static var schemaName: String? { nil }
     public static var generatedColumnNames: [String] { [] }
 
     /// Every column a `SELECT` of the record reads, in the order `init(row:)` decodes them:
@@ -137,7 +144,7 @@ extension TableRecord {
 
     /// The number of rows in the table.
     public static func fetchCount(_ db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(tableName.quotedIdentifier)") ?? 0
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM \(quotedTableName)") ?? 0
     }
 
     /// The row with this primary key, or nil.
@@ -198,7 +205,7 @@ extension TableRecord {
     /// Deletes every row of the table. Returns the number of rows deleted.
     @discardableResult
     public static func deleteAll(_ db: Database) throws -> Int {
-        try db.execute(sql: "DELETE FROM \(tableName.quotedIdentifier)")
+        try db.execute(sql: "DELETE FROM \(quotedTableName)")
         return db.changesCount
     }
 }
