@@ -16,13 +16,3 @@ public struct RowDecodingError: Error, Sendable, CustomStringConvertible {
         "could not decode column \(columnIndex) \"\(columnName)\" (\(storedValue.storageClassName) \(storedValue)) as \(expectedType) — in `\(sql)`"
     }
 }
-
-/// A row was not found where one was required.
-public struct RecordNotFoundError: Error, Sendable, CustomStringConvertible {
-    public var tableName: String
-    public var key: [DatabaseValue]
-
-    public var description: String {
-        "no row in \"\(tableName)\" with primary key \(key.map(\.description).joined(separator: ", "))"
-    }
-}
