@@ -11,6 +11,7 @@ public struct TraceEvent: Sendable, CustomStringConvertible {
     /// The connection's description (label and role).
     public var connection: String
 
+    /// The SQL with its values, as ``expandedSQL``.
     public var description: String { expandedSQL }
 }
 

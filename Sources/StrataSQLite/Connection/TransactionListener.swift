@@ -33,8 +33,11 @@ public protocol TransactionListener: AnyObject {
 extension TransactionListener {
     /// Does nothing: implement only the events you need.
     public func rowDidChange(_ change: RowChange) {}
+    /// Allows the commit.
     public func transactionWillCommit() throws {}
+    /// Does nothing.
     public func transactionDidCommit(_ db: Database) {}
+    /// Does nothing.
     public func transactionDidRollback(_ db: Database) {}
 }
 

@@ -23,5 +23,6 @@ public struct DatabaseAccessError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 }

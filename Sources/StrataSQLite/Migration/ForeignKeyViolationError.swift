@@ -7,6 +7,7 @@ public struct ForeignKeyViolationError: Error, Sendable, CustomStringConvertible
     /// The table the reference points to.
     public var parentTableName: String
 
+    /// The violation, naming both tables and the row.
     public var description: String {
         "foreign key violation: row \(rowID.map(String.init) ?? "(without rowid)") of \"\(tableName)\" references a missing row of \"\(parentTableName)\""
     }

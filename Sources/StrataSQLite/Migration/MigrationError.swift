@@ -5,6 +5,7 @@ public struct MigrationError: Error, CustomStringConvertible {
     /// The error the migration threw, or the foreign key violation it left.
     public var underlying: any Error
 
+    /// The failed migration and its error.
     public var description: String {
         "migration \"\(identifier)\" failed: \(underlying)"
     }

@@ -5,6 +5,7 @@ import Foundation
 /// ``TableRecord/columnNames`` order. Missing keys (nil optionals) are stored as NULL;
 /// properties whose type is not ``DatabaseValueConvertible`` are stored as JSON text.
 extension TableRecord where Self: Encodable {
+    /// Appends the record's values in ``TableRecord/columnNames`` order, through `Encodable`.
     public func encodeColumns(to columns: inout ColumnEncoder) throws {
         let storage = RecordEncoderStorage()
         try encode(to: RecordEncoder(storage: storage))

@@ -16,11 +16,13 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
     /// The interpolated values, in order.
     public private(set) var arguments: [any DatabaseValueConvertible]
 
+    /// SQL text without arguments, from a string literal.
     public init(stringLiteral value: String) {
         text = value
         arguments = []
     }
 
+    /// SQL text whose interpolated values became `?` arguments.
     public init(stringInterpolation: StringInterpolation) {
         text = stringInterpolation.text
         arguments = stringInterpolation.arguments
@@ -34,10 +36,13 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
         arguments = []
     }
 
+    /// The arguments, in the form `execute(sql:arguments:)` takes.
     public var statementArguments: StatementArguments { StatementArguments(arguments) }
 
+    /// The text, with `?` where values were interpolated.
     public var description: String { text }
 
+    /// The two texts joined, arguments kept in order.
     public static func + (lhs: SQL, rhs: SQL) -> SQL {
         var result = lhs
         result.text += rhs.text
@@ -45,15 +50,18 @@ public struct SQL: Sendable, ExpressibleByStringInterpolation, CustomStringConve
         return result
     }
 
+    /// Builds ``SQL`` from an interpolated literal: values become arguments, never text.
     public struct StringInterpolation: StringInterpolationProtocol {
         var text = ""
         var arguments: [any DatabaseValueConvertible] = []
 
+        /// Reserves room for the literal parts and the values.
         public init(literalCapacity: Int, interpolationCount: Int) {
             text.reserveCapacity(literalCapacity + interpolationCount)
             arguments.reserveCapacity(interpolationCount)
         }
 
+        /// Appends literal SQL text.
         public mutating func appendLiteral(_ literal: String) {
             text += literal
         }

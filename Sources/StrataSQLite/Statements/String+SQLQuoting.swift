@@ -2,9 +2,9 @@
 // literals through these, so the escaping rules live once.
 
 extension String {
-    /// The string as a quoted SQL identifier: `"name"`, with embedded double quotes doubled.
     // On every column of every query the builder writes: Foundation's replacingOccurrences
     // cost 77% of a key lookup, so the common case (no quote inside) only concatenates.
+    /// The string as a quoted SQL identifier: `"name"`, with embedded double quotes doubled.
     public var quotedIdentifier: String {
         quoted(by: "\"")
     }
