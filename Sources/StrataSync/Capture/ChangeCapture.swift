@@ -1,0 +1,59 @@
+import StrataSQLite
+
+/// Records every local change to the synced tables in the ``ChangeLog``, from the writer
+/// connection, in the writing transaction.
+///
+/// Install it in `Configuration.prepareDatabase` on connections that write (the sync engine
+/// does this for you):
+///
+/// ```swift
+/// configuration.prepareDatabase { db in
+///     if db.role.canWrite { try capture.install(on: db) }
+/// }
+/// ```
+public final class ChangeCapture: Sendable {
+    /// The names of the synced tables.
+    public let tableNames: [String]
+    /// Issues each change's version.
+    public let clock: HybridLogicalClock
+
+    public init(tables: [String], clock: HybridLogicalClock) {
+        self.tableNames = tables
+        self.clock = clock
+    }
+
+    /// Validates the synced tables, creates the change log and installs the functions and
+    /// triggers on a connection that writes.
+    ///
+    /// - Returns: the validated schema.
+    /// - Throws: ``SyncSchemaError`` naming the table and column that break a rule of sync.
+    @discardableResult
+    public func install(on db: Database) throws -> SyncSchema {
+        let schema = try SyncSchema.read(tables: tableNames, in: db)
+        try ChangeLog.create(in: db)
+        let next = (try Int64.fetchOne(db, sql: "SELECT MAX(\"transaction\") FROM main.\(ChangeLog.tableName)") ?? 0) + 1
+        let transactions = TransactionCounter(first: next)
+        db.add(transactionListener: transactions)
+        try CaptureFunctions.install(on: db, clock: clock, transactions: transactions)
+        for table in schema.tables {
+            for statement in CaptureTriggers.createStatements(for: table) {
+                try db.execute(sql: statement)
+            }
+        }
+        return schema
+    }
+
+    /// Runs `body` as the sync engine's own work: the triggers do not log what it writes.
+    public static func withoutCapture<T>(_ body: () throws -> T) rethrows -> T {
+        try SynchronizationContext.$isSynchronizing.withValue(true, operation: body)
+    }
+
+    /// The async variant of ``withoutCapture(_:)``: the task-local reaches the writer's
+    /// connection through `write`.
+    public static func withoutCapture<T>(_ body: () async throws -> T) async rethrows -> T {
+        try await SynchronizationContext.$isSynchronizing.withValue(true, operation: body)
+    }
+
+    /// Whether the current task runs the sync engine's own writes.
+    public static var isSynchronizing: Bool { SynchronizationContext.isSynchronizing }
+}

@@ -1,0 +1,102 @@
+import StrataSQLite
+
+/// The log of local changes waiting to be sent, kept in the user's own database file.
+///
+/// Why the main file and not the metadatabase: SQLite makes a transaction that spans several
+/// WAL databases atomic in each file, not across them, so a crash during a commit could keep
+/// the user's row without the note that it must be sent — a write lost to sync forever. A log
+/// row written by a trigger in the same file commits or vanishes with the change it describes.
+/// The engine drains the log into the metadatabase and deletes what it drained; draining is
+/// idempotent (versions only move forward), so a crash between the two steps repeats work
+/// and loses nothing.
+public enum ChangeLog {
+    /// The log's table, in the main schema. Tables whose name starts with `strata_sync` are
+    /// the engine's.
+    public static let tableName = "strata_sync_changes"
+
+    /// What happened to a record.
+    public enum Operation: String, Sendable, Hashable {
+        /// Inserted or updated: send the row as it is then.
+        case save
+        /// Deleted.
+        case delete
+    }
+
+    /// One logged change.
+    public struct Entry: Sendable, Hashable {
+        /// The order of the changes; the log's own key.
+        public var sequence: Int64
+        public var tableName: String
+        /// The primary key, as text.
+        public var primaryKey: String
+        public var operation: Operation
+        /// The columns the change set, or nil for all of them (an insert).
+        public var changedColumns: [String]?
+        /// The change's hybrid logical clock version.
+        public var version: HybridTimestamp
+        /// The id of the local transaction that made the change: changes of one transaction
+        /// are sent in one atomic batch when they fit.
+        public var transaction: Int64
+    }
+
+    static let createSQL = """
+        CREATE TABLE IF NOT EXISTS main.\(tableName) (
+            sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+            tableName TEXT NOT NULL,
+            primaryKey TEXT NOT NULL,
+            operation TEXT NOT NULL CHECK (operation IN ('save', 'delete')),
+            changedColumns TEXT,
+            version TEXT NOT NULL,
+            "transaction" INTEGER NOT NULL
+        )
+        """
+
+    /// Creates the log table if needed. Call it on the writer, outside read-only connections.
+    public static func create(in db: Database) throws {
+        try db.execute(sql: createSQL)
+    }
+
+    /// The oldest `limit` entries.
+    public static func entries(in db: Database, limit: Int = .max) throws -> [Entry] {
+        try db.fetchAll(
+            sql: """
+                SELECT sequence, tableName, primaryKey, operation, changedColumns, version, "transaction"
+                FROM main.\(tableName) ORDER BY sequence LIMIT ?
+                """,
+            arguments: [limit]
+        ) { row in
+            let operationText: String = try row[3]
+            let versionText: String = try row[5]
+            guard let operation = Operation(rawValue: operationText), let version = HybridTimestamp(versionText) else {
+                throw ChangeLogError.malformedEntry(sequence: try row[0], operation: operationText, version: versionText)
+            }
+            let columns: String? = try row[4]
+            return Entry(
+                sequence: try row[0], tableName: try row[1], primaryKey: try row[2], operation: operation,
+                changedColumns: columns.map { $0.split(separator: "\u{1F}", omittingEmptySubsequences: true).map(String.init) },
+                version: version, transaction: try row[6])
+        }
+    }
+
+    /// Deletes the entries up to and including `sequence`, once they are safely elsewhere.
+    public static func removeEntries(through sequence: Int64, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM main.\(tableName) WHERE sequence <= ?", arguments: [sequence])
+    }
+
+    /// The number of entries waiting.
+    public static func count(in db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM main.\(tableName)") ?? 0
+    }
+}
+
+/// The change log holds a row the engine cannot read.
+public enum ChangeLogError: Error, Sendable, Hashable, CustomStringConvertible {
+    case malformedEntry(sequence: Int64, operation: String, version: String)
+
+    public var description: String {
+        switch self {
+        case .malformedEntry(let sequence, let operation, let version):
+            "change log entry \(sequence) is malformed (operation \"\(operation)\", version \"\(version)\")"
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Synchronization
+
+/// Issues the versions of one device's edits: hybrid logical clock timestamps (Kulkarni et
+/// al., 2014).
+///
+/// A timestamp is the largest physical time seen (Unix milliseconds), a counter that orders
+/// events within one millisecond, and the device's id as the final tie-break. The clock never
+/// goes backwards, and every timestamp it issues after it ``observe(_:)``d a remote one is
+/// greater than that remote one. That is what makes the merge rule fair to devices with wrong
+/// clocks: an edit made *after* a device received another edit always wins over it, even when
+/// the device's wall clock is hours behind, where a wall-clock rule would make it lose every
+/// conflict. Only truly concurrent edits (neither device had seen the other's) are ordered by
+/// physical time, and a remote timestamp further ahead of the local clock than
+/// ``maximumDrift`` is reported, so a wrong clock never goes unnoticed.
+public final class HybridLogicalClock: Sendable {
+    /// The device's id, the last component of every timestamp it issues.
+    public let node: String
+    /// How far ahead of the local physical time a remote timestamp may be before
+    /// ``observe(_:)`` reports it.
+    public let maximumDrift: Duration
+    private let physicalTime: @Sendable () -> Int64
+    private let latest: Mutex<HybridTimestamp>
+
+    /// - Parameters:
+    ///   - node: the device's id (unique per device; `:` and `@` are not allowed).
+    ///   - physicalTime: the current Unix time in milliseconds; injected so tests control it.
+    ///   - maximumDrift: see ``maximumDrift``.
+    ///   - restoring: the last timestamp issued before a restart, so the clock never goes
+    ///     backwards across launches even if the wall clock did.
+    public init(
+        node: String,
+        physicalTime: @escaping @Sendable () -> Int64,
+        maximumDrift: Duration = .seconds(300),
+        restoring last: HybridTimestamp? = nil
+    ) {
+        self.node = node
+        self.physicalTime = physicalTime
+        self.maximumDrift = maximumDrift
+        latest = Mutex(last.map { HybridTimestamp(milliseconds: $0.milliseconds, counter: $0.counter, node: node) }
+            ?? HybridTimestamp(milliseconds: 0, counter: 0, node: node))
+    }
+
+    /// The timestamp of a new local event: greater than every timestamp issued or observed
+    /// before.
+    public func next() -> HybridTimestamp {
+        let now = physicalTime()
+        return latest.withLock { latest in
+            if now > latest.milliseconds {
+                latest = HybridTimestamp(milliseconds: now, counter: 0, node: node)
+            } else {
+                latest = HybridTimestamp(milliseconds: latest.milliseconds, counter: latest.counter &+ 1, node: node)
+            }
+            return latest
+        }
+    }
+
+    /// Moves the clock past a timestamp received from another device, so the next local
+    /// timestamp orders after it.
+    ///
+    /// - Returns: how far the remote timestamp was ahead of local physical time when that is
+    ///   more than ``maximumDrift`` (the caller logs it), or nil.
+    @discardableResult
+    public func observe(_ remote: HybridTimestamp) -> Duration? {
+        let now = physicalTime()
+        latest.withLock { latest in
+            let milliseconds = max(latest.milliseconds, remote.milliseconds, now)
+            let counter: UInt32
+            if milliseconds == latest.milliseconds && milliseconds == remote.milliseconds {
+                counter = max(latest.counter, remote.counter) &+ 1
+            } else if milliseconds == latest.milliseconds {
+                counter = latest.counter &+ 1
+            } else if milliseconds == remote.milliseconds {
+                counter = remote.counter &+ 1
+            } else {
+                counter = 0
+            }
+            latest = HybridTimestamp(milliseconds: milliseconds, counter: counter, node: node)
+        }
+        let ahead = Duration.milliseconds(remote.milliseconds - now)
+        return ahead > maximumDrift ? ahead : nil
+    }
+
+    /// The last timestamp issued or observed, to persist across launches.
+    public var lastTimestamp: HybridTimestamp {
+        latest.withLock { $0 }
+    }
+}

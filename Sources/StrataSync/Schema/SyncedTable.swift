@@ -1,0 +1,82 @@
+import StrataSQLite
+
+/// What the sync engine knows of one synced table, read from SQLite's own schema (so it
+/// describes the table as migrated, not as some Swift type claims).
+public struct SyncedTable: Sendable, Hashable {
+    /// A column that syncs: every column but generated ones.
+    public struct Column: Sendable, Hashable {
+        public var name: String
+        /// The declared type, as written (`TEXT`, `INTEGER`, `BLOB`…; may be empty).
+        public var declaredType: String
+        public var isNotNull: Bool
+        public var hasDefault: Bool
+    }
+
+    /// The table's single foreign key, which makes its rows children of the parent's rows.
+    public struct ParentReference: Sendable, Hashable {
+        public var column: String
+        public var parentTable: String
+        public var parentColumn: String
+        /// The `ON DELETE` action as SQLite reports it (`CASCADE`, `SET NULL`…).
+        public var onDelete: String
+    }
+
+    public var name: String
+    public var primaryKey: String
+    /// The synced columns in declaration order, the primary key included.
+    public var columns: [Column]
+    /// Generated columns: computed locally on every device, never sent.
+    public var generatedColumns: [String]
+    /// Set when the table has exactly one foreign key; join tables with several have none.
+    public var parent: ParentReference?
+    /// Every foreign key's parent table, for ordering sends and detecting cycles.
+    public var referencedTables: [String]
+
+    /// Reads the table's description from `db`.
+    ///
+    /// - Throws: ``SyncSchemaError/tableNotFound(_:)``, or the schema rule the table breaks
+    ///   that can be seen from the table alone (see ``SyncSchemaError``).
+    public static func read(_ name: String, in db: Database) throws -> SyncedTable {
+        let info = try db.fetchAll(
+            sql: "SELECT name, type, \"notnull\", dflt_value IS NOT NULL, pk, hidden FROM pragma_table_xinfo(?)",
+            arguments: [name]
+        ) { row in
+            (name: try row[0] as String, type: try row[1] as String, notNull: try row[2] as Bool,
+             hasDefault: try row[3] as Bool, pk: try row[4] as Int, hidden: try row[5] as Int)
+        }
+        guard !info.isEmpty else { throw SyncSchemaError.tableNotFound(name) }
+        let keys = info.filter { $0.pk > 0 }
+        guard keys.count == 1, let key = keys.first else {
+            throw SyncSchemaError.primaryKeyNotSingleColumn(table: name, columns: keys.map(\.name))
+        }
+        // hidden: 2 and 3 are virtual and stored generated columns.
+        let generated = info.filter { $0.hidden == 2 || $0.hidden == 3 }.map(\.name)
+        let columns = info.filter { $0.hidden == 0 }.map {
+            Column(name: $0.name, declaredType: $0.type, isNotNull: $0.notNull, hasDefault: $0.hasDefault)
+        }
+        let foreignKeys = try db.fetchAll(
+            sql: "SELECT id, \"table\", \"from\", \"to\", on_delete FROM pragma_foreign_key_list(?) ORDER BY id, seq",
+            arguments: [name]
+        ) { row in
+            (id: try row[0] as Int, table: try row[1] as String, from: try row[2] as String,
+             to: try row[3] as String?, onDelete: try row[4] as String)
+        }
+        let keyIDs = Set(foreignKeys.map(\.id))
+        var parent: ParentReference?
+        if keyIDs.count == 1, let only = foreignKeys.first {
+            guard foreignKeys.count == 1 else {
+                throw SyncSchemaError.compositeForeignKey(table: name, parentTable: only.table)
+            }
+            parent = ParentReference(
+                column: only.from, parentTable: only.table, parentColumn: only.to ?? "", onDelete: only.onDelete.uppercased())
+        }
+        return SyncedTable(
+            name: name, primaryKey: key.name, columns: columns, generatedColumns: generated,
+            parent: parent, referencedTables: Array(Set(foreignKeys.map(\.table))).sorted())
+    }
+
+    /// The names of the synced columns other than the primary key.
+    public var valueColumns: [String] {
+        columns.map(\.name).filter { $0 != primaryKey }
+    }
+}

@@ -1,0 +1,59 @@
+import StrataSync
+import Synchronization
+import Testing
+
+/// The clock never goes backwards, orders events within a millisecond, and orders every local
+/// event after the remote ones it has seen, whatever the wall clocks say.
+@Suite struct HybridLogicalClockTests {
+    final class Time: Sendable {
+        let now: Atomic<Int64>
+        init(_ value: Int64) { now = Atomic(value) }
+        func set(_ value: Int64) { now.store(value, ordering: .relaxed) }
+        var read: @Sendable () -> Int64 { { self.now.load(ordering: .relaxed) } }
+    }
+
+    @Test func timestampsIncreaseEvenWhenTheWallClockStandsStillOrGoesBack() {
+        let time = Time(5_000)
+        let clock = HybridLogicalClock(node: "a", physicalTime: time.read)
+        let first = clock.next()
+        let second = clock.next()
+        time.set(4_000)  // the wall clock went backwards
+        let third = clock.next()
+        #expect(first < second && second < third)
+        #expect(third.milliseconds == 5_000 && third.counter == 2)
+        time.set(6_000)
+        #expect(clock.next() == HybridTimestamp(milliseconds: 6_000, counter: 0, node: "a"))
+    }
+
+    @Test func aDeviceWhoseClockIsHoursBehindStillOrdersItsLaterEditsAfterWhatItSaw() {
+        let hours: Int64 = 3 * 3_600_000
+        let ahead = HybridLogicalClock(node: "fast", physicalTime: Time(10 * hours).read)
+        let behindTime = Time(7 * hours)
+        let behind = HybridLogicalClock(node: "slow", physicalTime: behindTime.read)
+        let remoteEdit = ahead.next()
+        let drift = behind.observe(remoteEdit)
+        let laterLocalEdit = behind.next()
+        #expect(laterLocalEdit > remoteEdit)  // a wall-clock rule would have it lose by 3 hours
+        #expect(drift == .milliseconds(hours))  // and the drift is reported, not silent
+    }
+
+    @Test func observingAnOlderTimestampStillAdvances() {
+        let clock = HybridLogicalClock(node: "b", physicalTime: Time(1_000).read)
+        let local = clock.next()
+        #expect(clock.observe(HybridTimestamp(milliseconds: 500, counter: 9, node: "z")) == nil)
+        #expect(clock.next() > local)
+    }
+
+    @Test func tiesBreakByNodeAndTheTextFormRoundTrips() {
+        let a = HybridTimestamp(milliseconds: 7, counter: 1, node: "a")
+        let b = HybridTimestamp(milliseconds: 7, counter: 1, node: "b")
+        #expect(a < b)
+        #expect(HybridTimestamp(a.description) == a)
+    }
+
+    @Test func aRestoredClockContinuesAfterItsLastTimestamp() {
+        let last = HybridTimestamp(milliseconds: 9_000, counter: 4, node: "c")
+        let clock = HybridLogicalClock(node: "c", physicalTime: Time(1_000).read, restoring: last)
+        #expect(clock.next() > last)
+    }
+}
