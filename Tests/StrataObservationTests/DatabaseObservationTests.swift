@@ -215,14 +215,54 @@ import Testing
         }
         // Each iteration's sequence ended with its task; nothing stays registered.
         #expect(pool.changeHub.observerCount == 0)
+    }
 
-        let consumer = Task {
-            for try await _ in observe(in: pool, { db in try Player.fetchCount(db) }) {}
+    @Test func cancellingOneConsumerUnregistersOnlyItsObservation() async throws {
+        let database = try TemporaryPool()
+        let pool = database.pool
+        let cancelledIterator = observe(in: pool) { db in try Player.fetchCount(db) }.makeAsyncIterator()
+        var keptIterator = observe(in: pool) { db in try Player.fetchCount(db) }.makeAsyncIterator()
+        let cancelledStatus = cancelledIterator.status
+        // Registered as soon as the iterator exists, before any value is awaited.
+        #expect(cancelledStatus.isActive)
+        #expect(keptIterator.isActive)
+
+        let consumer = Task { [cancelledIterator] in
+            var iterator = cancelledIterator
+            while try await iterator.next() != nil {}
         }
-        try await waitUntil { pool.changeHub.observerCount == 1 }
         consumer.cancel()
+        // Cancelling the task ends its stream, which unregisters the observation before the
+        // task can finish: no polling needed.
         _ = await consumer.result
-        try await waitUntil { pool.changeHub.observerCount == 0 }
+        #expect(!cancelledStatus.isActive)
+        #expect(keptIterator.isActive)
+
+        // The other observation still hears commits.
+        #expect(try await keptIterator.next() == 0)
+        try await pool.write { db in try db.execute(sql: "INSERT INTO players (id, name) VALUES (1, 'Arthur')") }
+        #expect(try await nextValue(&keptIterator, where: { $0 == 1 }) == 1)
+        #expect(keptIterator.isActive)
+    }
+
+    @Test func aFailedFetchUnregistersItsObservation() async throws {
+        let database = try TemporaryPool()
+        var iterator = observe(in: database.pool) { db in try Int.fetchAll(db, sql: "SELECT * FROM missing_table") }.makeAsyncIterator()
+        await #expect(throws: DatabaseError.self) { _ = try await iterator.next() }
+        // The failure was delivered after the observer stopped fetching; finishing the stream
+        // unregistered it.
+        #expect(!iterator.isActive)
+    }
+
+    @Test func theStatusDoesNotKeepTheObservationAlive() async throws {
+        let database = try TemporaryPool()
+        var iterator: DatabaseObservation<Int>.Iterator? = observe(in: database.pool) { db in try Player.fetchCount(db) }
+            .makeAsyncIterator()
+        let status = try #require(iterator?.status)
+        #expect(status.isActive)
+        iterator = nil
+        #expect(!status.isActive)
+        #expect(database.pool.changeHub.observerCount == 0)
     }
 
     @Test func aFailingFetchEndsTheSequenceWithItsError() async throws {

@@ -182,7 +182,7 @@ import Testing
             #expect(wrapper.wrappedValue.isEmpty)
         }
         #expect(pool.changeHub.observerCount == 0)
-        #expect(SharedObservationRegistry.shared.count(database: ObjectIdentifier(pool)) == 0)
+        #expect(SharedQueryObserverRegistry.shared.count(database: ObjectIdentifier(pool)) == 0)
     }
 }
 

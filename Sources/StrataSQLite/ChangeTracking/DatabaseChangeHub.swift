@@ -38,7 +38,7 @@ public final class DatabaseChangeHub: Sendable {
     public var commitCount: UInt64 { commits.load(ordering: .acquiring) }
 
     /// Registers `onChange` for commits that change a table of `region`.
-    public func addObserver(region: DatabaseRegion, onChange: @escaping @Sendable () -> Void) -> DatabaseChangeObservation {
+    public func addObserver(region: DatabaseRegion, onChange: @escaping @Sendable () -> Void) -> DatabaseChangeRegistration {
         let id = state.withLock { state -> UInt64 in
             let id = state.nextID
             state.nextID += 1
@@ -47,7 +47,7 @@ public final class DatabaseChangeHub: Sendable {
             return id
         }
         registeredObservers.add(1, ordering: .relaxed)
-        return DatabaseChangeObservation(hub: self, id: id)
+        return DatabaseChangeRegistration(hub: self, id: id)
     }
 
     func update(_ id: UInt64, region: DatabaseRegion) {
@@ -57,6 +57,11 @@ public final class DatabaseChangeHub: Sendable {
             state.entries[id]?.region = region
             Self.index(id, region: region, in: &state)
         }
+    }
+
+    /// Whether the registration `id` is still in the hub (not cancelled, not released).
+    func isRegistered(_ id: UInt64) -> Bool {
+        state.withLock { $0.entries[id] != nil }
     }
 
     func remove(_ id: UInt64) {
@@ -118,7 +123,7 @@ public final class DatabaseChangeHub: Sendable {
 }
 
 /// A registration with a ``DatabaseChangeHub``; it ends when cancelled or released.
-public final class DatabaseChangeObservation: Sendable {
+public final class DatabaseChangeRegistration: Sendable {
     private let hub: DatabaseChangeHub
     private let id: UInt64
 
@@ -138,5 +143,14 @@ public final class DatabaseChangeObservation: Sendable {
 
     public func cancel() {
         hub.remove(id)
+    }
+
+    /// Whether the hub still calls this registration's callback: true from
+    /// ``DatabaseChangeHub/addObserver(region:onChange:)`` until ``cancel()`` (or release).
+    ///
+    /// Unlike ``DatabaseChangeHub/observerCount``, this tells about one registration, so a test
+    /// can check that one observation was freed while others run. Safe to read from any thread.
+    public var isActive: Bool {
+        hub.isRegistered(id)
     }
 }
