@@ -10,7 +10,9 @@ extension DatabaseObservation {
     /// let count = try await iterator.next()
     /// ```
     public struct Iterator: AsyncIteratorProtocol {
+        /// Each element is one fetched value.
         public typealias Element = Value
+        /// The error of the fetch that failed.
         public typealias Failure = any Error
 
         private var base: AsyncThrowingStream<Value, any Error>.Iterator

@@ -21,7 +21,9 @@ import StrataSQLite
 ///
 /// Each iteration (each `for await` loop) runs its own observation.
 public struct DatabaseObservation<Value: Sendable>: AsyncSequence, Sendable {
+    /// Each element is one fetched value.
     public typealias Element = Value
+    /// A failing fetch ends the sequence with its error.
     public typealias Failure = any Error
 
     let database: any DatabaseWriter

@@ -2,6 +2,7 @@ import Foundation
 import StrataAssets
 import StrataSQLite
 import Testing
+import StrataTestSupport
 
 /// Damaged size columns: every read path must throw ``AssetError/corrupted(asset:chunk:reason:)``
 /// naming the bad value, and never allocate from it (a huge recorded size used to trap the

@@ -1,5 +1,6 @@
 import StrataSQLite
 import Testing
+import StrataTestSupport
 
 /// One registration with a change hub can be checked on its own, without the hub-wide count.
 @Suite struct ChangeRegistrationTests {
