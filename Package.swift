@@ -109,9 +109,17 @@ let package = Package(
             dependencies: ["ScorekeeperCommands"],
             path: "Examples/Scorekeeper"
         ),
+        // Helpers every test target shares: temporary folders, database files and pools,
+        // counters and recorders for closures on other threads, bounded waits. It depends on
+        // StrataSQLite only (no macros), so it builds the same for the host and the target.
+        .target(
+            name: "StrataTestSupport",
+            dependencies: ["StrataSQLite"],
+            path: "Tests/StrataTestSupport"
+        ),
         .testTarget(
             name: "StrataSQLiteTests",
-            dependencies: ["StrataSQLite", "CSQLite"]
+            dependencies: ["StrataSQLite", "CSQLite", "StrataTestSupport"]
         ),
         .testTarget(
             name: "StrataMacrosTests",
@@ -127,17 +135,18 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataObservationTests",
-            dependencies: ["StrataObservation", "StrataSQLite", "StrataQueries"]
+            dependencies: ["StrataObservation", "StrataSQLite", "StrataQueries", "StrataTestSupport"]
         ),
         .testTarget(
             name: "StrataAssetsTests",
-            dependencies: ["StrataAssets", "StrataSQLite"]
+            dependencies: ["StrataAssets", "StrataSQLite", "StrataTestSupport"]
         ),
         .testTarget(
             name: "StrataTests",
             dependencies: [
                 "Strata",
                 "CSQLite",
+                "StrataTestSupport",
                 .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
             ]
         ),
@@ -146,6 +155,7 @@ let package = Package(
             dependencies: [
                 "ScorekeeperCore",
                 "ScorekeeperCommands",
+                "StrataTestSupport",
                 .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
             ]
         ),

@@ -18,6 +18,9 @@ public enum AssetError: Error, Sendable, Equatable, CustomStringConvertible {
     case fileError(path: String, errno: Int32)
     /// The store's tables are missing or from a newer version of the module.
     case schemaMismatch(String)
+    /// A buffer for the whole content (``StrataSQLite/Database/assetData(_:)``,
+    /// ``AssetStore/get(_:)``) could not be allocated: read the asset a chunk at a time instead.
+    case outOfMemory(asset: AssetID, byteCount: Int64)
 
     public var description: String {
         switch self {
@@ -37,6 +40,8 @@ public enum AssetError: Error, Sendable, Equatable, CustomStringConvertible {
             "file error \(errno) for \(path)"
         case .schemaMismatch(let message):
             "asset tables: \(message)"
+        case .outOfMemory(let id, let byteCount):
+            "cannot allocate \(byteCount) bytes for asset \(id)"
         }
     }
 }

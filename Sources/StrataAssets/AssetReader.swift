@@ -101,7 +101,7 @@ public struct AssetChunks: AsyncSequence, Sendable {
                 asset = known
             } else {
                 let id = self.id
-                asset = try await database.read { db in try AssetRow.find(db, id: id) }
+                asset = try await database.read { db in try AssetRow.findReadable(db, id: id) }
                 self.asset = asset
                 hasher = ContentHasher(chunkCount: asset.descriptor.chunkCount)
             }

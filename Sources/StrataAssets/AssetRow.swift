@@ -40,29 +40,53 @@ struct AssetRow: Sendable {
         try db.fetchOne(sql: "SELECT \(selection) FROM strata_assets WHERE sha256 = ?", arguments: [id]) { try AssetRow(row: $0) }
     }
 
-    /// The asset with this identifier; throws ``AssetError/notFound(_:)`` when there is none.
+    /// The asset with this identifier, its metadata checked; throws ``AssetError/notFound(_:)``
+    /// when there is none.
     static func find(_ db: Database, id: AssetID) throws -> AssetRow {
         guard let row = try fetch(db, id: id) else { throw AssetError.notFound(id) }
         try row.validate()
         return row
     }
 
-    /// The uncompressed size chunk `index` must have.
+    /// The asset with this identifier, ready to be read: its metadata checked, and its chunk rows
+    /// checked against it, so every size a reader allocates from is known to be sane.
+    ///
+    /// Readers call this rather than ``find(_:id:)``: damage found here is reported before any
+    /// byte is delivered or any buffer is allocated.
+    static func findReadable(_ db: Database, id: AssetID) throws -> AssetRow {
+        let row = try find(db, id: id)
+        try ChunkRowSummary.fetch(db, assetRowID: row.rowID).check(against: row, in: db)
+        return row
+    }
+
+    /// The uncompressed size chunk `index` must have. Only meaningful once ``validate()`` passed.
     func expectedSize(ofChunk index: Int) -> Int {
         let chunkSize = Int64(descriptor.chunkSize)
         let start = Int64(index) * chunkSize
         return Int(min(chunkSize, descriptor.size - start))
     }
 
-    /// Checks that the size, chunk size and chunk count agree, so chunk sizes derived from them
-    /// are sane before any buffer is allocated from them.
+    /// Checks that the size, chunk size and chunk count are within the limits StrataAssets
+    /// writes and agree with each other, so sizes derived from them are sane before any buffer
+    /// is allocated from them.
+    ///
+    /// The row is read from a file anyone may have damaged: each value is checked before it is
+    /// used in arithmetic, so no check can overflow.
     func validate() throws {
         let d = descriptor
-        let expectedCount = d.chunkSize > 0 ? (d.size + Int64(d.chunkSize) - 1) / Int64(d.chunkSize) : -1
-        guard d.size >= 0, d.chunkSize > 0, Int64(d.chunkCount) == expectedCount else {
-            throw AssetError.corrupted(
-                asset: d.id, chunk: nil,
-                reason: .invalidMetadata("size \(d.size), chunk size \(d.chunkSize), chunk count \(d.chunkCount)"))
+        func corrupted(_ detail: String) -> AssetError {
+            AssetError.corrupted(asset: d.id, chunk: nil, reason: .invalidMetadata(detail))
+        }
+        guard d.size >= 0 else { throw corrupted("negative size \(d.size)") }
+        guard d.size <= Int64(Int.max) else { throw corrupted("size \(d.size) exceeds the address space") }
+        guard d.chunkSize > 0, d.chunkSize <= AssetStorageOptions.maximumChunkSize else {
+            throw corrupted("chunk size \(d.chunkSize) outside 1...\(AssetStorageOptions.maximumChunkSize)")
+        }
+        guard d.storedSize >= 0 else { throw corrupted("negative stored size \(d.storedSize)") }
+        let chunkSize = Int64(d.chunkSize)
+        let expectedCount = d.size / chunkSize + (d.size % chunkSize == 0 ? 0 : 1)
+        guard Int64(d.chunkCount) == expectedCount else {
+            throw corrupted("chunk count \(d.chunkCount), but size \(d.size) at chunk size \(d.chunkSize) makes \(expectedCount)")
         }
     }
 }

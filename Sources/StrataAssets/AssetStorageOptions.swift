@@ -22,11 +22,15 @@ public struct AssetStorageOptions: Sendable, Hashable {
         self.minimumSavings = minimumSavings
     }
 
+    /// The largest chunk size new assets are written with. Readers reject any larger recorded
+    /// chunk size as damage, before allocating a chunk buffer from it.
+    // Capped so one chunk's deflate bound fits zlib's 32-bit counters.
+    static let maximumChunkSize = 64 * 1024 * 1024
+
     /// The options with out-of-range values brought into range.
     var validated: AssetStorageOptions {
         var options = self
-        // Chunk sizes are capped so one chunk's deflate bound fits zlib's 32-bit counters.
-        options.chunkSize = min(max(chunkSize, 1024), 64 * 1024 * 1024)
+        options.chunkSize = min(max(chunkSize, 1024), Self.maximumChunkSize)
         options.compressionLevel = min(max(compressionLevel, 0), 9)
         options.minimumSavings = min(max(minimumSavings, 0), 1)
         return options

@@ -103,9 +103,11 @@ public final class AssetStore: Sendable {
 
     /// A reader that returns the content a chunk at a time.
     ///
-    /// - Throws: ``AssetError/notFound(_:)`` when the asset is not stored.
+    /// - Throws: ``AssetError/notFound(_:)`` when the asset is not stored, or
+    ///   ``AssetError/corrupted(asset:chunk:reason:)`` when its metadata disagrees with itself or
+    ///   with its chunk rows (checked before any chunk is read).
     public func open(_ id: AssetID) throws -> AssetReader {
-        let asset = try writer.read { db in try AssetRow.find(db, id: id) }
+        let asset = try writer.read { db in try AssetRow.findReadable(db, id: id) }
         return AssetReader(database: writer, asset: asset)
     }
 

@@ -82,8 +82,22 @@ final class ChunkDecoder {
     }
 
     /// Decodes a chunk into new memory.
+    ///
+    /// The buffer is sized from the asset row, never from the chunk row, and only after the
+    /// chunk row's recorded size agreed with it: a damaged size column cannot size an allocation.
     func decode(_ stored: StoredChunk, of asset: AssetRow) throws -> Data {
-        var data = Data(count: asset.expectedSize(ofChunk: stored.index))
+        let expectedSize = asset.expectedSize(ofChunk: stored.index)
+        guard stored.size == expectedSize else {
+            throw AssetError.corrupted(
+                asset: asset.descriptor.id, chunk: stored.index,
+                reason: .invalidChunk("recorded size \(stored.size), expected \(expectedSize)"))
+        }
+        guard expectedSize >= 0, expectedSize <= AssetStorageOptions.maximumChunkSize else {
+            throw AssetError.corrupted(
+                asset: asset.descriptor.id, chunk: stored.index,
+                reason: .invalidChunk("size \(expectedSize) outside 0...\(AssetStorageOptions.maximumChunkSize)"))
+        }
+        var data = Data(count: expectedSize)
         try data.withUnsafeMutableBytes { output in
             try decode(stored, of: asset, into: output)
         }

@@ -19,14 +19,17 @@ extension Database {
     /// This holds the whole asset in memory; use ``readAsset(_:_:)`` or
     /// ``AssetStore/open(_:)`` for large ones.
     ///
-    /// - Throws: ``AssetError/notFound(_:)``, or ``AssetError/corrupted(asset:chunk:reason:)``
-    ///   naming the chunk that failed.
+    /// - Throws: ``AssetError/notFound(_:)``, ``AssetError/corrupted(asset:chunk:reason:)``
+    ///   naming the chunk that failed (or the metadata, when the asset's recorded sizes disagree
+    ///   with each other or with its chunk rows), or ``AssetError/outOfMemory(asset:byteCount:)``
+    ///   when a buffer for the whole content cannot be allocated.
     public func assetData(_ id: AssetID) throws -> Data {
-        let asset = try AssetRow.find(self, id: id)
-        guard asset.descriptor.size <= Int64(Int.max) else {
-            throw AssetError.corrupted(asset: id, chunk: nil, reason: .invalidMetadata("size \(asset.descriptor.size)"))
+        // Checked against its chunk rows, so the size allocated below is one the rows hold.
+        let asset = try AssetRow.findReadable(self, id: id)
+        let size = asset.descriptor.size
+        guard let count = Int(exactly: size), var data = Data.fallibleUninitialized(count: count) else {
+            throw AssetError.outOfMemory(asset: id, byteCount: size)
         }
-        var data = Data(count: Int(asset.descriptor.size))
         let decoder = ChunkDecoder()
         let hasher = ContentHasher(chunkCount: asset.descriptor.chunkCount)
         let actual = try data.withUnsafeMutableBytes { whole in
@@ -55,7 +58,7 @@ extension Database {
     /// after `body` has seen every chunk, so treat what it received as valid only when this
     /// method returns.
     public func readAsset(_ id: AssetID, _ body: (UnsafeRawBufferPointer) throws -> Void) throws {
-        let asset = try AssetRow.find(self, id: id)
+        let asset = try AssetRow.findReadable(self, id: id)
         let decoder = ChunkDecoder()
         let hasher = ContentHasher(chunkCount: asset.descriptor.chunkCount)
         for index in 0..<asset.descriptor.chunkCount {

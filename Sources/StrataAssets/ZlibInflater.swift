@@ -38,10 +38,14 @@ final class ZlibInflater {
         // Chunks are never empty (an empty asset has no chunks), so an empty buffer here can
         // only come from a damaged row.
         guard let inputBase = input.baseAddress, let outputBase = output.baseAddress else { throw .wrongLength }
+        // zlib counts in 32 bits: a damaged row must not trap converting its length.
+        guard let inputCount = uInt(exactly: input.count), let outputCount = uInt(exactly: output.count) else {
+            throw .wrongLength
+        }
         stream.pointee.next_in = UnsafeMutablePointer(mutating: inputBase.assumingMemoryBound(to: Bytef.self))
-        stream.pointee.avail_in = uInt(input.count)
+        stream.pointee.avail_in = inputCount
         stream.pointee.next_out = outputBase.assumingMemoryBound(to: Bytef.self)
-        stream.pointee.avail_out = uInt(output.count)
+        stream.pointee.avail_out = outputCount
         code = CZlib.inflate(stream, Z_FINISH)
         // Do not keep pointers into buffers the caller is about to release.
         stream.pointee.next_in = nil

@@ -18,11 +18,23 @@ public struct FetchAll<Element: FetchableRecord & Sendable>: Sendable {
     let store: FetchStore<[Element]>
     let database: any DatabaseWriter
 
+    /// The current value: the last one loaded, or the initial value until a load succeeds.
+    /// Reading it is cheap (no query) and safe from any thread; inside
+    /// `withObservationTracking` it is tracked, so the next value triggers the change handler.
     public var wrappedValue: [Element] { store.value }
 
+    /// The wrapper itself (`$players`), for ``loadError``, ``isLoading``, ``values`` and
+    /// `load(_:)`.
     public var projectedValue: FetchAll<Element> { self }
 
     /// Observes the rows of a SQL query.
+    ///
+    /// The rows are loaded synchronously, on a reader, before the initializer returns; if that
+    /// load fails, `wrappedValue` stays and the error is in ``loadError``.
+    ///
+    /// ```swift
+    /// @FetchAll(sql: "SELECT * FROM players WHERE score > ?", arguments: [10], database: pool) var players: [Player]
+    /// ```
     public init(wrappedValue: [Element] = [], sql: String, arguments: [DatabaseValue] = [], database: any DatabaseWriter) {
         self.init(wrappedValue: wrappedValue, request: FetchAllRequest(sql: sql, arguments: arguments), database: database)
     }
@@ -39,13 +51,16 @@ public struct FetchAll<Element: FetchableRecord & Sendable>: Sendable {
         store.startSynchronously(request, in: database)
     }
 
-    /// The error of the last load, cleared by the next successful one.
+    /// The error of the last load or re-fetch, nil once one succeeds again. An error does not
+    /// end the observation: the next commit to a table the query reads retries.
     public var loadError: (any Error)? { store.loadError }
 
-    /// Whether a load is in progress.
+    /// Whether a load started by the initializer or by `load(_:)` has not delivered its first
+    /// value (or error) yet.
     public var isLoading: Bool { store.isLoading }
 
-    /// Replaces the query; returns once its first value is loaded.
+    /// Replaces the query; returns once its first value is loaded, and throws if that load
+    /// fails. The returned ``FetchSubscription`` ends the new observation when cancelled.
     @discardableResult
     public func load(_ sql: SQL) async throws -> FetchSubscription {
         try await store.load(FetchAllRequest<Element>(sql), in: database)
@@ -57,7 +72,9 @@ public struct FetchAll<Element: FetchableRecord & Sendable>: Sendable {
         try await store.load(FetchAllRequest<Element>(sql: sql, arguments: arguments), in: database)
     }
 
-    /// The current value, then each new one, for command-line and server code.
+    /// The current value, then each new one, for command-line and server code. The stream
+    /// keeps only the newest value for a slow consumer, and ends when the wrapper's storage is
+    /// released.
     public var values: AsyncStream<[Element]> { store.values }
 }
 

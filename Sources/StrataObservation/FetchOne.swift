@@ -13,8 +13,13 @@ public struct FetchOne<Value: Sendable>: Sendable {
     let database: any DatabaseWriter
     private let makeRequest: @Sendable (String, [DatabaseValue]) -> AnyFetchRequest<Value>
 
+    /// The current value: the last one loaded, or the initial value until a load succeeds.
+    /// Reading it is cheap (no query) and safe from any thread; inside
+    /// `withObservationTracking` it is tracked, so the next value triggers the change handler.
     public var wrappedValue: Value { store.value }
 
+    /// The wrapper itself (`$playerCount`), for ``loadError``, ``isLoading``, ``values`` and
+    /// `load(_:)`.
     public var projectedValue: FetchOne<Value> { self }
 
     /// Observes the first column of the first row; `wrappedValue` is used when there is no row
@@ -46,10 +51,16 @@ public struct FetchOne<Value: Sendable>: Sendable {
         store.startSynchronously(request, in: database)
     }
 
+    /// The error of the last load or re-fetch, nil once one succeeds again. An error does not
+    /// end the observation: the next commit to a table the query reads retries.
     public var loadError: (any Error)? { store.loadError }
+
+    /// Whether a load started by the initializer or by `load(_:)` has not delivered its first
+    /// value (or error) yet.
     public var isLoading: Bool { store.isLoading }
 
-    /// Replaces the query; returns once its first value is loaded.
+    /// Replaces the query; returns once its first value is loaded, and throws if that load
+    /// fails. The returned ``FetchSubscription`` ends the new observation when cancelled.
     @discardableResult
     public func load(_ sql: SQL) async throws -> FetchSubscription {
         try await store.load(makeRequest(sql.text, sql.arguments.map(\.databaseValue)), in: database)
@@ -61,6 +72,9 @@ public struct FetchOne<Value: Sendable>: Sendable {
         try await store.load(makeRequest(sql, arguments), in: database)
     }
 
+    /// The current value, then each new one, for command-line and server code. The stream
+    /// keeps only the newest value for a slow consumer, and ends when the wrapper's storage is
+    /// released.
     public var values: AsyncStream<Value> { store.values }
 }
 

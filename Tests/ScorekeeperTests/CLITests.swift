@@ -5,6 +5,7 @@ import Foundation
 import ScorekeeperCore
 import Strata
 import Testing
+import StrataTestSupport
 
 @Suite("The scorekeeper command line", .dependencies {
     $0.uuid = .incrementing
@@ -21,25 +22,26 @@ struct CLITests {
 
     @Test("every command parses and runs against a temporary file")
     func commands() throws {
-        let file = try TemporaryDatabaseFile()
-        defer { file.remove() }
-        let image = file.folder.appendingPathComponent("avatar.bmp")
+        let directory = try TemporaryDirectory(prefix: "scorekeeper-tests")
+        defer { directory.remove() }
+        let databasePath = directory.path("scores.sqlite")
+        let image = directory.url.appendingPathComponent("avatar.bmp")
         try Avatar.identicon(seed: "image").write(to: image)
 
-        #expect(try run(["add-game", "Game night"], on: file.path).hasPrefix("Added the game Game night."))
-        #expect(try run(["add-player", "Game night", "Blob"], on: file.path).hasPrefix("Added Blob to Game night."))
-        #expect(try run(["add-player", "Game night", "Blob Jr"], on: file.path).contains("2 players"))
-        #expect(try run(["increment", "Blob", "--by", "3"], on: file.path).hasPrefix("Blob: +3, now 3."))
-        #expect(try run(["increment", "Blob"], on: file.path).hasPrefix("Blob: +1, now 4."))
-        #expect(try run(["decrement", "Blob Jr", "--game", "Game night"], on: file.path).hasPrefix("Blob Jr: -1, now -1."))
-        #expect(try run(["rename-player", "Blob Jr", "Junior"], on: file.path).hasPrefix("Renamed Blob Jr to Junior."))
-        #expect(try run(["set-avatar", "Junior", image.path], on: file.path).hasPrefix("Set Junior's avatar (246 B)."))
-        #expect(try run(["rename-game", "Game night", "Games night"], on: file.path).hasPrefix("Renamed Game night to Games night."))
-        #expect(try run(["players", "Games night"], on: file.path).contains("1  Blob"))
-        #expect(try run(["games"], on: file.path).contains("Games night        2  Blob (4)"))
-        #expect(try run(["delete-player", "Junior"], on: file.path).hasPrefix("Removed Junior from Games night."))
-        #expect(try run(["show"], on: file.path).contains("Games night — 1 player"))
-        #expect(try run(["delete-game", "Games night"], on: file.path).hasPrefix("Deleted Games night and its 1 player."))
+        #expect(try run(["add-game", "Game night"], on: databasePath).hasPrefix("Added the game Game night."))
+        #expect(try run(["add-player", "Game night", "Blob"], on: databasePath).hasPrefix("Added Blob to Game night."))
+        #expect(try run(["add-player", "Game night", "Blob Jr"], on: databasePath).contains("2 players"))
+        #expect(try run(["increment", "Blob", "--by", "3"], on: databasePath).hasPrefix("Blob: +3, now 3."))
+        #expect(try run(["increment", "Blob"], on: databasePath).hasPrefix("Blob: +1, now 4."))
+        #expect(try run(["decrement", "Blob Jr", "--game", "Game night"], on: databasePath).hasPrefix("Blob Jr: -1, now -1."))
+        #expect(try run(["rename-player", "Blob Jr", "Junior"], on: databasePath).hasPrefix("Renamed Blob Jr to Junior."))
+        #expect(try run(["set-avatar", "Junior", image.path], on: databasePath).hasPrefix("Set Junior's avatar (246 B)."))
+        #expect(try run(["rename-game", "Game night", "Games night"], on: databasePath).hasPrefix("Renamed Game night to Games night."))
+        #expect(try run(["players", "Games night"], on: databasePath).contains("1  Blob"))
+        #expect(try run(["games"], on: databasePath).contains("Games night        2  Blob (4)"))
+        #expect(try run(["delete-player", "Junior"], on: databasePath).hasPrefix("Removed Junior from Games night."))
+        #expect(try run(["show"], on: databasePath).contains("Games night — 1 player"))
+        #expect(try run(["delete-game", "Games night"], on: databasePath).hasPrefix("Deleted Games night and its 1 player."))
     }
 
     @Test("no arguments: the default command, in preview mode")

@@ -3,6 +3,7 @@ import Foundation
 import ScorekeeperCore
 import Strata
 import Testing
+import StrataTestSupport
 
 @Suite("Commands against a database file", .dependencies {
     $0.uuid = .incrementing
@@ -11,10 +12,11 @@ import Testing
 struct CommandTests {
     @Test("games and players: add, rename, delete; scores up and down; data kept between runs")
     func lifecycle() throws {
-        let file = try TemporaryDatabaseFile()
-        defer { file.remove() }
+        let directory = try TemporaryDirectory(prefix: "scorekeeper-tests")
+        defer { directory.remove() }
+        let databasePath = directory.path("scores.sqlite")
 
-        try live(file.path) {
+        try live(databasePath) {
             let keeper = Scorekeeper()
             #expect(try keeper.games().contains("No games yet"))
             _ = try keeper.addGame(title: "Game night")
@@ -29,7 +31,7 @@ struct CommandTests {
         }
 
         // A second run on the same file: everything is still there.
-        try live(file.path) {
+        try live(databasePath) {
             let keeper = Scorekeeper()
             let games = try keeper.games()
             #expect(games == """
@@ -59,13 +61,14 @@ struct CommandTests {
 
     @Test("set-avatar stores the file as an asset and releases the generated one")
     func setAvatar() throws {
-        let file = try TemporaryDatabaseFile()
-        defer { file.remove() }
-        let image = file.folder.appendingPathComponent("blob.bmp")
+        let directory = try TemporaryDirectory(prefix: "scorekeeper-tests")
+        defer { directory.remove() }
+        let databasePath = directory.path("scores.sqlite")
+        let image = directory.url.appendingPathComponent("blob.bmp")
         let bytes = Avatar.identicon(seed: "a custom image", size: 16)
         try bytes.write(to: image)
 
-        try live(file.path) {
+        try live(databasePath) {
             let keeper = Scorekeeper()
             _ = try keeper.addGame(title: "Game night")
             _ = try keeper.addPlayer("Blob", toGame: "Game night")
@@ -84,9 +87,10 @@ struct CommandTests {
 
     @Test("ties go by name, ignoring case; a name can change only its case")
     func tiesAndCase() throws {
-        let file = try TemporaryDatabaseFile()
-        defer { file.remove() }
-        try live(file.path) {
+        let directory = try TemporaryDirectory(prefix: "scorekeeper-tests")
+        defer { directory.remove() }
+        let databasePath = directory.path("scores.sqlite")
+        try live(databasePath) {
             let keeper = Scorekeeper()
             _ = try keeper.addGame(title: "poker")
             _ = try keeper.addGame(title: "Game night")
@@ -122,9 +126,10 @@ struct CommandTests {
 
     @Test("mistakes are reported in words, and change nothing")
     func errors() throws {
-        let file = try TemporaryDatabaseFile()
-        defer { file.remove() }
-        try live(file.path) {
+        let directory = try TemporaryDirectory(prefix: "scorekeeper-tests")
+        defer { directory.remove() }
+        let databasePath = directory.path("scores.sqlite")
+        try live(databasePath) {
             let keeper = Scorekeeper()
             _ = try keeper.addGame(title: "Game night")
             _ = try keeper.addGame(title: "Poker")

@@ -3,21 +3,6 @@ import ScorekeeperCore
 import Strata
 import Synchronization
 
-/// A temporary database file, removed with its folder by `remove()`.
-struct TemporaryDatabaseFile {
-    let folder: URL
-    var path: String { folder.appendingPathComponent("scores.sqlite").path }
-
-    init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("scorekeeper-tests-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    func remove() {
-        try? FileManager.default.removeItem(at: folder)
-    }
-}
-
 /// Runs `body` live on the file at `path`, as `scorekeeper --database PATH` does; the database
 /// is released when `body` returns, as at the end of a process.
 func live<T>(_ path: String, _ body: () throws -> T) throws -> T {

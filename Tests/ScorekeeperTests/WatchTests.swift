@@ -3,6 +3,7 @@ import Foundation
 import ScorekeeperCore
 import Strata
 import Testing
+import StrataTestSupport
 
 @Suite("watch", .dependencies {
     $0.uuid = .incrementing
@@ -37,18 +38,19 @@ struct WatchTests {
 
     @Test("live: a change written by another connection to the file is reprinted", .timeLimit(.minutes(1)))
     func live() async throws {
-        let file = try TemporaryDatabaseFile()
-        defer { file.remove() }
+        let directory = try TemporaryDirectory(prefix: "scorekeeper-tests")
+        defer { directory.remove() }
+        let databasePath = directory.path("scores.sqlite")
         let output = OutputRecorder()
         try await withDependencies {
             $0.context = .live
-            try $0.bootstrapDatabase(path: file.path)
+            try $0.bootstrapDatabase(path: databasePath)
         } operation: {
             let watch = Task { try await Watch(pollInterval: .milliseconds(10)).run { output.write($0) } }
             defer { watch.cancel() }
             await output.waitFor("No games yet")
             // Another process, as far as SQLite's hooks can tell: its own connection.
-            let elsewhere = try DatabaseQueue(path: file.path)
+            let elsewhere = try DatabaseQueue(path: databasePath)
             try await elsewhere.write { db in
                 try Game(id: UUID(), title: "Added elsewhere", createdAt: Date()).insert(db)
             }

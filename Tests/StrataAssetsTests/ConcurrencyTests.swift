@@ -2,6 +2,7 @@ import Foundation
 import StrataAssets
 import StrataSQLite
 import Testing
+import StrataTestSupport
 
 @Suite struct ConcurrencyTests {
     @Test func readersWhileAWriterAddsAssets() async throws {

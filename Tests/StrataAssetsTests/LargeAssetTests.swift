@@ -2,6 +2,7 @@ import Foundation
 import StrataAssets
 import StrataSQLite
 import Testing
+import StrataTestSupport
 
 /// Tests that move hundreds of megabytes. Serialized, so that peak memory measured by one is not
 /// inflated by the other.

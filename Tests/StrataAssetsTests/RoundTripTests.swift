@@ -2,6 +2,7 @@ import Foundation
 import StrataAssets
 import StrataSQLite
 import Testing
+import StrataTestSupport
 
 @Suite struct RoundTripTests {
     /// Reads an asset back three ways (whole, sync reader, async chunks) and checks each.

@@ -2,22 +2,6 @@ import Foundation
 import StrataAssets
 import StrataSQLite
 
-/// A temporary directory removed when released.
-final class TemporaryDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-assets-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    func path(_ name: String) -> String { url.appendingPathComponent(name).path }
-}
-
 /// Deterministic bytes for tests: fast to generate, reproducible from a seed.
 struct TestBytes {
     /// Incompressible bytes (xorshift).

@@ -3,17 +3,18 @@ import Foundation
 import StrataObservation
 import StrataSQLite
 import Testing
+import StrataTestSupport
 
 @Suite struct DatabaseObservationTests {
     @Test func firstElementIsTheCurrentValue() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         try await database.pool.write { db in try Player(id: 1, name: "Blob").insert(db) }
         var iterator = observe(in: database.pool) { db in try Player.fetchAll(db) }.makeAsyncIterator()
         #expect(try await iterator.next() == [Player(id: 1, name: "Blob")])
     }
 
     @Test func insertUpdateAndDeleteEachDeliverANewValue() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
         var iterator = observe(in: pool) { db in try Player.fetchAll(db, sql: "SELECT * FROM players ORDER BY id") }.makeAsyncIterator()
         #expect(try await iterator.next() == [])
@@ -31,7 +32,7 @@ import Testing
     @Test func deleteWithoutWhereIsSeen() async throws {
         // SQLite's truncate optimization skips the update hook; the writer's authorizer turns
         // it off.
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
         try await pool.write { db in try Player(id: 1, name: "Blob").insert(db) }
         var iterator = observe(in: pool) { db in try Player.fetchCount(db) }.makeAsyncIterator()
@@ -41,15 +42,15 @@ import Testing
     }
 
     @Test func writesToUnrelatedTablesCauseNoFetch() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
-        let fetches = Counter()
+        let fetches = SharedCounter()
         var iterator = observe(in: pool) { db in
             fetches.increment()
             return try Player.fetchCount(db)
         }.makeAsyncIterator()
         #expect(try await iterator.next() == 0)
-        #expect(fetches.value == 1)
+        #expect(fetches.count == 1)
 
         for index in 0..<20 {
             try await pool.write { db in try db.execute("INSERT INTO unrelated (note) VALUES (\("note \(index)"))") }
@@ -59,13 +60,13 @@ import Testing
         // unrelated commits above have been considered and ignored.
         try await pool.write { db in try Player(id: 1, name: "Blob").insert(db) }
         #expect(try await iterator.next() == 1)
-        #expect(fetches.value == 2)
+        #expect(fetches.count == 2)
     }
 
     @Test func rolledBackTransactionsNotifyNobody() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
-        let fetches = Counter()
+        let fetches = SharedCounter()
         var iterator = observe(in: pool) { db in
             fetches.increment()
             return try Player.fetchAll(db)
@@ -87,11 +88,11 @@ import Testing
         }
         try await pool.write { db in try Player(id: 3, name: "Real").insert(db) }
         #expect(try await iterator.next() == [Player(id: 3, name: "Real")])
-        #expect(fetches.value == 2)
+        #expect(fetches.count == 2)
     }
 
     @Test func savepointsReleaseAndRollBack() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
         var iterator = observe(in: pool) { db in try Player.fetchAll(db, sql: "SELECT * FROM players ORDER BY id") }
             .removingDuplicates().makeAsyncIterator()
@@ -122,9 +123,9 @@ import Testing
     }
 
     @Test func burstOfCommitsDuringAFetchCoalescesIntoOneFollowUp() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
-        let fetches = Counter()
+        let fetches = SharedCounter()
         let gate = Gate()
         var iterator = observe(in: pool) { db in
             fetches.increment()
@@ -145,11 +146,11 @@ import Testing
         let last = try await nextValue(&iterator, where: { $0 == 100 })
         #expect(last == 100)
         // Initial fetch, the held fetch, and one follow-up for the 99 commits made meanwhile.
-        #expect(fetches.value == 3)
+        #expect(fetches.count == 3)
     }
 
     @Test func joinsTrackEveryTable() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
         try await pool.write { db in
             try db.execute(sql: "INSERT INTO games (id, title) VALUES (1, 'Chess')")
@@ -166,7 +167,7 @@ import Testing
     }
 
     @Test func viewsTrackTheirUnderlyingTables() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
         try await pool.write { db in
             try db.execute(sql: "CREATE VIEW leaders AS SELECT name FROM players WHERE score >= 10")
@@ -188,11 +189,11 @@ import Testing
         var configuration = Configuration()
         let path = attached.path
         configuration.prepareDatabase { db in try db.attach(path: path, as: "league") }
-        let database = try TemporaryPool(configuration: configuration)
+        let database = try makeGamesPool(configuration: configuration)
         let pool = database.pool
         try await pool.write { db in try Player(id: 1, name: "Blob").insert(db) }
 
-        let fetches = Counter()
+        let fetches = SharedCounter()
         var iterator = observe(in: pool) { db in
             fetches.increment()
             return try String.fetchAll(db, sql: "SELECT players.name || '@' || teams.name FROM players JOIN league.teams ON teams.id = players.id")
@@ -200,11 +201,11 @@ import Testing
         #expect(try await iterator.next() == [])
         try await pool.write { db in try db.execute(sql: "INSERT INTO league.teams (id, name) VALUES (1, 'Reds')") }
         #expect(try await iterator.next() == ["Blob@Reds"])
-        #expect(fetches.value == 2)
+        #expect(fetches.count == 2)
     }
 
     @Test func cancellingTheConsumerFreesTheObserver() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
         for _ in 0..<1000 {
             let task = Task {
@@ -215,18 +216,58 @@ import Testing
         }
         // Each iteration's sequence ended with its task; nothing stays registered.
         #expect(pool.changeHub.observerCount == 0)
+    }
 
-        let consumer = Task {
-            for try await _ in observe(in: pool, { db in try Player.fetchCount(db) }) {}
+    @Test func cancellingOneConsumerUnregistersOnlyItsObservation() async throws {
+        let database = try makeGamesPool()
+        let pool = database.pool
+        let cancelledIterator = observe(in: pool) { db in try Player.fetchCount(db) }.makeAsyncIterator()
+        var keptIterator = observe(in: pool) { db in try Player.fetchCount(db) }.makeAsyncIterator()
+        let cancelledStatus = cancelledIterator.status
+        // Registered as soon as the iterator exists, before any value is awaited.
+        #expect(cancelledStatus.isActive)
+        #expect(keptIterator.isActive)
+
+        let consumer = Task { [cancelledIterator] in
+            var iterator = cancelledIterator
+            while try await iterator.next() != nil {}
         }
-        try await waitUntil { pool.changeHub.observerCount == 1 }
         consumer.cancel()
+        // Cancelling the task ends its stream, which unregisters the observation before the
+        // task can finish: no polling needed.
         _ = await consumer.result
-        try await waitUntil { pool.changeHub.observerCount == 0 }
+        #expect(!cancelledStatus.isActive)
+        #expect(keptIterator.isActive)
+
+        // The other observation still hears commits.
+        #expect(try await keptIterator.next() == 0)
+        try await pool.write { db in try db.execute(sql: "INSERT INTO players (id, name) VALUES (1, 'Arthur')") }
+        #expect(try await nextValue(&keptIterator, where: { $0 == 1 }) == 1)
+        #expect(keptIterator.isActive)
+    }
+
+    @Test func aFailedFetchUnregistersItsObservation() async throws {
+        let database = try makeGamesPool()
+        var iterator = observe(in: database.pool) { db in try Int.fetchAll(db, sql: "SELECT * FROM missing_table") }.makeAsyncIterator()
+        await #expect(throws: DatabaseError.self) { _ = try await iterator.next() }
+        // The failure was delivered after the observer stopped fetching; finishing the stream
+        // unregistered it.
+        #expect(!iterator.isActive)
+    }
+
+    @Test func theStatusDoesNotKeepTheObservationAlive() async throws {
+        let database = try makeGamesPool()
+        var iterator: DatabaseObservation<Int>.Iterator? = observe(in: database.pool) { db in try Player.fetchCount(db) }
+            .makeAsyncIterator()
+        let status = try #require(iterator?.status)
+        #expect(status.isActive)
+        iterator = nil
+        #expect(!status.isActive)
+        #expect(database.pool.changeHub.observerCount == 0)
     }
 
     @Test func aFailingFetchEndsTheSequenceWithItsError() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         var iterator = observe(in: database.pool) { db in try Int.fetchAll(db, sql: "SELECT * FROM missing_table") }.makeAsyncIterator()
         await #expect(throws: DatabaseError.self) { _ = try await iterator.next() }
     }
@@ -234,7 +275,7 @@ import Testing
     @Test func explicitNotificationReachesObservers() async throws {
         // A second pool on the same file writes behind the first pool's back: its hooks see
         // nothing until notifyChanges(in:) is called.
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let other = try DatabasePool(path: database.directory.appendingPathComponent("db.sqlite").path)
         defer { other.close() }
         var iterator = observe(in: database.pool) { db in try Player.fetchCount(db) }.makeAsyncIterator()
@@ -284,23 +325,11 @@ final class Gate: @unchecked Sendable {
     }
 }
 
-/// Polls a condition that another thread makes true, with a bound (yielding, not sleeping).
-func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-    let deadline = ContinuousClock.now.advanced(by: .seconds(10))
-    while !condition() {
-        if ContinuousClock.now > deadline {
-            Issue.record("condition not met in time", sourceLocation: sourceLocation)
-            return
-        }
-        await Task.yield()
-    }
-}
-
 @Suite struct ChangesTheUpdateHookMissesTests {
     @Test func withoutRowIDTablesAreTracked() async throws {
         // SQLite does not call the update hook for WITHOUT ROWID tables; the tables a
         // statement writes are announced from its prepared form instead.
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
         try await pool.write { db in
             try db.execute(sql: "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID")
@@ -315,7 +344,7 @@ func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation = #_sourc
     }
 
     @Test func rowsReplacedOnConflictAreTracked() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
         try await pool.write { db in
             try db.execute(sql: "CREATE TABLE tags (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)")

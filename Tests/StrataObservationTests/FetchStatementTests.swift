@@ -3,6 +3,7 @@ import StrataObservation
 import StrataQueries
 import StrataSQLite
 import Testing
+import StrataTestSupport
 
 /// The observation tests' `players` table, declared with `@Table`.
 @Table("players") struct TypedPlayer: Identifiable, Equatable, Hashable {
@@ -14,7 +15,7 @@ import Testing
 
 @Suite struct FetchStatementTests {
     @Test func fetchAllOfAStatementStaysFresh() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
         @FetchAll(TypedPlayer.where { $0.score > 5 }.order { $0.score.desc() }, database: pool) var players
         #expect(players.isEmpty)
@@ -31,7 +32,7 @@ import Testing
     }
 
     @Test func fetchOneOfAnAggregateAndOfARecord() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
         @FetchOne(TypedPlayer.count(), database: pool) var playerCount = 0
         @FetchOne(TypedPlayer.order { $0.score.desc() }.limit(1), database: pool) var leader: TypedPlayer?

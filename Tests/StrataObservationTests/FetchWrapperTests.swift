@@ -3,10 +3,11 @@ import Observation
 @testable import StrataObservation
 import StrataSQLite
 import Testing
+import StrataTestSupport
 
 @Suite struct FetchWrapperTests {
     @Test func fetchAllLoadsSynchronouslyThenStaysFresh() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
         try await pool.write { db in try Player(id: 1, name: "Blob", score: 3).insert(db) }
         @FetchAll(sql: "SELECT * FROM players ORDER BY score DESC", database: pool) var players: [Player]
@@ -23,7 +24,7 @@ import Testing
     }
 
     @Test func fetchAllOfATableRecord() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         @FetchAll(database: database.pool) var players: [Player]
         #expect(players.isEmpty)
         var values = $players.values.makeAsyncIterator()
@@ -33,7 +34,7 @@ import Testing
     }
 
     @Test func fetchOneAggregateWithDefaultAndOptionalRecord() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
         @FetchOne(sql: "SELECT count(*) FROM players", database: pool) var playerCount = 0
         @FetchOne(sql: "SELECT max(score) FROM players", database: pool) var topScore = -1
@@ -63,7 +64,7 @@ import Testing
                     total: try Int.fetchOne(db, sql: "SELECT coalesce(sum(score), 0) FROM players") ?? 0)
             }
         }
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         @Fetch(Scoreboard(), database: database.pool) var scoreboard = Scoreboard.Value()
         var values = $scoreboard.values.makeAsyncIterator()
         #expect(await values.next() == Scoreboard.Value())
@@ -75,7 +76,7 @@ import Testing
     }
 
     @Test func loadSwitchesTheQuery() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
         try await pool.write { db in
             try Player(id: 1, name: "Low", score: 1).insert(db)
@@ -98,7 +99,7 @@ import Testing
     }
 
     @Test func awaitingTheSubscriptionTaskTiesItToTheCaller() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         @FetchAll(sql: "SELECT * FROM players", database: database.pool) var players: [Player]
         let projected = $players
         let caller = Task {
@@ -111,7 +112,7 @@ import Testing
     }
 
     @Test func identicalObservationsShareOneUnderlyingObservation() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
         let before = pool.changeHub.observerCount
         @FetchAll(sql: "SELECT * FROM players ORDER BY id", database: pool) var first: [Player]
@@ -131,7 +132,7 @@ import Testing
     }
 
     @Test func aFailingFetchSetsLoadErrorAndTheNextCommitRetries() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
         @FetchAll(sql: "SELECT id, gameID, name, score FROM players WHERE score > (SELECT threshold FROM settings)", database: pool) var players: [Player]
         #expect($players.loadError is DatabaseError)
@@ -148,7 +149,7 @@ import Testing
     }
 
     @Test func worksInsideAnObservableModel() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let model = PlayersModel(database: database.pool)
         #expect(model.players.isEmpty)
 
@@ -174,7 +175,7 @@ import Testing
 
 @Suite struct FetchWrapperLifetimeTests {
     @Test func releasedWrappersLeaveNothingBehind() async throws {
-        let database = try TemporaryPool()
+        let database = try makeGamesPool()
         let pool = database.pool
         for index in 0..<1000 {
             // Different SQL each time, so every wrapper starts its own shared observation.
@@ -182,13 +183,13 @@ import Testing
             #expect(wrapper.wrappedValue.isEmpty)
         }
         #expect(pool.changeHub.observerCount == 0)
-        #expect(SharedObservationRegistry.shared.count(database: ObjectIdentifier(pool)) == 0)
+        #expect(SharedQueryObserverRegistry.shared.count(database: ObjectIdentifier(pool)) == 0)
     }
 }
 
 @Suite struct FetchWrapperFetchCountTests {
     struct CountingRequest: FetchKeyRequest {
-        let counter: Counter
+        let counter: SharedCounter
         func fetch(_ db: Database) throws -> Int {
             counter.increment()
             return try Player.fetchCount(db)
@@ -198,17 +199,17 @@ import Testing
     }
 
     @Test func theInitialLoadSeedsTheObservationInsteadOfFetchingTwice() async throws {
-        let database = try TemporaryPool()
-        let fetches = Counter()
+        let database = try makeGamesPool()
+        let fetches = SharedCounter()
         @Fetch(CountingRequest(counter: fetches), database: database.pool) var count = -1
         #expect(count == 0)
-        #expect(fetches.value == 1)
+        #expect(fetches.count == 1)
         #expect(database.pool.changeHub.observerCount == 1)
 
         var values = $count.values.makeAsyncIterator()
         _ = await values.next()
         try await database.pool.write { db in try Player(id: 1, name: "Blob").insert(db) }
         #expect(await values.next() == 1)
-        #expect(fetches.value == 2)
+        #expect(fetches.count == 2)
     }
 }

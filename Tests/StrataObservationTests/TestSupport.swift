@@ -1,30 +1,18 @@
-import Foundation
 import StrataSQLite
-import Synchronization
-import Testing
+import StrataTestSupport
 
-/// A pool on a fresh temporary file (WAL), so readers run beside the writer.
-final class TemporaryPool: @unchecked Sendable {
-    let directory: URL
-    let pool: DatabasePool
+/// The schema of the observation tests' pools: games, their players, and a table no test observes.
+enum ObservationTestSchema {
+    static let sql = """
+        CREATE TABLE games (id INTEGER PRIMARY KEY, title TEXT NOT NULL);
+        CREATE TABLE players (id INTEGER PRIMARY KEY, gameID INTEGER REFERENCES games(id) ON DELETE CASCADE, name TEXT NOT NULL, score INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE unrelated (id INTEGER PRIMARY KEY, note TEXT);
+        """
+}
 
-    init(configuration: Configuration = Configuration()) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-observation-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        pool = try DatabasePool(path: directory.appendingPathComponent("db.sqlite").path, configuration: configuration)
-        try pool.write { db in
-            try db.execute(sql: """
-                CREATE TABLE games (id INTEGER PRIMARY KEY, title TEXT NOT NULL);
-                CREATE TABLE players (id INTEGER PRIMARY KEY, gameID INTEGER REFERENCES games(id) ON DELETE CASCADE, name TEXT NOT NULL, score INTEGER NOT NULL DEFAULT 0);
-                CREATE TABLE unrelated (id INTEGER PRIMARY KEY, note TEXT);
-                """)
-        }
-    }
-
-    deinit {
-        pool.close()
-        try? FileManager.default.removeItem(at: directory)
-    }
+/// A pool on a fresh temporary file with the observation tests' schema.
+func makeGamesPool(configuration: Configuration = Configuration()) throws -> TemporaryPool {
+    try TemporaryPool(configuration: configuration, schema: ObservationTestSchema.sql)
 }
 
 struct Player: TableRecord, Sendable, Equatable, Hashable {
@@ -55,22 +43,4 @@ struct Player: TableRecord, Sendable, Equatable, Hashable {
         columns.append(name)
         columns.append(score)
     }
-}
-
-/// Counts calls from any thread.
-final class Counter: Sendable {
-    private let count = Atomic<Int>(0)
-    func increment() { count.add(1, ordering: .relaxed) }
-    var value: Int { count.load(ordering: .relaxed) }
-}
-
-/// Waits for `condition` with a bound, polling the next elements of `iterator`.
-func nextValue<I: AsyncIteratorProtocol>(
-    _ iterator: inout I, where condition: (I.Element) -> Bool, limit: Int = 1000
-) async throws -> I.Element? {
-    for _ in 0..<limit {
-        guard let element = try await iterator.next() else { return nil }
-        if condition(element) { return element }
-    }
-    return nil
 }

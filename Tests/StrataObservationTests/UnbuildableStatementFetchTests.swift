@@ -1,6 +1,7 @@
 import StrataObservation
 import StrataQueries
 import StrataSQLite
+import StrataTestSupport
 import Testing
 
 // A wrapper over a statement that cannot be built reports why in `loadError`, instead of

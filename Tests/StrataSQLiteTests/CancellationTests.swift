@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import StrataSQLite
 import Testing
+import StrataTestSupport
 
 /// Cancelling the task of an async access interrupts its statement, throws CancellationError,
 /// rolls a write back, and leaves the queue or pool usable.

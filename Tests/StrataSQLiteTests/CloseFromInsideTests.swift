@@ -1,5 +1,6 @@
 import Foundation
 import StrataSQLite
+import StrataTestSupport
 import Testing
 
 /// `close()` called from inside one of the queue's or pool's own closures neither deadlocks nor

@@ -1,5 +1,6 @@
 import Foundation
 import StrataSQLite
+import StrataTestSupport
 import Testing
 
 /// A commit is announced to observers even when the same writer job rolls back a later
@@ -11,7 +12,7 @@ import Testing
         var value: Int { count.value.load(ordering: .relaxed) }
     }
 
-    func makePool(path: String) throws -> (DatabasePool, Announcements, DatabaseChangeObservation) {
+    func makePool(path: String) throws -> (DatabasePool, Announcements, DatabaseChangeRegistration) {
         let pool = try DatabasePool(path: path)
         try pool.write { db in try db.execute(sql: "CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1), (2), (3)") }
         let announcements = Announcements()

@@ -3,6 +3,7 @@ import Foundation
 import StrataSQLite
 import Synchronization
 import Testing
+import StrataTestSupport
 
 @Suite struct DatabasePoolTests {
     func makePool(path: String, configure: (inout Configuration) -> Void = { _ in }) throws -> DatabasePool {

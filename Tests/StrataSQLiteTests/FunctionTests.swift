@@ -1,6 +1,7 @@
 import Foundation
 import StrataSQLite
 import Testing
+import StrataTestSupport
 
 @Suite struct FunctionTests {
     struct Refusal: Error, CustomStringConvertible {

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import StrataSQLite
 import Testing
+import StrataTestSupport
 
 @Suite struct InMemoryPoolTests {
     @Test func writerAndReadersShareTheData() async throws {

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import StrataSQLite
+import StrataTestSupport
 import Testing
 
 /// Several clients listen to one connection's hooks, authorizer and traces without breaking

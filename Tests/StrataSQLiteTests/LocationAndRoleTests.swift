@@ -1,5 +1,6 @@
 import Foundation
 import StrataSQLite
+import StrataTestSupport
 import Testing
 
 /// Where a database lives, the role of each connection, and attaching a sibling database from

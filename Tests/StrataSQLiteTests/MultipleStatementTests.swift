@@ -1,5 +1,6 @@
 import Foundation
 import StrataSQLite
+import StrataTestSupport
 import Testing
 
 /// Texts of several statements: argument counts are checked before anything runs, and a NUL

@@ -1,6 +1,7 @@
 import Foundation
 import StrataSQLite
 import Testing
+import StrataTestSupport
 
 /// A synchronous access from inside a closure of the same queue or pool would wait for itself;
 /// it throws instead.

@@ -1,6 +1,7 @@
 import Foundation
 import StrataSQLite
 import Testing
+import StrataTestSupport
 
 /// DROP statements and full-table deletes really take effect on writer connections (whose
 /// authorizer turns off the truncate optimization).

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import StrataSQLite
+import StrataTestSupport
 import Testing
 
 /// A cancelled access that is still waiting for its connection ends promptly with

@@ -1,14 +1,15 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 @Suite("Bootstrapping the live database twice")
 struct BootstrapTwiceTests {
     @Test("reports an issue and returns the pool already open")
     func twice() throws {
-        let folder = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("app.sqlite").path
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let path = folder.url.appendingPathComponent("app.sqlite").path
         try withDependencies { $0.context = .live } operation: {
             let first = try Strata.defaultDatabase(path: path)
             var second: (any DatabaseWriter)?
@@ -23,9 +24,9 @@ struct BootstrapTwiceTests {
 
     @Test("a released pool's file can be opened again without an issue")
     func afterRelease() throws {
-        let folder = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("app.sqlite").path
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let path = folder.url.appendingPathComponent("app.sqlite").path
         try withDependencies { $0.context = .live } operation: {
             do {
                 let first = try Strata.defaultDatabase(path: path)

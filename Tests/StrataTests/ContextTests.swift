@@ -1,14 +1,15 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 @Suite("Each context gets its kind of database")
 struct ContextTests {
     @Test("live: a pool on disk at the given path, folders created")
     func liveAtPath() throws {
-        let folder = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("nested/deeper/app.sqlite").path
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let path = folder.url.appendingPathComponent("nested/deeper/app.sqlite").path
         try withDependencies { $0.context = .live } operation: {
             let database = try Strata.defaultDatabase(path: path)
             let pool = try #require(database as? DatabasePool)
@@ -38,13 +39,13 @@ struct ContextTests {
 
     @Test("live: the default location is created when missing")
     func liveDefaultLocationCreated() throws {
-        let folder = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
         let location = try DefaultDatabaseLocation.standard(
-            applicationName: "demo", environment: ["XDG_DATA_HOME": folder.path])
+            applicationName: "demo", environment: ["XDG_DATA_HOME": folder.url.path])
         try location.createParentDirectory()
         var isDirectory: ObjCBool = false
-        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("demo").path, isDirectory: &isDirectory))
+        #expect(FileManager.default.fileExists(atPath: folder.url.appendingPathComponent("demo").path, isDirectory: &isDirectory))
         #expect(isDirectory.boolValue)
     }
 

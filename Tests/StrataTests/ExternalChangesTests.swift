@@ -1,14 +1,15 @@
 import Foundation
 import Strata
 import Testing
+import StrataTestSupport
 
 @Suite("Commits from other connections")
 struct ExternalChangesTests {
     @Test("pollExternalChanges wakes observers when another connection commits", .timeLimit(.minutes(1)))
     func pollWakesObservers() async throws {
-        let folder = try temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("shared.sqlite").path
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let path = folder.url.appendingPathComponent("shared.sqlite").path
         let watched = try DatabasePool(path: path)
         try await TestSchema.migrator.migrate(watched)
         // Another connection to the file, as another process would have: its commits reach no

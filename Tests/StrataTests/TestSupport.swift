@@ -75,10 +75,3 @@ extension DependencyValues {
         defaultDatabase = database
     }
 }
-
-/// A fresh folder under the temporary directory, removed by the caller.
-func temporaryDirectory() throws -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent("strata-tests-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    return url
-}

@@ -81,7 +81,7 @@ extension DatabaseWriter {
     /// `onChange` runs on the writer's queue right after the commit: schedule work from it
     /// (for example a `read`), never block it. Only commits made through this queue or pool
     /// are seen; see ``notifyChanges(in:)`` for the others.
-    public func observeChanges(in region: DatabaseRegion, onChange: @escaping @Sendable () -> Void) -> DatabaseChangeObservation {
+    public func observeChanges(in region: DatabaseRegion, onChange: @escaping @Sendable () -> Void) -> DatabaseChangeRegistration {
         changeHub.addObserver(region: region, onChange: onChange)
     }
 

@@ -42,7 +42,7 @@ public final class DatabaseChangeHub: Sendable {
     package var commitCount: UInt64 { commits.load(ordering: .acquiring) }
 
     /// Registers `onChange` for commits that change a table of `region`.
-    package func addObserver(region: DatabaseRegion, onChange: @escaping @Sendable () -> Void) -> DatabaseChangeObservation {
+    package func addObserver(region: DatabaseRegion, onChange: @escaping @Sendable () -> Void) -> DatabaseChangeRegistration {
         let id = state.withLock { state -> UInt64 in
             let id = state.nextID
             state.nextID += 1
@@ -51,7 +51,7 @@ public final class DatabaseChangeHub: Sendable {
             return id
         }
         registeredObservers.add(1, ordering: .relaxed)
-        return DatabaseChangeObservation(hub: self, id: id)
+        return DatabaseChangeRegistration(hub: self, id: id)
     }
 
     func update(_ id: UInt64, region: DatabaseRegion) {
@@ -61,6 +61,11 @@ public final class DatabaseChangeHub: Sendable {
             state.entries[id]?.region = region
             Self.index(id, region: region, in: &state)
         }
+    }
+
+    /// Whether the registration `id` is still in the hub (not cancelled, not released).
+    func isRegistered(_ id: UInt64) -> Bool {
+        state.withLock { $0.entries[id] != nil }
     }
 
     func remove(_ id: UInt64) {
@@ -122,7 +127,7 @@ public final class DatabaseChangeHub: Sendable {
 }
 
 /// A registration with a ``DatabaseChangeHub``; it ends when cancelled or released.
-public final class DatabaseChangeObservation: Sendable {
+public final class DatabaseChangeRegistration: Sendable {
     private let hub: DatabaseChangeHub
     private let id: UInt64
 
@@ -136,12 +141,21 @@ public final class DatabaseChangeObservation: Sendable {
     }
 
     /// Replaces the observed region (a query may read other tables after the data changed).
-    public func update(region: DatabaseRegion) {
+    package func update(region: DatabaseRegion) {
         hub.update(id, region: region)
     }
 
     /// Ends the registration: `onChange` is not called again.
-    public func cancel() {
+    package func cancel() {
         hub.remove(id)
+    }
+
+    /// Whether the hub still calls this registration's callback: true from
+    /// ``DatabaseChangeHub/addObserver(region:onChange:)`` until ``cancel()`` (or release).
+    ///
+    /// Unlike ``DatabaseChangeHub/observerCount``, this tells about one registration, so a test
+    /// can check that one observation was freed while others run. Safe to read from any thread.
+    package var isActive: Bool {
+        hub.isRegistered(id)
     }
 }

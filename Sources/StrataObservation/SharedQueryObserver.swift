@@ -1,63 +1,64 @@
 import StrataSQLite
 import Synchronization
 
-/// One observation shared by every subscriber of the same request on the same database.
+/// One ``QueryObserver`` shared by every subscriber of the same request on the same database:
+/// wrappers with equal requests cost one registration and one fetch per commit, not one each.
 ///
 /// The first subscriber starts it; later subscribers get the last value at once and every
 /// value after; the last one to leave stops it.
-final class SharedObservation<Value: Sendable>: Sendable {
+final class SharedQueryObserver<Value: Sendable>: Sendable {
     typealias Subscriber = @Sendable (Result<Value, any Error>, _ commitTag: UInt64) -> Void
 
     private struct State {
         var subscribers: [UInt64: Subscriber] = [:]
         var nextID: UInt64 = 1
         var lastResult: (result: Result<Value, any Error>, commitTag: UInt64)?
-        var driver: ObservationDriver<Value>?
+        var queryObserver: QueryObserver<Value>?
     }
 
     private let state = Mutex(State())
-    private let key: SharedObservationKey
+    private let key: SharedQueryObserverKey
 
-    init(key: SharedObservationKey) {
+    init(key: SharedQueryObserverKey) {
         self.key = key
     }
 
     /// Adds a subscriber, starting the observation if it is the first. `seed` is a value the
     /// subscriber just read, with its region and commit tag: a new observation starts from it
-    /// rather than fetching it again (see ``ObservationDriver/start(seed:)``).
+    /// rather than fetching it again (see ``QueryObserver/start(seed:)``).
     func subscribe(
         writer: any DatabaseWriter, fetch: @escaping @Sendable (Database) throws -> Value,
         seed: FetchSeed<Value>?, _ subscriber: @escaping Subscriber
     ) -> UInt64 {
-        let (id, last, driverToStart) = state.withLock { state -> (UInt64, (result: Result<Value, any Error>, commitTag: UInt64)?, ObservationDriver<Value>?) in
+        let (id, last, observerToStart) = state.withLock { state -> (UInt64, (result: Result<Value, any Error>, commitTag: UInt64)?, QueryObserver<Value>?) in
             let id = state.nextID
             state.nextID += 1
             state.subscribers[id] = subscriber
-            if state.driver == nil {
-                let driver = ObservationDriver(writer: writer, fetch: fetch) { [weak self] result, commitTag in
+            if state.queryObserver == nil {
+                let queryObserver = QueryObserver(writer: writer, fetch: fetch) { [weak self] result, commitTag in
                     self?.broadcast(result, commitTag: commitTag)
                 }
-                state.driver = driver
+                state.queryObserver = queryObserver
                 if let seed { state.lastResult = (.success(seed.value), seed.commitTag) }
-                return (id, nil, driver)
+                return (id, nil, queryObserver)
             }
             return (id, state.lastResult, nil)
         }
         if let last { subscriber(last.result, last.commitTag) }
-        driverToStart?.start(seed: seed.map { ($0.region, $0.commitTag) })
+        observerToStart?.start(seed: seed.map { ($0.region, $0.commitTag) })
         return id
     }
 
     func unsubscribe(_ id: UInt64) {
-        let driver = state.withLock { state -> ObservationDriver<Value>? in
+        let queryObserver = state.withLock { state -> QueryObserver<Value>? in
             state.subscribers[id] = nil
             guard state.subscribers.isEmpty else { return nil }
-            defer { state.driver = nil }
-            return state.driver
+            defer { state.queryObserver = nil }
+            return state.queryObserver
         }
-        if let driver {
-            driver.cancel()
-            SharedObservationRegistry.shared.remove(key, ifSameAs: self)
+        if let queryObserver {
+            queryObserver.cancel()
+            SharedQueryObserverRegistry.shared.remove(key, ifSameAs: self)
         }
     }
 
@@ -70,7 +71,7 @@ final class SharedObservation<Value: Sendable>: Sendable {
     }
 }
 
-struct SharedObservationKey: Hashable, Sendable {
+struct SharedQueryObserverKey: Hashable, Sendable {
     var database: ObjectIdentifier
     var request: AnyHashableSendable
 }
@@ -83,28 +84,28 @@ struct AnyHashableSendable: Hashable, @unchecked Sendable {
     }
 }
 
-/// The process-wide table of shared observations. Entries leave when their last subscriber
+/// The process-wide table of shared query observers. Entries leave when their last subscriber
 /// does, so it holds only observations in use.
-final class SharedObservationRegistry: Sendable {
-    static let shared = SharedObservationRegistry()
-    private let entries = Mutex<[SharedObservationKey: AnyObject & Sendable]>([:])
+final class SharedQueryObserverRegistry: Sendable {
+    static let shared = SharedQueryObserverRegistry()
+    private let entries = Mutex<[SharedQueryObserverKey: AnyObject & Sendable]>([:])
 
-    func observation<Value: Sendable>(for key: SharedObservationKey, as type: Value.Type) -> SharedObservation<Value> {
+    func sharedObserver<Value: Sendable>(for key: SharedQueryObserverKey, as type: Value.Type) -> SharedQueryObserver<Value> {
         entries.withLock { entries in
-            if let existing = entries[key] as? SharedObservation<Value> { return existing }
-            let observation = SharedObservation<Value>(key: key)
-            entries[key] = observation
-            return observation
+            if let existing = entries[key] as? SharedQueryObserver<Value> { return existing }
+            let sharedObserver = SharedQueryObserver<Value>(key: key)
+            entries[key] = sharedObserver
+            return sharedObserver
         }
     }
 
-    func remove(_ key: SharedObservationKey, ifSameAs observation: AnyObject) {
+    func remove(_ key: SharedQueryObserverKey, ifSameAs sharedObserver: AnyObject) {
         entries.withLock { entries in
-            if entries[key] === observation { entries[key] = nil }
+            if entries[key] === sharedObserver { entries[key] = nil }
         }
     }
 
-    /// The number of shared observations of one database.
+    /// The number of shared query observers of one database.
     func count(database: ObjectIdentifier) -> Int {
         entries.withLock { $0.keys.filter { $0.database == database }.count }
     }
@@ -116,10 +117,10 @@ func subscribeShared<Request: FetchKeyRequest>(
     to request: Request, in database: any DatabaseWriter, seed: FetchSeed<Request.Value>?,
     _ subscriber: @escaping @Sendable (Result<Request.Value, any Error>, _ commitTag: UInt64) -> Void
 ) -> SharedSubscriptionToken {
-    let key = SharedObservationKey(database: ObjectIdentifier(database), request: AnyHashableSendable(request))
-    let observation = SharedObservationRegistry.shared.observation(for: key, as: Request.Value.self)
-    let id = observation.subscribe(writer: database, fetch: { try request.fetch($0) }, seed: seed, subscriber)
-    return SharedSubscriptionToken { observation.unsubscribe(id) }
+    let key = SharedQueryObserverKey(database: ObjectIdentifier(database), request: AnyHashableSendable(request))
+    let sharedObserver = SharedQueryObserverRegistry.shared.sharedObserver(for: key, as: Request.Value.self)
+    let id = sharedObserver.subscribe(writer: database, fetch: { try request.fetch($0) }, seed: seed, subscriber)
+    return SharedSubscriptionToken { sharedObserver.unsubscribe(id) }
 }
 
 /// Ends a subscription once, when cancelled or released.

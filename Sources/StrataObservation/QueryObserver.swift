@@ -14,9 +14,9 @@ import Synchronization
 /// - No commit is missed: the observer is registered for the whole database before the first
 ///   fetch, and when a fetch reads tables outside the region registered while it ran, a commit
 ///   counted meanwhile triggers one more fetch.
-final class ObservationDriver<Value: Sendable>: Sendable {
+final class QueryObserver<Value: Sendable>: Sendable {
     private struct State {
-        var registration: DatabaseChangeObservation?
+        var registration: DatabaseChangeRegistration?
         var registeredRegion = DatabaseRegion.fullDatabase
         var isFetching = false
         var isDirty = false
@@ -42,7 +42,7 @@ final class ObservationDriver<Value: Sendable>: Sendable {
     /// Starts observing.
     ///
     /// - Parameter seed: the region of a value the caller already read, with the commit tag
-    ///   taken before that read. The driver then registers for that region at once and fetches
+    ///   taken before that read. The observer then registers for that region at once and fetches
     ///   only if a commit was announced since the tag (the caller's value may predate it),
     ///   instead of fetching the same value a second time.
     func start(seed: (region: DatabaseRegion, commitTag: UInt64)? = nil) {
@@ -64,6 +64,12 @@ final class ObservationDriver<Value: Sendable>: Sendable {
         case true?: launchFetchLoop()
         case false?: break
         }
+    }
+
+    /// Whether the observer is registered with the database's change hub: from ``start(seed:)``
+    /// until ``cancel()``. Once false, no commit reaches it again.
+    var isRegistered: Bool {
+        state.withLock { $0.registration?.isActive ?? false }
     }
 
     func cancel() {

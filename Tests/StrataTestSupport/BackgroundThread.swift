@@ -1,0 +1,39 @@
+import Dispatch
+import Foundation
+
+/// Waits for a semaphore without blocking a cooperative thread. Returns false on timeout.
+///
+/// The wait runs on a thread of its own rather than a dispatch worker: on Linux, libdispatch
+/// adds workers only slowly when its few (one per core) are blocked, and the connections of
+/// the queues and pools under test run on those workers.
+package func wait(for semaphore: DispatchSemaphore, seconds: Double = 10) async -> Bool {
+    await withCheckedContinuation { continuation in
+        let thread = Thread {
+            continuation.resume(returning: semaphore.wait(timeout: .now() + seconds) == .success)
+        }
+        thread.start()
+    }
+}
+
+/// Runs blocking code on a thread of its own (never a cooperative or dispatch worker) and
+/// awaits its result.
+package func runOnBackgroundThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        let thread = Thread {
+            continuation.resume(with: Result { try body() })
+        }
+        thread.start()
+    }
+}
+
+/// Thrown by ``waitOrThrow(_:seconds:)`` when a semaphore is not signalled in time.
+package struct TimeoutError: Error, CustomStringConvertible {
+    package init() {}
+    package var description: String { "timed out waiting for a semaphore" }
+}
+
+/// Throws when the semaphore is not signalled in time, so a closure that waits fails the test
+/// instead of hanging it.
+package func waitOrThrow(_ semaphore: DispatchSemaphore, seconds: Double = 10) throws {
+    if semaphore.wait(timeout: .now() + seconds) != .success { throw TimeoutError() }
+}
