@@ -9,7 +9,7 @@ import Synchronization
 /// Apple platforms) tracks it, and each new value triggers the tracking's change handler.
 /// Values are written from the observation's task and read from anywhere, so the storage is
 /// guarded by a lock.
-final class FetchStore<Value: Sendable>: Observable, @unchecked Sendable {
+final class FetchStore<Value: Sendable>: Observable, Sendable {
     private struct State {
         var value: Value
         var loadError: (any Error)?

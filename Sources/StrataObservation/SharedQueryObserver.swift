@@ -76,11 +76,20 @@ struct SharedQueryObserverKey: Hashable, Sendable {
     var request: AnyHashableSendable
 }
 
-/// `AnyHashable` that is `Sendable`: requests are `Hashable & Sendable`, so the boxed value is.
-struct AnyHashableSendable: Hashable, @unchecked Sendable {
-    let value: AnyHashable
+/// A type-erased request key that stays `Sendable` without `@unchecked`: it keeps the value as
+/// `any Hashable & Sendable` and borrows `AnyHashable` only to compare across types.
+struct AnyHashableSendable: Hashable, Sendable {
+    let value: any Hashable & Sendable
     init(_ value: some Hashable & Sendable) {
-        self.value = AnyHashable(value)
+        self.value = value
+    }
+
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        AnyHashable(lhs.value) == AnyHashable(rhs.value)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        AnyHashable(value).hash(into: &hasher)
     }
 }
 
