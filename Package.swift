@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "StrataQueries", targets: ["StrataQueries"]),
         .library(name: "StrataObservation", targets: ["StrataObservation"]),
         .library(name: "StrataAssets", targets: ["StrataAssets"]),
+        .library(name: "StrataSync", targets: ["StrataSync"]),
         .library(name: "Strata", targets: ["Strata"]),
         .executable(name: "scorekeeper", targets: ["ScorekeeperCLI"]),
     ],
@@ -20,6 +21,9 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-dependencies", from: "1.17.1", traits: ["Clocks", "Foundation"]),
         .package(url: "https://github.com/pointfreeco/xctest-dynamic-overlay", from: "1.13.1"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/pointfreeco/swift-clocks", from: "1.0.0"),
+        .package(url: "https://github.com/pointfreeco/swift-concurrency-extras", from: "1.0.0"),
         // 603 matches the Swift 6.3 toolchain the project builds with.
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
         .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
@@ -69,6 +73,19 @@ let package = Package(
                 "StrataQueries",
                 "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // Sync: change capture by triggers, the metadatabase, per-field merge with hybrid logical
+        // clocks, the cloud protocol and MockCloud, its in-memory implementation. No networking.
+        .target(
+            name: "StrataSync",
+            dependencies: [
+                "StrataSQLite",
+                "StrataQueries",
+                "StrataAssets",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Clocks", package: "swift-clocks"),
+                .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
             ]
         ),
         // The umbrella: re-exports the modules above and adds the dependency container
@@ -140,6 +157,10 @@ let package = Package(
         .testTarget(
             name: "StrataAssetsTests",
             dependencies: ["StrataAssets", "StrataSQLite", "StrataTestSupport"]
+        ),
+        .testTarget(
+            name: "StrataSyncTests",
+            dependencies: ["StrataSync", "StrataSQLite", "StrataQueries", "StrataAssets", "StrataTestSupport"]
         ),
         .testTarget(
             name: "StrataTests",
