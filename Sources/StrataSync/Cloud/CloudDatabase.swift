@@ -1,0 +1,128 @@
+/// One database of a ``CloudContainer``: the private one (the user's own zones) or the shared
+/// one (zones other users shared with this user).
+///
+/// Every call may throw a whole-request ``CloudError`` (``CloudError/isTransient`` tells which
+/// ones a retry can fix). Calls are independent: a cloud holds no per-client session state.
+public protocol CloudDatabase: Sendable {
+    /// Which database of the container this is.
+    var scope: CloudDatabaseScope { get }
+
+    /// Creates zones; saving a zone that exists is not an error.
+    func saveZones(_ zones: [CloudZoneID]) async throws
+    /// Deletes zones with all their records; deleting a missing zone is not an error.
+    func deleteZones(_ zones: [CloudZoneID]) async throws
+
+    /// The records with these ids, each either found or failed (``CloudError/unknownItem(_:)``,
+    /// ``CloudError/zoneNotFound(_:)``). Over ``CloudLimits/maximumItemsPerRequest`` ids: throws
+    /// ``CloudError/limitExceeded``.
+    func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>]
+
+    /// Saves and deletes in one call, atomic per zone: when one operation in a zone fails, every
+    /// other operation in that zone fails with ``CloudError/batchRequestFailed(_:)`` and the zone
+    /// is left unchanged. Each save is checked against the record's change tag.
+    ///
+    /// - Throws: ``CloudError/limitExceeded`` when the request has more than
+    ///   ``CloudLimits/maximumItemsPerRequest`` items or ``CloudLimits/maximumBytesPerRequest``
+    ///   bytes, before anything is applied; transient errors.
+    func modifyRecords(saving: [CloudRecord], deleting: [CloudRecordID]) async throws -> CloudModifyResult
+
+    /// The zones that changed or were deleted since `token` (nil: every zone).
+    func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges
+
+    /// A page of a zone's changes since `token` (nil: from the start), at most `limit` records.
+    /// Deletions come as tombstones.
+    ///
+    /// - Throws: ``CloudError/changeTokenExpired`` when `token` is older than the deletions the
+    ///   cloud still remembers; ``CloudError/zoneNotFound(_:)``.
+    func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges
+
+    /// Which of these asset hashes the cloud does not hold yet.
+    func missingAssets(_ hashes: [String]) async throws -> Set<String>
+    /// Stores assets; an asset already held is skipped. The cloud checks each chunk's CRC and
+    /// the whole content's size.
+    func uploadAssets(_ assets: [CloudAsset]) async throws
+    /// An asset's content.
+    ///
+    /// - Throws: ``CloudError/assetNotFound(_:)`` when the cloud does not hold `hash`.
+    func fetchAsset(_ hash: String) async throws -> CloudAsset
+}
+
+/// Which of a container's two databases.
+public enum CloudDatabaseScope: String, Hashable, Sendable, Codable {
+    case `private`
+    case shared
+}
+
+/// What a cloud accepts in one request.
+public struct CloudLimits: Hashable, Sendable {
+    /// Saves plus deletes (or fetched ids) in one request. CloudKit documents 400.
+    public var maximumItemsPerRequest: Int
+    /// The encoded size of the saved records in one request, assets excluded. CloudKit
+    /// documents about 2 MB.
+    public var maximumBytesPerRequest: Int
+
+    public init(maximumItemsPerRequest: Int = 400, maximumBytesPerRequest: Int = 2_000_000) {
+        self.maximumItemsPerRequest = maximumItemsPerRequest
+        self.maximumBytesPerRequest = maximumBytesPerRequest
+    }
+}
+
+/// The outcome of ``CloudDatabase/modifyRecords(saving:deleting:)``, per item.
+public struct CloudModifyResult: Sendable {
+    /// Each saved record as the server now holds it (with its new change tag), or why not.
+    public var saveResults: [CloudRecordID: Result<CloudRecord, CloudError>]
+    /// Each delete's outcome. Deleting a record the server does not hold succeeds.
+    public var deleteResults: [CloudRecordID: Result<Void, CloudError>]
+
+    public init(
+        saveResults: [CloudRecordID: Result<CloudRecord, CloudError>] = [:],
+        deleteResults: [CloudRecordID: Result<Void, CloudError>] = [:]
+    ) {
+        self.saveResults = saveResults
+        self.deleteResults = deleteResults
+    }
+}
+
+/// A database's changed zones since a token.
+public struct CloudDatabaseChanges: Sendable {
+    public var changedZones: [CloudZoneID]
+    public var deletedZones: [CloudZoneID]
+    /// Where the next fetch continues.
+    public var token: CloudChangeToken
+
+    public init(changedZones: [CloudZoneID], deletedZones: [CloudZoneID], token: CloudChangeToken) {
+        self.changedZones = changedZones
+        self.deletedZones = deletedZones
+        self.token = token
+    }
+}
+
+/// A page of one zone's changes.
+public struct CloudZoneChanges: Sendable {
+    /// Records saved since the token, each in its latest state, in the order of their last save.
+    public var changed: [CloudRecord]
+    /// Records deleted since the token.
+    public var deleted: [CloudTombstone]
+    /// Where the next fetch continues; persist it with the changes it covers.
+    public var token: CloudChangeToken
+    /// Whether more changes wait: fetch again from ``token``.
+    public var moreComing: Bool
+
+    public init(changed: [CloudRecord], deleted: [CloudTombstone], token: CloudChangeToken, moreComing: Bool) {
+        self.changed = changed
+        self.deleted = deleted
+        self.token = token
+        self.moreComing = moreComing
+    }
+}
+
+/// A deleted record, as a change feed reports it.
+public struct CloudTombstone: Hashable, Sendable, Codable {
+    public var id: CloudRecordID
+    public var type: String
+
+    public init(id: CloudRecordID, type: String) {
+        self.id = id
+        self.type = type
+    }
+}

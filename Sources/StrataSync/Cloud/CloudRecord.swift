@@ -1,0 +1,45 @@
+/// A record as the cloud stores it: typed fields, a version per field, an optional parent and
+/// the server's change tag.
+///
+/// It is a value: a cloud keeps its own copy, and nothing a caller does to a record it sent or
+/// received changes what the cloud holds.
+public struct CloudRecord: Hashable, Sendable, Codable {
+    public var id: CloudRecordID
+    /// The record's type; StrataSync uses the table name.
+    public var type: String
+    /// The field values by column name.
+    public var fields: [String: CloudValue]
+    /// The version of each field's last edit, by column name. The per-field merge compares
+    /// these (see `Documentation/Sync.md`).
+    public var fieldVersions: [String: HybridTimestamp]
+    /// The record this one belongs to (the row its single foreign key points at), which must
+    /// exist in the same zone. Sharing a record shares its descendants through these.
+    public var parent: CloudRecordID?
+    /// The tag the server gave the record's last save; nil for a record never saved. A save must
+    /// carry the tag the server holds, or it fails with ``CloudError/serverRecordChanged(_:)``.
+    public var changeTag: String?
+
+    public init(
+        id: CloudRecordID,
+        type: String,
+        fields: [String: CloudValue] = [:],
+        fieldVersions: [String: HybridTimestamp] = [:],
+        parent: CloudRecordID? = nil,
+        changeTag: String? = nil
+    ) {
+        self.id = id
+        self.type = type
+        self.fields = fields
+        self.fieldVersions = fieldVersions
+        self.parent = parent
+        self.changeTag = changeTag
+    }
+
+    /// The bytes the record counts for against a request's byte limit.
+    public var encodedSize: Int {
+        var size = id.name.utf8.count + type.utf8.count
+        for (name, value) in fields { size += name.utf8.count + value.encodedSize }
+        size += fieldVersions.count * 24
+        return size
+    }
+}

@@ -1,0 +1,17 @@
+/// A zone of a cloud database: a named group of records with an owner.
+///
+/// Saves are atomic per zone, and change feeds are per zone. The owner is the user who created
+/// the zone; another user sees it (filtered to what was shared) in their shared database.
+public struct CloudZoneID: Hashable, Sendable, Codable, CustomStringConvertible {
+    /// The zone's name, unique per owner.
+    public var name: String
+    /// The user record name of the zone's owner.
+    public var owner: String
+
+    public init(name: String, owner: String) {
+        self.name = name
+        self.owner = owner
+    }
+
+    public var description: String { "\(name)@\(owner)" }
+}
