@@ -34,7 +34,7 @@ import Testing
         let drift = behind.observe(remoteEdit)
         let laterLocalEdit = behind.next()
         #expect(laterLocalEdit > remoteEdit)  // a wall-clock rule would have it lose by 3 hours
-        #expect(drift == .milliseconds(hours))  // and the drift is reported, not silent
+        #expect(drift == .milliseconds(3 * hours))  // and the drift is reported, not silent
     }
 
     @Test func observingAnOlderTimestampStillAdvances() {

@@ -31,7 +31,7 @@ public final class ChangeCapture: Sendable {
     public func install(on db: Database) throws -> SyncSchema {
         let schema = try SyncSchema.read(tables: tableNames, in: db)
         try ChangeLog.create(in: db)
-        let next = (try Int64.fetchOne(db, sql: "SELECT MAX(\"transaction\") FROM main.\(ChangeLog.tableName)") ?? 0) + 1
+        let next = (try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(\"transaction\"), 0) FROM main.\(ChangeLog.tableName)") ?? 0) + 1
         let transactions = TransactionCounter(first: next)
         db.add(transactionListener: transactions)
         try CaptureFunctions.install(on: db, clock: clock, transactions: transactions)
