@@ -15,6 +15,10 @@ public final class Database {
     /// What the connection is for in its queue or pool: ``Configuration/prepareDatabase(_:)``
     /// closures read it to do writer-only work, or to skip the migrator's scratch connection.
     public let role: ConnectionRole
+    /// Where the connection's main database lives: modules that keep data beside it (the sync
+    /// metadatabase) derive their location from it. The migrator's scratch connection reports
+    /// ``DatabaseLocation/privateMemory``.
+    public let location: DatabaseLocation
     /// The kind of transaction `inTransaction` and writes begin by default.
     public internal(set) var defaultTransactionKind: TransactionKind
 
@@ -61,10 +65,11 @@ public final class Database {
     /// Opens a connection.
     ///
     /// - Parameters:
-    ///   - path: a file path, `":memory:"`, or a `file:` URI.
+    ///   - location: where the main database lives.
     ///   - readOnly: open with `SQLITE_OPEN_READONLY`.
     ///   - role: what the connection is for; `number` tells readers apart in descriptions.
-    init(path: String, configuration: Configuration, readOnly: Bool, role: ConnectionRole, number: Int? = nil) throws {
+    init(location: DatabaseLocation, configuration: Configuration, readOnly: Bool, role: ConnectionRole, number: Int? = nil) throws {
+        let path = location.sqliteFilename
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI | SQLITE_OPEN_EXRESCODE
         // Each connection is confined to one serial executor, so SQLite's per-connection mutex
         // only costs time; NOMUTEX is the multi-thread mode SQLite documents for that case.
@@ -81,6 +86,7 @@ public final class Database {
         self.handle = connection
         self.configuration = configuration
         self.role = role
+        self.location = location
         self.description = (configuration.label ?? "database") + "." + role.rawValue + (number.map(String.init) ?? "")
         self.defaultTransactionKind = readOnly ? .deferred : .immediate
         self.statementCache = StatementCache(capacity: configuration.statementCacheCapacity)

@@ -144,7 +144,7 @@ public struct DatabaseMigrator: Sendable {
         guard !applied.isEmpty else { return false }
         let known = Set(migrationIdentifiers)
         if applied.contains(where: { !known.contains($0) }) { return true }
-        let reference = try Database(path: ":memory:", configuration: db.configuration, readOnly: false, role: .migrationReference)
+        let reference = try Database(location: .privateMemory, configuration: db.configuration, readOnly: false, role: .migrationReference)
         defer { reference.close() }
         for prepare in db.configuration.preparations {
             try prepare(reference)

@@ -52,7 +52,7 @@ public final class DatabasePool: DatabaseWriter {
         owner = AccessOwner(description: "DatabasePool(\(location.description))")
         permits = AccessPermits(capacity: configuration.maximumReaderCount)
         let database = try Database(
-            path: location.sqliteFilename, configuration: configuration, readOnly: configuration.readOnly, role: .writer)
+            location: location, configuration: configuration, readOnly: configuration.readOnly, role: .writer)
         if location.isFile && !configuration.readOnly {
             let mode = try String.fetchOne(database, sql: "PRAGMA journal_mode = WAL")
             guard mode?.lowercased() == "wal" else {
@@ -204,7 +204,7 @@ public final class DatabasePool: DatabaseWriter {
         }
         let number = readerCounter.add(1, ordering: .relaxed).newValue
         let database = try Database(
-            path: location.sqliteFilename, configuration: configuration, readOnly: true, role: .reader, number: number)
+            location: location, configuration: configuration, readOnly: true, role: .reader, number: number)
         for prepare in configuration.preparations {
             try prepare(database)
         }

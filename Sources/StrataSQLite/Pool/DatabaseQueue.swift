@@ -39,7 +39,7 @@ public final class DatabaseQueue: DatabaseWriter {
         let label = configuration.label ?? "strata"
         owner = AccessOwner(description: "DatabaseQueue(\(location.description))")
         let database = try Database(
-            path: location.sqliteFilename, configuration: configuration, readOnly: configuration.readOnly, role: .queue)
+            location: location, configuration: configuration, readOnly: configuration.readOnly, role: .queue)
         for prepare in configuration.preparations {
             try prepare(database)
         }

@@ -56,14 +56,14 @@ public enum ChangeLog {
         try db.execute(sql: createSQL)
     }
 
-    /// The oldest `limit` entries.
-    public static func entries(in db: Database, limit: Int = .max) throws -> [Entry] {
+    /// The oldest `limit` entries after `sequence`.
+    public static func entries(in db: Database, after sequence: Int64 = 0, limit: Int = .max) throws -> [Entry] {
         try db.fetchAll(
             sql: """
                 SELECT sequence, tableName, primaryKey, operation, changedColumns, version, "transaction"
-                FROM main.\(tableName) ORDER BY sequence LIMIT ?
+                FROM main.\(tableName) WHERE sequence > ? ORDER BY sequence LIMIT ?
                 """,
-            arguments: [limit]
+            arguments: [sequence, limit]
         ) { row in
             let operationText: String = try row[3]
             let versionText: String = try row[5]

@@ -1,0 +1,56 @@
+import StrataSQLite
+
+/// Moves logged local changes into the records' metadata, where sends pick them up.
+///
+/// Two transactions, in this order, so a crash between them loses nothing: the first records
+/// the changes in the metadatabase together with how far it got (``EngineState/drainedThrough``);
+/// the second deletes those entries from the log in the user's file. After a crash between
+/// them the entries are still in the log but at or below the mark, and the next drain deletes
+/// them without applying them twice.
+enum ChangeLogDrain {
+    /// How many log entries one transaction drains.
+    static let batchSize = 5_000
+
+    /// Drains one batch; returns whether entries were drained.
+    static func drainBatch(in db: Database, schema: SyncSchema, zone: CloudZoneID) throws -> Bool {
+        let drained = Int64(try EngineState.value(EngineState.drainedThrough, in: db) ?? "0") ?? 0
+        let entries = try ChangeLog.entries(in: db, after: drained, limit: batchSize)
+        guard let last = entries.last else { return false }
+        var touched: [RecordName: RecordMetadata] = [:]
+        for entry in entries {
+            guard let table = schema.table(named: entry.tableName) else { continue }
+            let name = RecordName(table: entry.tableName, primaryKey: entry.primaryKey)
+            var metadata: RecordMetadata
+            if let known = touched[name] {
+                metadata = known
+            } else if let stored = try RecordMetadata.fetch(name, in: db) {
+                metadata = stored
+            } else {
+                metadata = RecordMetadata(name: name, zone: zone)
+            }
+            switch entry.operation {
+            case .save:
+                for column in entry.changedColumns ?? table.valueColumns {
+                    if let known = metadata.fieldVersions[column], known >= entry.version { continue }
+                    metadata.fieldVersions[column] = entry.version
+                }
+                metadata.pendingOperation = .save
+            case .delete:
+                metadata.pendingOperation = .delete
+            }
+            metadata.pendingRevision += 1
+            metadata.pendingTransaction = entry.transaction
+            metadata.userModificationTime = entry.version
+            touched[name] = metadata
+        }
+        for metadata in touched.values { try metadata.save(in: db) }
+        try EngineState.set(EngineState.drainedThrough, to: String(last.sequence), in: db)
+        return true
+    }
+
+    /// Deletes the log entries the metadatabase already holds.
+    static func removeDrained(in db: Database) throws {
+        let drained = Int64(try EngineState.value(EngineState.drainedThrough, in: db) ?? "0") ?? 0
+        try ChangeLog.removeEntries(through: drained, in: db)
+    }
+}

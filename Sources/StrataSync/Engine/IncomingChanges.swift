@@ -1,0 +1,260 @@
+import Logging
+import StrataSQLite
+
+/// Applies records and deletions fetched from the cloud to the user's tables and the
+/// metadata, inside the caller's transaction. The caller marks the transaction as the engine's
+/// own (``ChangeCapture/withoutCapture(_:)``) so capture triggers skip it.
+///
+/// Applying the same records twice changes nothing (``FieldMerge`` lets an equal version win),
+/// which is what makes a page safe to re-apply after a crash.
+struct IncomingChanges {
+    let schema: SyncSchema
+    let clock: HybridLogicalClock
+    let logger: Logger
+
+    /// What applying a page did, for logs and tests.
+    struct Report: Sendable, Equatable {
+        var saved: [String] = []
+        var deleted: [String] = []
+        var merged: [String] = []
+        var waitingForParent: [String] = []
+        var unknownTable: [String] = []
+        var quarantined: [String] = []
+    }
+
+    func apply(records: [CloudRecord], tombstones: [CloudTombstone], in db: Database) throws -> Report {
+        var report = Report()
+        let order = Dictionary(uniqueKeysWithValues: schema.tables.enumerated().map { ($1.name, $0) })
+        for tombstone in tombstones.sorted(by: { (order[$0.type] ?? .max) > (order[$1.type] ?? .max) }) {
+            try applyDeletion(tombstone.id, in: db, report: &report)
+        }
+        for record in records.sorted(by: { (order[$0.type] ?? .max) < (order[$1.type] ?? .max) }) {
+            try apply(record, in: db, report: &report)
+        }
+        if !report.saved.isEmpty { try retryWaitingRecords(in: db, report: &report) }
+        return report
+    }
+
+    /// Applies one record: merged per field into the local row, or kept aside when it cannot
+    /// be applied yet.
+    func apply(_ record: CloudRecord, in db: Database, report: inout Report) throws {
+        if let newest = record.fieldVersions.values.max() {
+            if let drift = clock.observe(newest) {
+                logger.warning("record \(record.id.name) carries a version \(drift) ahead of this device's clock")
+            }
+        }
+        guard let name = RecordName(record.id.name), let table = schema.table(named: name.table), name.table == record.type
+        else {
+            try keepAside(record, reason: "unknownTable", in: db)
+            report.unknownTable.append(record.id.name)
+            return
+        }
+        var metadata = try RecordMetadata.fetch(name, in: db) ?? RecordMetadata(name: name, zone: record.id.zone)
+        if metadata.pendingOperation == .delete {
+            // A local delete not sent yet wins: remember the server's copy and send the delete.
+            metadata.lastKnownServerRecord = record
+            metadata.serverChangeTag = record.changeTag
+            try metadata.save(in: db)
+            return
+        }
+        var fields = record.fields
+        var forcedLocal: [String: HybridTimestamp] = [:]
+        if let parent = table.parent, let value = fields[parent.column], value != .null {
+            let parentName = RecordName(table: parent.parentTable, primaryKey: value.keyText)
+            if try !Self.rowExists(parentName, schema: schema, in: db) {
+                let parentMetadata = try RecordMetadata.fetch(parentName, in: db)
+                guard parentMetadata?.pendingOperation == .delete else {
+                    try keepAside(record, reason: "missingParent", in: db)
+                    report.waitingForParent.append(record.id.name)
+                    return
+                }
+                // The parent was deleted here and the delete is not sent yet: the foreign
+                // key's ON DELETE decides, as it would have had the record arrived earlier.
+                if parent.onDelete == "CASCADE" {
+                    metadata.lastKnownServerRecord = record
+                    metadata.serverChangeTag = record.changeTag
+                    metadata.pendingOperation = .delete
+                    metadata.pendingRevision += 1
+                    try metadata.save(in: db)
+                    report.deleted.append(record.id.name)
+                    return
+                }
+                fields[parent.column] = .null
+                forcedLocal[parent.column] = clock.next()
+            }
+        }
+        for column in table.columns where column.name != table.primaryKey {
+            if let value = fields[column.name], let problem = ColumnAffinity(declaredType: column.declaredType).mismatch(value) {
+                try quarantine(record, reason: "column \(column.name) (\(column.declaredType)): \(problem)", in: db)
+                report.quarantined.append(record.id.name)
+                return
+            }
+        }
+        let columns = table.valueColumns
+        let existing = try Self.localValues(of: name, table: table, in: db)
+        var merging = record
+        merging.fields = fields
+        for (column, version) in forcedLocal { metadata.fieldVersions[column] = version }
+        let outcome = FieldMerge.merge(
+            columns: columns, localVersions: metadata.fieldVersions, incoming: merging, rowExists: existing != nil)
+        var winners = outcome.incomingWins
+        for column in forcedLocal.keys { winners[column] = fields[column] }
+        do {
+            try db.inSavepoint {
+                if let existing {
+                    let changed = columns.enumerated().compactMap { index, column -> (String, DatabaseValue)? in
+                        guard let value = winners[column]?.databaseValue, value != existing[index] else { return nil }
+                        return (column, value)
+                    }
+                    if !changed.isEmpty {
+                        let assignments = changed.map { "\($0.0.quotedIdentifier) = ?" }.joined(separator: ", ")
+                        try db.execute(
+                            sql: "UPDATE main.\(table.name.quotedIdentifier) SET \(assignments) WHERE \(table.primaryKey.quotedIdentifier) = ?",
+                            arguments: StatementArguments(changed.map(\.1) + [DatabaseValue.text(name.primaryKey)]))
+                    }
+                } else {
+                    let inserted = columns.filter { winners[$0] != nil }
+                    let names = ([table.primaryKey] + inserted).map(\.quotedIdentifier).joined(separator: ", ")
+                    let marks = Array(repeating: "?", count: inserted.count + 1).joined(separator: ", ")
+                    try db.execute(
+                        sql: "INSERT INTO main.\(table.name.quotedIdentifier) (\(names)) VALUES (\(marks))",
+                        arguments: StatementArguments(
+                            [DatabaseValue.text(name.primaryKey)] + inserted.compactMap { winners[$0]?.databaseValue }))
+                }
+                return .commit
+            }
+        } catch let error as DatabaseError {
+            try quarantine(record, reason: error.description, in: db)
+            report.quarantined.append(record.id.name)
+            return
+        }
+        metadata.zone = record.id.zone
+        metadata.parent = record.parent.flatMap { RecordName($0.name) }
+        metadata.lastKnownServerRecord = record
+        metadata.serverChangeTag = record.changeTag
+        metadata.fieldVersions = outcome.versions.merging(forcedLocal) { _, forced in forced }
+        if outcome.localWins || !forcedLocal.isEmpty {
+            if metadata.pendingOperation == nil { metadata.pendingRevision += 1 }
+            metadata.pendingOperation = .save
+        } else {
+            metadata.pendingOperation = nil
+        }
+        try metadata.save(in: db)
+        try db.execute(
+            sql: "DELETE FROM strata_sync.unsynced_records WHERE zoneName = ? AND ownerName = ? AND recordName = ?",
+            arguments: [record.id.zone.name, record.id.zone.owner, record.id.name])
+        if outcome.localWins { report.merged.append(record.id.name) } else { report.saved.append(record.id.name) }
+    }
+
+    /// Applies a deletion made elsewhere, unless a local edit is waiting to be sent: an edit
+    /// beats a remote delete, and the record is sent again as new.
+    func applyDeletion(_ id: CloudRecordID, in db: Database, report: inout Report) throws {
+        try db.execute(
+            sql: "DELETE FROM strata_sync.unsynced_records WHERE zoneName = ? AND ownerName = ? AND recordName = ?",
+            arguments: [id.zone.name, id.zone.owner, id.name])
+        guard let name = RecordName(id.name), let table = schema.table(named: name.table) else { return }
+        var metadata = try RecordMetadata.fetch(name, in: db)
+        if metadata?.pendingOperation == .save, var pending = metadata {
+            pending.serverChangeTag = nil
+            metadata = pending
+            try pending.save(in: db)
+            return
+        }
+        try db.execute(
+            sql: "DELETE FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) = ?",
+            arguments: [name.primaryKey])
+        try RecordMetadata.delete(name, in: db)
+        report.deleted.append(id.name)
+    }
+
+    /// Applies records kept aside while they waited for a parent, now that more arrived; a
+    /// bounded batch per call, so a long chain cannot stall a fetch.
+    func retryWaitingRecords(in db: Database, report: inout Report, batchSize: Int = 500) throws {
+        var rounds = 0
+        while rounds < 100 {
+            rounds += 1
+            let waiting = try db.fetchAll(
+                sql: "SELECT record FROM strata_sync.unsynced_records WHERE reason = 'missingParent' LIMIT ?",
+                arguments: [batchSize]
+            ) { row in try SyncJSON.decode(CloudRecord.self, from: try row[0]) }
+            guard !waiting.isEmpty else { return }
+            var roundReport = Report()
+            for record in waiting { try apply(record, in: db, report: &roundReport) }
+            report.saved += roundReport.saved
+            report.merged += roundReport.merged
+            report.quarantined += roundReport.quarantined
+            // Nothing applied this round: the rest still wait for parents not yet fetched.
+            if roundReport.waitingForParent.count == waiting.count { return }
+        }
+    }
+
+    /// Applies the records of a table this version did not know, once it syncs it.
+    func applyRecordsOfNewTables(in db: Database, report: inout Report) throws {
+        let names = schema.tables.map(\.name)
+        guard !names.isEmpty else { return }
+        let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
+        let records = try db.fetchAll(
+            sql: "SELECT record FROM strata_sync.unsynced_records WHERE reason = 'unknownTable' AND recordType IN (\(marks))",
+            arguments: StatementArguments(names)
+        ) { row in try SyncJSON.decode(CloudRecord.self, from: try row[0]) }
+        for record in records.sorted(by: { lhs, rhs in
+            (names.firstIndex(of: lhs.type) ?? 0) < (names.firstIndex(of: rhs.type) ?? 0)
+        }) {
+            try apply(record, in: db, report: &report)
+        }
+    }
+
+    static func rowExists(_ name: RecordName, schema: SyncSchema, in db: Database) throws -> Bool {
+        guard let table = schema.table(named: name.table) else { return false }
+        return try Int.fetchOne(
+            db, sql: "SELECT 1 FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) = ?",
+            arguments: [name.primaryKey]) != nil
+    }
+
+    /// The row's value columns, in ``SyncedTable/valueColumns`` order, or nil without a row.
+    static func localValues(of name: RecordName, table: SyncedTable, in db: Database) throws -> [DatabaseValue]? {
+        let columns = table.valueColumns
+        let selection = columns.isEmpty ? "1" : columns.map(\.quotedIdentifier).joined(separator: ", ")
+        return try db.fetchOne(
+            sql: "SELECT \(selection) FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) = ?",
+            arguments: [name.primaryKey]
+        ) { row in
+            try (0..<columns.count).map { index in try row[index] as DatabaseValue }
+        }
+    }
+
+    private func keepAside(_ record: CloudRecord, reason: String, in db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO strata_sync.unsynced_records (recordName, zoneName, ownerName, recordType, reason, record)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [record.id.name, record.id.zone.name, record.id.zone.owner, record.type, reason, try SyncJSON.encode(record)])
+    }
+
+    private func quarantine(_ record: CloudRecord, reason: String, in db: Database) throws {
+        logger.error(
+            "quarantined record",
+            metadata: ["recordType": "\(record.type)", "recordName": "\(record.id.name)", "reason": "\(reason)"])
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO strata_sync.quarantined_records (recordName, zoneName, ownerName, recordType, error, record)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [record.id.name, record.id.zone.name, record.id.zone.owner, record.type, reason, try SyncJSON.encode(record)])
+    }
+}
+
+extension CloudValue {
+    /// The value as a primary key's text.
+    var keyText: String {
+        switch self {
+        case .null: ""
+        case .integer(let integer): String(integer)
+        case .real(let real): String(real)
+        case .text(let text): text
+        case .bytes(let data): data.base64EncodedString()
+        case .asset(let reference): reference.hash
+        }
+    }
+}

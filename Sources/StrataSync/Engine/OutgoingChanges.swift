@@ -1,0 +1,90 @@
+import StrataSQLite
+
+/// Builds the next batch of local changes to send, and records the cloud's answers.
+struct OutgoingChanges {
+    let schema: SyncSchema
+
+    /// One record in a batch: the record to save (nil for a delete), and the pending revision
+    /// it was built from, so an edit made before the answer arrives stays pending.
+    struct Item: Sendable {
+        var metadata: RecordMetadata
+        var record: CloudRecord?
+        var revision: Int64
+    }
+
+    /// The next batch: whole local transactions while they fit in `limit` items (so another
+    /// device never sees half of one), deletes children first, saves parents first.
+    func nextBatch(limit: Int, in db: Database) throws -> [Item] {
+        let pending = try RecordMetadata.fetchPending(in: db)
+        var chosen: [RecordMetadata] = []
+        var index = pending.startIndex
+        while index < pending.endIndex {
+            let transaction = pending[index].pendingTransaction
+            var end = index
+            while end < pending.endIndex && pending[end].pendingTransaction == transaction { end += 1 }
+            let group = pending[index..<end]
+            if chosen.count + group.count <= limit {
+                chosen += group
+            } else {
+                // A transaction larger than a request goes in pieces, parents first.
+                if chosen.isEmpty { chosen = Array(sortedForSending(Array(group)).prefix(limit)) }
+                break
+            }
+            index = end
+        }
+        var items: [Item] = []
+        for metadata in sortedForSending(chosen) {
+            switch metadata.pendingOperation {
+            case .delete:
+                items.append(Item(metadata: metadata, record: nil, revision: metadata.pendingRevision))
+            case .save:
+                if let record = try record(for: metadata, in: db) {
+                    items.append(Item(metadata: metadata, record: record, revision: metadata.pendingRevision))
+                } else {
+                    // The row is gone without a logged delete: the engine itself removed it
+                    // (a cascade of a remote delete). Send a delete, which is harmless if the
+                    // cloud has already forgotten the record.
+                    var deleted = metadata
+                    deleted.pendingOperation = .delete
+                    try deleted.save(in: db)
+                    items.append(Item(metadata: deleted, record: nil, revision: deleted.pendingRevision))
+                }
+            case nil:
+                continue
+            }
+        }
+        return items
+    }
+
+    /// Deletes first, children before parents; then saves, parents before children.
+    private func sortedForSending(_ metadata: [RecordMetadata]) -> [RecordMetadata] {
+        let order = Dictionary(uniqueKeysWithValues: schema.tables.enumerated().map { ($1.name, $0) })
+        let deletes = metadata.filter { $0.pendingOperation == .delete }
+            .sorted { (order[$0.name.table] ?? 0) > (order[$1.name.table] ?? 0) }
+        let saves = metadata.filter { $0.pendingOperation == .save }
+            .sorted { (order[$0.name.table] ?? 0) < (order[$1.name.table] ?? 0) }
+        return deletes + saves
+    }
+
+    /// The record to save for a row: the last known server record (so fields of columns this
+    /// version does not have survive), overlaid with the row's columns and their versions.
+    func record(for metadata: RecordMetadata, in db: Database) throws -> CloudRecord? {
+        guard let table = schema.table(named: metadata.name.table) else { return nil }
+        guard let values = try IncomingChanges.localValues(of: metadata.name, table: table, in: db) else { return nil }
+        let known = metadata.lastKnownServerRecord
+        var fields = known?.fields ?? [:]
+        var versions = known?.fieldVersions ?? [:]
+        for (column, value) in zip(table.valueColumns, values) {
+            fields[column] = CloudValue(value)
+            if let version = metadata.fieldVersions[column] { versions[column] = version }
+        }
+        var parent: CloudRecordID?
+        if let reference = table.parent, let value = fields[reference.column], value != .null {
+            parent = CloudRecordID(
+                name: RecordName(table: reference.parentTable, primaryKey: value.keyText).text, zone: metadata.zone)
+        }
+        return CloudRecord(
+            id: metadata.recordID, type: table.name, fields: fields, fieldVersions: versions,
+            parent: parent, changeTag: metadata.serverChangeTag)
+    }
+}

@@ -1,0 +1,118 @@
+import StrataSQLite
+
+extension SyncEngine {
+    /// Fetches what changed in the cloud since the last fetch and merges it into the local
+    /// tables, a page at a time; each page's change token is saved once the page is applied.
+    public func fetchChanges() async throws {
+        try await work.run { try await self.performFetch() }
+    }
+
+    func performFetch() async throws {
+        updateStatus { $0.isFetchingChanges = true }
+        do {
+            try await performFetchBody()
+            let (pending, quarantined) = try await database.write { db in
+                (try RecordMetadata.pendingCount(in: db),
+                 try Int.fetchOne(db, sql: "SELECT count(*) FROM strata_sync.quarantined_records") ?? 0)
+            }
+            updateStatus {
+                $0.isFetchingChanges = false
+                $0.pendingCount = pending
+                $0.quarantinedCount = quarantined
+                $0.lastError = nil
+            }
+        } catch {
+            logger.error("fetching failed: \(error)")
+            updateStatus { $0.isFetchingChanges = false; $0.lastError = error }
+            throw error
+        }
+    }
+
+    func performFetchBody() async throws {
+        let user = try await availableUser()
+        let cloud = container.privateDatabase
+        let databaseKey = EngineState.databaseToken(.private)
+        let token = try await database.write { db in try EngineState.value(databaseKey, in: db) }.map(CloudChangeToken.init)
+        let changes: CloudDatabaseChanges
+        do {
+            changes = try await cloud.fetchDatabaseChanges(since: token)
+        } catch CloudError.changeTokenExpired {
+            changes = try await cloud.fetchDatabaseChanges(since: nil)
+        }
+        for zone in changes.deletedZones where zone.owner == user {
+            try await deleteLocalRecords(in: zone)
+        }
+        for zone in changes.changedZones where zone.owner == user {
+            try await fetchZone(zone)
+        }
+        try await database.write { db in try EngineState.set(databaseKey, to: changes.token.value, in: db) }
+    }
+
+    private func fetchZone(_ zone: CloudZoneID) async throws {
+        let cloud = container.privateDatabase
+        let zoneKey = EngineState.zoneToken(zone)
+        var token = try await database.write { db in try EngineState.value(zoneKey, in: db) }.map(CloudChangeToken.init)
+        let incoming = IncomingChanges(schema: schema, clock: clock, logger: logger)
+        while true {
+            let page: CloudZoneChanges
+            do {
+                page = try await cloud.fetchZoneChanges(zone, since: token, limit: configuration.fetchPageSize)
+            } catch CloudError.changeTokenExpired where token != nil {
+                logger.notice("the change token of zone \(zone) expired: fetching the zone from scratch")
+                token = nil
+                continue
+            }
+            let report = try await ChangeCapture.withoutCapture {
+                try await self.database.write { db in
+                    let report = try incoming.apply(records: page.changed, tombstones: page.deleted, in: db)
+                    try self.persistClock(in: db)
+                    return report
+                }
+            }
+            // Saved in its own transaction, after the page: SQLite does not commit the two
+            // files together, and a page applied twice changes nothing, where a token saved
+            // without its page would skip it forever.
+            try await database.write { db in try EngineState.set(zoneKey, to: page.token.value, in: db) }
+            token = page.token
+            logFetched(report)
+            if !page.moreComing { break }
+        }
+    }
+
+    private func logFetched(_ report: IncomingChanges.Report) {
+        var events: [SyncEvent] = []
+        func add(_ names: [String], _ action: SyncEvent.Action) {
+            for name in names {
+                events.append(SyncEvent(action: action, recordType: RecordName(name)?.table ?? "?", recordName: name))
+            }
+        }
+        add(report.saved, .saved)
+        add(report.merged, .merged)
+        add(report.deleted, .deleted)
+        add(report.waitingForParent, .waiting)
+        add(report.quarantined, .quarantined)
+        if !events.isEmpty { logger.info("\(SyncEvent.table(events, title: "fetched"))") }
+    }
+
+    /// A zone deleted in the cloud: its records go here too.
+    private func deleteLocalRecords(in zone: CloudZoneID) async throws {
+        let schema = self.schema
+        try await ChangeCapture.withoutCapture {
+            try await self.database.write { db in
+                for table in schema.tables.reversed() {
+                    try db.execute(
+                        sql: """
+                            DELETE FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) IN (
+                                SELECT recordPrimaryKey FROM strata_sync.metadata
+                                WHERE recordType = ? AND zoneName = ? AND ownerName = ?)
+                            """,
+                        arguments: [table.name, zone.name, zone.owner])
+                }
+                try db.execute(
+                    sql: "DELETE FROM strata_sync.metadata WHERE zoneName = ? AND ownerName = ?", arguments: [zone.name, zone.owner])
+                try EngineState.set(EngineState.zoneToken(zone), to: nil, in: db)
+                try EngineState.set("zone.created.\(zone.owner).\(zone.name)", to: nil, in: db)
+            }
+        }
+    }
+}

@@ -1,0 +1,226 @@
+import StrataSQLite
+
+extension SyncEngine {
+    /// Sends every local change committed before the call: saves and deletes, in batches
+    /// under the cloud's limits, with conflicts merged and resent.
+    ///
+    /// - Throws: the cloud's whole-request errors (transient ones are worth retrying later),
+    ///   ``SyncEngineError/sendFailed(_:)`` when records failed for good. Nothing is dropped
+    ///   on failure: the changes stay pending.
+    public func sendChanges() async throws {
+        try await work.run { try await self.performSend() }
+    }
+
+    func performSend() async throws {
+        updateStatus { $0.isSendingChanges = true }
+        do {
+            try await send()
+            let pending = try await database.write { db in try RecordMetadata.pendingCount(in: db) }
+            updateStatus { $0.isSendingChanges = false; $0.pendingCount = pending; $0.lastError = nil }
+        } catch {
+            logger.error("sending failed: \(error)")
+            updateStatus { $0.isSendingChanges = false; $0.lastError = error }
+            throw error
+        }
+    }
+
+    private func send() async throws {
+        let user = try await availableUser()
+        let zone = defaultZone(for: user)
+        let schema = self.schema
+        while try await database.write({ db in try ChangeLogDrain.drainBatch(in: db, schema: schema, zone: zone) }) {}
+        try await database.write { db in
+            try ChangeLogDrain.removeDrained(in: db)
+            try self.persistClock(in: db)
+        }
+        let cloud = container.privateDatabase
+        let zoneKey = "zone.created.\(zone.owner).\(zone.name)"
+        if try await database.write({ db in try EngineState.value(zoneKey, in: db) }) == nil {
+            try await cloud.saveZones([zone])
+            try await database.write { db in try EngineState.set(zoneKey, to: "1", in: db) }
+        }
+        let outgoing = OutgoingChanges(schema: schema)
+        var limit = max(1, configuration.batchSize)
+        var rounds = 0
+        var permanentFailures: [String: CloudError] = [:]
+        while rounds < 64 {
+            rounds += 1
+            let batchLimit = limit
+            let items = try await database.write { db in try outgoing.nextBatch(limit: batchLimit, in: db) }
+                .filter { permanentFailures[$0.metadata.name.text] == nil }
+            guard !items.isEmpty else { break }
+            let result: CloudModifyResult
+            do {
+                result = try await cloud.modifyRecords(
+                    saving: items.compactMap(\.record),
+                    deleting: items.filter { $0.record == nil }.map(\.metadata.recordID))
+            } catch CloudError.limitExceeded where items.count > 1 {
+                limit = max(1, items.count / 2)
+                logger.info("request over the cloud's limits: retrying with \(limit) records")
+                continue
+            } catch CloudError.zoneNotFound {
+                try await cloud.saveZones([zone])
+                continue
+            }
+            let outcome = try await ChangeCapture.withoutCapture {
+                try await self.database.write { db in try self.record(result, of: items, in: db) }
+            }
+            if !outcome.events.isEmpty { logger.info("\(SyncEvent.table(outcome.events, title: "sent"))") }
+            if outcome.needsZone { try await cloud.saveZones([zone]) }
+            if outcome.needsFetch { try await performFetchBody() }
+            permanentFailures.merge(outcome.failures) { $1 }
+            if outcome.progress == 0 && !outcome.needsZone && !outcome.needsFetch { break }
+        }
+        if !permanentFailures.isEmpty { throw SyncEngineError.sendFailed(permanentFailures) }
+    }
+
+    /// What one batch's answers changed.
+    struct SendOutcome: Sendable {
+        var progress = 0
+        var needsZone = false
+        var needsFetch = false
+        var failures: [String: CloudError] = [:]
+        var events: [SyncEvent] = []
+    }
+
+    /// Records the cloud's answers to a batch, in one transaction.
+    func record(_ result: CloudModifyResult, of items: [OutgoingChanges.Item], in db: Database) throws -> SendOutcome {
+        var outcome = SendOutcome()
+        let incoming = IncomingChanges(schema: schema, clock: clock, logger: logger)
+        for item in items {
+            let id = item.metadata.recordID
+            let name = item.metadata.name
+            if item.record != nil {
+                guard let answer = result.saveResults[id] else { continue }
+                switch answer {
+                case .success(let saved):
+                    var metadata = try RecordMetadata.fetch(name, in: db) ?? item.metadata
+                    metadata.lastKnownServerRecord = saved
+                    metadata.serverChangeTag = saved.changeTag
+                    if metadata.pendingOperation == .save && metadata.pendingRevision == item.revision {
+                        metadata.pendingOperation = nil
+                    }
+                    try metadata.save(in: db)
+                    outcome.progress += 1
+                    outcome.events.append(SyncEvent(action: .sent, recordType: name.table, recordName: id.name))
+                case .failure(let error):
+                    try handleSaveFailure(error, item: item, incoming: incoming, outcome: &outcome, in: db)
+                }
+            } else {
+                guard let answer = result.deleteResults[id] else { continue }
+                switch answer {
+                case .success:
+                    if var metadata = try RecordMetadata.fetch(name, in: db) {
+                        if metadata.pendingOperation == .delete && metadata.pendingRevision == item.revision {
+                            try RecordMetadata.delete(name, in: db)
+                        } else {
+                            // Inserted again after the delete was built: the next save is new.
+                            metadata.serverChangeTag = nil
+                            try metadata.save(in: db)
+                        }
+                    }
+                    outcome.progress += 1
+                    outcome.events.append(SyncEvent(action: .deleted, recordType: name.table, recordName: id.name))
+                case .failure(.referenceViolation):
+                    // The cloud holds children this device has not seen: fetch them, so the
+                    // parent's ON DELETE reaches them, then delete again.
+                    outcome.needsFetch = true
+                case .failure(.batchRequestFailed), .failure(.zoneNotFound):
+                    break
+                case .failure(let error):
+                    if error.isTransient { throw error }
+                    outcome.failures[id.name] = error
+                    outcome.events.append(SyncEvent(action: .failed, recordType: name.table, recordName: id.name))
+                }
+            }
+        }
+        try persistClock(in: db)
+        return outcome
+    }
+
+    private func handleSaveFailure(
+        _ error: CloudError, item: OutgoingChanges.Item, incoming: IncomingChanges, outcome: inout SendOutcome, in db: Database
+    ) throws {
+        let name = item.metadata.name
+        switch error {
+        case .serverRecordChanged(let server):
+            // Merge the server's copy; what the local side wins stays pending and goes next.
+            var report = IncomingChanges.Report()
+            try incoming.apply(server, in: db, report: &report)
+            outcome.progress += 1
+            outcome.events.append(SyncEvent(action: .merged, recordType: name.table, recordName: name.text))
+        case .zoneNotFound:
+            outcome.needsZone = true
+        case .unknownItem:
+            // Deleted on the server: a local edit beats a remote delete, so save it as new.
+            if var metadata = try RecordMetadata.fetch(name, in: db) {
+                metadata.serverChangeTag = nil
+                try metadata.save(in: db)
+            }
+            outcome.progress += 1
+            outcome.events.append(SyncEvent(action: .retried, recordType: name.table, recordName: name.text))
+        case .referenceViolation:
+            try handleMissingParent(item: item, outcome: &outcome, in: db)
+        case .batchRequestFailed:
+            break
+        default:
+            if error.isTransient { throw error }
+            outcome.failures[name.text] = error
+            outcome.events.append(SyncEvent(action: .failed, recordType: name.table, recordName: name.text))
+        }
+    }
+
+    /// A save failed because the cloud lacks the record's parent. If the parent exists here it
+    /// is sent again; if not, it was deleted elsewhere, and the foreign key's ON DELETE is
+    /// applied here as the parent's owner would have.
+    private func handleMissingParent(item: OutgoingChanges.Item, outcome: inout SendOutcome, in db: Database) throws {
+        let name = item.metadata.name
+        guard let table = schema.table(named: name.table), let reference = table.parent,
+              let value = item.record?.fields[reference.column], value != .null
+        else { return }
+        let parentName = RecordName(table: reference.parentTable, primaryKey: value.keyText)
+        if try IncomingChanges.rowExists(parentName, schema: schema, in: db) {
+            var parent = try RecordMetadata.fetch(parentName, in: db) ?? RecordMetadata(name: parentName, zone: item.metadata.zone)
+            if parent.pendingOperation == nil {
+                parent.pendingOperation = .save
+                parent.pendingRevision += 1
+                parent.serverChangeTag = nil
+                parent.pendingTransaction = item.metadata.pendingTransaction
+                try parent.save(in: db)
+            }
+            outcome.progress += 1
+            return
+        }
+        let quotedTable = table.name.quotedIdentifier
+        let key = table.primaryKey.quotedIdentifier
+        let column = reference.column.quotedIdentifier
+        switch reference.onDelete {
+        case "CASCADE":
+            try db.execute(sql: "DELETE FROM main.\(quotedTable) WHERE \(key) = ?", arguments: [name.primaryKey])
+            if var metadata = try RecordMetadata.fetch(name, in: db) {
+                if metadata.serverChangeTag == nil {
+                    try RecordMetadata.delete(name, in: db)
+                } else {
+                    metadata.pendingOperation = .delete
+                    metadata.pendingRevision += 1
+                    try metadata.save(in: db)
+                }
+            }
+            outcome.events.append(SyncEvent(action: .deleted, recordType: name.table, recordName: name.text))
+        default:
+            let defaultSQL = reference.onDelete == "SET DEFAULT"
+                ? (try String.fetchOne(db, sql: "SELECT dflt_value FROM pragma_table_info(?) WHERE name = ?", arguments: [table.name, reference.column]) ?? "NULL")
+                : "NULL"
+            try db.execute(
+                sql: "UPDATE main.\(quotedTable) SET \(column) = (\(defaultSQL)) WHERE \(key) = ?", arguments: [name.primaryKey])
+            if var metadata = try RecordMetadata.fetch(name, in: db) {
+                metadata.fieldVersions[reference.column] = clock.next()
+                metadata.pendingRevision += 1
+                metadata.pendingOperation = .save
+                try metadata.save(in: db)
+            }
+            outcome.events.append(SyncEvent(action: .merged, recordType: name.table, recordName: name.text))
+        }
+        outcome.progress += 1
+    }
+}

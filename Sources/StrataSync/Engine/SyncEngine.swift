@@ -1,0 +1,196 @@
+import Foundation
+import Logging
+import Observation
+import StrataQueries
+import StrataSQLite
+import Synchronization
+
+/// Syncs a database's tables with a cloud, record by record, merging concurrent edits per
+/// field.
+///
+/// ```swift
+/// let engine = try SyncEngine(for: database, tables: Game.self, Player.self, container: container)
+/// try await engine.syncChanges()
+/// ```
+///
+/// Creating the engine validates the synced tables (``SyncSchemaError`` names the table and
+/// column that break a rule), attaches the metadatabase to the writer and installs change
+/// capture there. From then on every committed change to a synced table is logged in the same
+/// transaction and sent by ``sendChanges()``; ``fetchChanges()`` merges what other devices
+/// sent. One send and one fetch run at a time. See `Documentation/Sync.md`.
+public final class SyncEngine: Sendable, Observable {
+    public let database: any DatabaseWriter
+    public let container: any CloudContainer
+    /// The synced tables, validated, parents first.
+    public let schema: SyncSchema
+    /// This device's id: the last component of every version it issues.
+    public let deviceID: String
+    /// Issues the versions of local edits.
+    public let clock: HybridLogicalClock
+    public let logger: Logger
+    let configuration: SyncEngineConfiguration
+    let work = SerialWork()
+    let statusStorage = Mutex(SyncEngineStatus())
+    let tasks = Mutex<[Task<Void, Never>]>([])
+    let registrar = ObservationRegistrar()
+
+    /// Creates an engine syncing `tables` (and `privateTables`, which are never shared).
+    ///
+    /// - Throws: ``SyncSchemaError`` when a table breaks a rule of sync; database errors.
+    public convenience init(
+        for database: any DatabaseWriter,
+        tables: any TableRecord.Type...,
+        privateTables: any TableRecord.Type...,
+        container: any CloudContainer,
+        configuration: SyncEngineConfiguration = SyncEngineConfiguration(),
+        logger: Logger = Logger(label: "strata.sync"),
+        startImmediately: Bool = true
+    ) throws {
+        try self.init(
+            for: database, tableNames: (tables + privateTables).map { $0.tableName }, container: container,
+            configuration: configuration, logger: logger, startImmediately: startImmediately)
+    }
+
+    /// Creates an engine syncing the tables with these names.
+    public init(
+        for database: any DatabaseWriter,
+        tableNames: [String],
+        container: any CloudContainer,
+        configuration: SyncEngineConfiguration = SyncEngineConfiguration(),
+        logger: Logger = Logger(label: "strata.sync"),
+        startImmediately: Bool = true
+    ) throws {
+        self.database = database
+        self.container = container
+        self.configuration = configuration
+        self.logger = logger
+        let containerIdentifier = container.identifier
+        let (deviceID, lastTimestamp) = try database.writeWithoutTransaction { db -> (String, HybridTimestamp?) in
+            try Metadatabase.attach(to: db, containerIdentifier: containerIdentifier)
+            let stored = try EngineState.value(EngineState.deviceID, in: db)
+            let deviceID = configuration.deviceID ?? stored ?? UUID().uuidString.lowercased()
+            if stored != deviceID { try EngineState.set(EngineState.deviceID, to: deviceID, in: db) }
+            let last = try EngineState.value(EngineState.lastTimestamp, in: db).flatMap { HybridTimestamp($0) }
+            return (deviceID, last)
+        }
+        self.deviceID = deviceID
+        clock = HybridLogicalClock(node: deviceID, physicalTime: configuration.physicalTime, restoring: lastTimestamp)
+        let capture = ChangeCapture(tables: tableNames, clock: clock)
+        schema = try database.writeWithoutTransaction { db in try capture.install(on: db) }
+        try prepareSchemaChanges()
+        if startImmediately { start() }
+    }
+
+    /// The engine's state; reading it inside observation tracking tracks it.
+    public var status: SyncEngineStatus {
+        registrar.access(self, keyPath: \.status)
+        return statusStorage.withLock { $0 }
+    }
+
+    func updateStatus(_ change: (inout SyncEngineStatus) -> Void) {
+        registrar.withMutation(of: self, keyPath: \.status) {
+            statusStorage.withLock { change(&$0) }
+        }
+    }
+
+    /// Whether the current task runs the engine's own writes: SQL sees it as
+    /// `strata_sync_is_synchronizing()`, so triggers and traces can skip them.
+    public static var isSynchronizing: Bool { SynchronizationContext.isSynchronizing }
+
+    /// Fetches, then sends: after it returns without error, this device has what the cloud
+    /// had when it started, and the cloud has every change committed here before it started.
+    public func syncChanges() async throws {
+        try await fetchChanges()
+        try await sendChanges()
+    }
+
+    /// How many local records wait to be sent (after draining the change log).
+    public func pendingCount() async throws -> Int {
+        try await database.write { db in
+            try RecordMetadata.pendingCount(in: db) + ChangeLog.count(in: db)
+        }
+    }
+
+    /// Deletes every synced row and all sync metadata on this device (the cloud keeps its
+    /// copy): what happens by default when the user signs out.
+    public func deleteLocalData() async throws {
+        let schema = self.schema
+        try await work.run {
+            try await ChangeCapture.withoutCapture {
+                try await self.database.write { db in
+                    for table in schema.tables.reversed() {
+                        try db.execute(sql: "DELETE FROM main.\(table.name.quotedIdentifier)")
+                    }
+                    try ChangeLog.removeEntries(through: .max, in: db)
+                    for table in ["metadata", "unsynced_records", "quarantined_records"] {
+                        try db.execute(sql: "DELETE FROM strata_sync.\(table)")
+                    }
+                    try db.execute(sql: "DELETE FROM strata_sync.state WHERE key LIKE 'token.%' OR key LIKE 'zone.%' OR key = ?", arguments: [EngineState.userName])
+                }
+            }
+        }
+        updateStatus { $0.pendingCount = 0; $0.quarantinedCount = 0 }
+    }
+
+    func persistClock(in db: Database) throws {
+        try EngineState.set(EngineState.lastTimestamp, to: clock.lastTimestamp.description, in: db)
+    }
+
+    /// Records the synced tables' columns; uploads the rows of tables new to the synced set,
+    /// applies records kept for tables this version did not know, and fills in columns a
+    /// migration added from the fields the cloud sent before.
+    private func prepareSchemaChanges() throws {
+        let schema = self.schema
+        let clock = self.clock
+        let logger = self.logger
+        try ChangeCapture.withoutCapture {
+            try database.write { db in
+                var newTables: [SyncedTable] = []
+                for table in schema.tables {
+                    let columns = table.columns.map(\.name)
+                    let storedText = try String.fetchOne(
+                        db, sql: "SELECT columns FROM strata_sync.table_schemas WHERE tableName = ?", arguments: [table.name])
+                    let stored = try storedText.map { try SyncJSON.decode([String].self, from: $0) }
+                    if stored == nil {
+                        newTables.append(table)
+                    } else if let stored, stored != columns {
+                        try fillNewColumns(of: table, added: columns.filter { !stored.contains($0) }, in: db)
+                    }
+                    try db.execute(
+                        sql: "INSERT OR REPLACE INTO strata_sync.table_schemas (tableName, columns) VALUES (?, ?)",
+                        arguments: [table.name, try SyncJSON.encode(columns)])
+                }
+                for table in newTables {
+                    try db.execute(
+                        sql: """
+                            INSERT INTO main.\(ChangeLog.tableName) (tableName, primaryKey, operation, changedColumns, version, "transaction")
+                            SELECT ?, \(table.primaryKey.quotedIdentifier), 'save', NULL, \(CaptureFunctions.version)(), 0
+                            FROM main.\(table.name.quotedIdentifier)
+                            """,
+                        arguments: [table.name])
+                }
+                var report = IncomingChanges.Report()
+                try IncomingChanges(schema: schema, clock: clock, logger: logger)
+                    .applyRecordsOfNewTables(in: db, report: &report)
+            }
+        }
+    }
+
+    /// Copies into new columns the values the last known server records carry for them.
+    private func fillNewColumns(of table: SyncedTable, added: [String], in db: Database) throws {
+        guard !added.isEmpty else { return }
+        let records = try db.fetchAll(
+            sql: "SELECT lastKnownServerRecord FROM strata_sync.metadata WHERE recordType = ? AND lastKnownServerRecord IS NOT NULL",
+            arguments: [table.name]
+        ) { row in try SyncJSON.decode(CloudRecord.self, from: try row[0]) }
+        for record in records {
+            guard let name = RecordName(record.id.name) else { continue }
+            for column in added {
+                guard let value = record.fields[column] else { continue }
+                try db.execute(
+                    sql: "UPDATE main.\(table.name.quotedIdentifier) SET \(column.quotedIdentifier) = ? WHERE \(table.primaryKey.quotedIdentifier) = ?",
+                    arguments: [value.databaseValue, name.primaryKey])
+            }
+        }
+    }
+}

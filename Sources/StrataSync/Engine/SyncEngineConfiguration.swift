@@ -1,0 +1,61 @@
+import Foundation
+
+/// How a ``SyncEngine`` identifies itself, tells time and schedules its work.
+public struct SyncEngineConfiguration: Sendable {
+    /// This device's id; by default one is made once and kept in the metadatabase.
+    public var deviceID: String?
+    /// The current Unix time in milliseconds, for the hybrid logical clock.
+    public var physicalTime: @Sendable () -> Int64
+    /// The name of the zone records go to in the private database.
+    public var zoneName: String
+    /// The most records one modify request carries; halved on `limitExceeded`.
+    public var batchSize: Int
+    /// The most records one page of a zone's changes carries.
+    public var fetchPageSize: Int
+    /// Automatic work while running: nil syncs only when asked.
+    public var schedule: SyncSchedule?
+
+    public init(
+        deviceID: String? = nil,
+        physicalTime: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) },
+        zoneName: String = "strata.default",
+        batchSize: Int = 400,
+        fetchPageSize: Int = 200,
+        schedule: SyncSchedule? = SyncSchedule()
+    ) {
+        self.deviceID = deviceID
+        self.physicalTime = physicalTime
+        self.zoneName = zoneName
+        self.batchSize = batchSize
+        self.fetchPageSize = fetchPageSize
+        self.schedule = schedule
+    }
+}
+
+/// When a running engine sends and fetches on its own.
+public struct SyncSchedule: Sendable {
+    /// The clock the schedule sleeps on: inject a test clock to drive it.
+    public var clock: any Clock<Duration>
+    /// How long after a local commit the send starts, so a burst of commits goes in one send.
+    public var sendDelay: Duration
+    /// How often the engine fetches without a change hint.
+    public var pollInterval: Duration
+    /// The first retry delay after a transient failure; doubled up to ``maximumRetryDelay``,
+    /// with jitter, and never shorter than the cloud's retry-after.
+    public var initialRetryDelay: Duration
+    public var maximumRetryDelay: Duration
+
+    public init(
+        clock: any Clock<Duration> = ContinuousClock(),
+        sendDelay: Duration = .milliseconds(500),
+        pollInterval: Duration = .seconds(60),
+        initialRetryDelay: Duration = .seconds(1),
+        maximumRetryDelay: Duration = .seconds(300)
+    ) {
+        self.clock = clock
+        self.sendDelay = sendDelay
+        self.pollInterval = pollInterval
+        self.initialRetryDelay = initialRetryDelay
+        self.maximumRetryDelay = maximumRetryDelay
+    }
+}

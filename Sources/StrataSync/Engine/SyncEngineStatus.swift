@@ -1,0 +1,16 @@
+/// What the engine is doing, as one value: read ``SyncEngine/status`` (observable).
+public struct SyncEngineStatus: Sendable {
+    /// Whether the engine schedules sends and fetches on its own.
+    public var isRunning = false
+    public var isSendingChanges = false
+    public var isFetchingChanges = false
+    /// Local records with a change waiting to be sent, as of the last send or fetch.
+    public var pendingCount = 0
+    /// Incoming records that could not be applied (a field of the wrong type, a constraint).
+    public var quarantinedCount = 0
+    /// The last failure, cleared by the next send or fetch that succeeds.
+    public var lastError: (any Error)?
+
+    /// Whether a send or a fetch is under way.
+    public var isSynchronizing: Bool { isSendingChanges || isFetchingChanges }
+}

@@ -1,0 +1,97 @@
+import StrataSQLite
+
+/// The engine's working copy of one ``SyncMetadata`` row, with its JSON decoded.
+struct RecordMetadata: Sendable, Hashable {
+    var name: RecordName
+    var zone: CloudZoneID
+    var parent: RecordName?
+    var lastKnownServerRecord: CloudRecord?
+    var serverChangeTag: String?
+    var fieldVersions: [String: HybridTimestamp]
+    var pendingOperation: ChangeLog.Operation?
+    var pendingRevision: Int64
+    var pendingTransaction: Int64?
+    var userModificationTime: HybridTimestamp?
+
+    init(name: RecordName, zone: CloudZoneID) {
+        self.name = name
+        self.zone = zone
+        fieldVersions = [:]
+        pendingRevision = 0
+    }
+
+    static let selection = """
+        SELECT recordType, recordPrimaryKey, zoneName, ownerName, parentRecordType, parentRecordPrimaryKey,
+               lastKnownServerRecord, serverChangeTag, fieldVersions, pendingOperation, pendingRevision,
+               pendingTransaction, userModificationTime
+        FROM strata_sync.metadata
+        """
+
+    static func decode(_ row: Row) throws -> RecordMetadata {
+        let name = RecordName(table: try row[0], primaryKey: try row[1])
+        var metadata = RecordMetadata(name: name, zone: CloudZoneID(name: try row[2], owner: try row[3]))
+        let parentType: String? = try row[4]
+        let parentKey: String? = try row[5]
+        if let parentType, let parentKey { metadata.parent = RecordName(table: parentType, primaryKey: parentKey) }
+        do {
+            let record: String? = try row[6]
+            metadata.lastKnownServerRecord = try record.map { try SyncJSON.decode(CloudRecord.self, from: $0) }
+            metadata.fieldVersions = try SyncJSON.versions(try row[8])
+        } catch {
+            throw SyncEngineError.corruptMetadata(recordName: name.text, detail: "\(error)")
+        }
+        metadata.serverChangeTag = try row[7]
+        let pending: String? = try row[9]
+        metadata.pendingOperation = pending.flatMap(ChangeLog.Operation.init(rawValue:))
+        metadata.pendingRevision = try row[10]
+        metadata.pendingTransaction = try row[11]
+        let modified: String? = try row[12]
+        metadata.userModificationTime = modified.flatMap { HybridTimestamp($0) }
+        return metadata
+    }
+
+    /// The metadata of one record, if the engine knows it.
+    static func fetch(_ name: RecordName, in db: Database) throws -> RecordMetadata? {
+        try db.fetchOne(
+            sql: selection + " WHERE recordType = ? AND recordPrimaryKey = ?",
+            arguments: [name.table, name.primaryKey], decode)
+    }
+
+    /// Every record with a change waiting to be sent, oldest transaction first.
+    static func fetchPending(in db: Database) throws -> [RecordMetadata] {
+        try db.fetchAll(
+            sql: selection + " WHERE pendingOperation IS NOT NULL ORDER BY pendingTransaction, recordType, recordPrimaryKey",
+            decode)
+    }
+
+    /// How many records wait to be sent.
+    static func pendingCount(in db: Database) throws -> Int {
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM strata_sync.metadata WHERE pendingOperation IS NOT NULL") ?? 0
+    }
+
+    /// Inserts or replaces the row.
+    func save(in db: Database) throws {
+        try db.execute(
+            sql: """
+                INSERT OR REPLACE INTO strata_sync.metadata
+                    (recordType, recordPrimaryKey, zoneName, ownerName, parentRecordType, parentRecordPrimaryKey,
+                     lastKnownServerRecord, serverChangeTag, fieldVersions, pendingOperation, pendingRevision,
+                     pendingTransaction, userModificationTime)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: StatementArguments(([
+                name.table, name.primaryKey, zone.name, zone.owner, parent?.table, parent?.primaryKey,
+                try lastKnownServerRecord.map { try SyncJSON.encode($0) }, serverChangeTag,
+                try SyncJSON.encode(fieldVersions), pendingOperation?.rawValue, pendingRevision,
+                pendingTransaction, userModificationTime?.description,
+            ] as [(any DatabaseValueConvertible)?]).map { $0 ?? DatabaseValue.null }))
+    }
+
+    static func delete(_ name: RecordName, in db: Database) throws {
+        try db.execute(
+            sql: "DELETE FROM strata_sync.metadata WHERE recordType = ? AND recordPrimaryKey = ?",
+            arguments: [name.table, name.primaryKey])
+    }
+
+    var recordID: CloudRecordID { CloudRecordID(name: name.text, zone: zone) }
+}

@@ -1,0 +1,45 @@
+import StrataQueries
+
+/// The sync engine's metadata of one synced record, in the metadatabase: query and join it
+/// after `db.attachMetadatabase()`.
+///
+/// ```swift
+/// let unsent = try SyncMetadata.where { $0.pendingOperation.isNot(nil) }.fetchCount(db)
+/// ```
+@Table("metadata")
+public struct SyncMetadata: Sendable, Equatable {
+    public static var schemaName: String? { Metadatabase.schemaName }
+
+    /// The synced table.
+    public var recordType: String
+    /// The row's primary key, as text.
+    public var recordPrimaryKey: String
+    /// The record's name in the cloud: `"<primary key>:<table>"`.
+    @Column(generated: .virtual)
+    public var recordName: String
+    /// The zone holding the record.
+    public var zoneName: String
+    /// The user who owns the zone.
+    public var ownerName: String
+    /// The table of the row the record's single foreign key points at.
+    public var parentRecordType: String?
+    /// The primary key of that row.
+    public var parentRecordPrimaryKey: String?
+    /// The record as last received from or acknowledged by the cloud, as JSON: every field,
+    /// including those of columns this version of the app does not have.
+    public var lastKnownServerRecord: String?
+    /// The change tag of ``lastKnownServerRecord``: the tag the next save must carry.
+    public var serverChangeTag: String?
+    /// The hybrid logical clock version of each field's last edit, as JSON.
+    public var fieldVersions: String
+    /// `"save"` or `"delete"` while a local change waits to be sent; nil when in sync.
+    public var pendingOperation: String?
+    /// Bumped by every local change; a send clears the pending state only if it did not move.
+    public var pendingRevision: Int64
+    /// The local transaction of the last unsent change.
+    public var pendingTransaction: Int64?
+    /// The version of the last local change.
+    public var userModificationTime: String?
+    /// Whether the record is the root of a share.
+    public var isShared: Bool
+}
