@@ -22,13 +22,7 @@ extension Database {
         guard role.canWrite, !isReadOnly, filename != ":memory:" else { return }
         let mainMode = try String.fetchOne(self, sql: "PRAGMA main.journal_mode")
         if mainMode?.lowercased() == "wal" {
-            let mode = try String.fetchOne(self, sql: "PRAGMA \(schemaName.quotedIdentifier).journal_mode = WAL")
-            guard mode?.lowercased() == "wal" else {
-                throw DatabaseError(
-                    resultCode: .error,
-                    message: "could not enable WAL mode for the attached database \(path) (journal_mode is \(mode ?? "unknown"))",
-                    sql: "PRAGMA \(schemaName.quotedIdentifier).journal_mode = WAL")
-            }
+            try enableWAL(schema: schemaName, describing: "the attached database \(path)")
         }
     }
 
@@ -47,5 +41,18 @@ extension Database {
     /// The schema names of the connection (`main`, `temp`, and attached ones).
     public func schemaNames() throws -> [String] {
         try String.fetchAll(self, sql: "SELECT name FROM pragma_database_list ORDER BY seq")
+    }
+
+    /// Switches a schema's file to WAL, or throws naming the file and the mode SQLite kept
+    /// (WAL is refused on some file systems and for databases opened read-only).
+    func enableWAL(schema: String, describing file: String, requirement: String = "") throws {
+        let sql = "PRAGMA \(schema.quotedIdentifier).journal_mode = WAL"
+        let mode = try String.fetchOne(self, sql: sql)
+        guard mode?.lowercased() == "wal" else {
+            throw DatabaseError(
+                resultCode: .error,
+                message: "could not enable WAL mode for \(file) (journal_mode is \(mode ?? "unknown"))\(requirement)",
+                sql: sql)
+        }
     }
 }

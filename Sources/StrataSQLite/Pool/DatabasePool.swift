@@ -54,13 +54,7 @@ public final class DatabasePool: DatabaseWriter {
         let database = try Database(
             location: location, configuration: configuration, readOnly: configuration.readOnly, role: .writer)
         if location.isFile && !configuration.readOnly {
-            let mode = try String.fetchOne(database, sql: "PRAGMA journal_mode = WAL")
-            guard mode?.lowercased() == "wal" else {
-                throw DatabaseError(
-                    resultCode: .error,
-                    message: "could not enable WAL mode for \(location.description) (journal_mode is \(mode ?? "unknown")); a pool needs WAL",
-                    sql: "PRAGMA journal_mode = WAL")
-            }
+            try database.enableWAL(schema: "main", describing: location.description, requirement: "; a pool needs WAL")
         }
         for prepare in configuration.preparations {
             try prepare(database)
