@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "StrataSync", targets: ["StrataSync"]),
         .library(name: "Strata", targets: ["Strata"]),
         .executable(name: "scorekeeper", targets: ["ScorekeeperCLI"]),
+        .executable(name: "strata-sync-crash-writer", targets: ["StrataSyncCrashWriter"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
@@ -97,6 +98,7 @@ let package = Package(
                 "StrataQueries",
                 "StrataObservation",
                 "StrataAssets",
+                "StrataSync",
                 .product(name: "Dependencies", package: "swift-dependencies"),
                 .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
             ]
@@ -157,6 +159,12 @@ let package = Package(
         .testTarget(
             name: "StrataAssetsTests",
             dependencies: ["StrataAssets", "StrataSQLite", "StrataTestSupport"]
+        ),
+        // The child process StrataSyncTests kills in the middle of writes.
+        .executableTarget(
+            name: "StrataSyncCrashWriter",
+            dependencies: ["StrataSync", "StrataSQLite"],
+            path: "Tests/StrataSyncCrashWriter"
         ),
         .testTarget(
             name: "StrataSyncTests",

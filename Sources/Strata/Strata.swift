@@ -3,6 +3,7 @@
 // - StrataSQLite: connections, records, the queue and the pool, migrations;
 // - StrataObservation: live queries (`observe(in:)`, `@FetchAll`, `@FetchOne`, `@Fetch`);
 // - StrataAssets: large binary values stored beside the records that use them;
+// - StrataSync: the sync engine, the cloud protocol and MockCloud;
 // - Dependencies (and through it IssueReporting and Clocks): `@Dependency`,
 //   `prepareDependencies`, `withDependencies`, `reportIssue`, `withErrorReporting`.
 //
@@ -14,3 +15,4 @@
 @_exported import StrataObservation
 @_exported import StrataQueries
 @_exported import StrataSQLite
+@_exported import StrataSync

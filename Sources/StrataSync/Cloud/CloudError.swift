@@ -13,6 +13,8 @@ public enum CloudError: Error, Hashable, Sendable, CustomStringConvertible {
     case unknownItem(CloudRecordID)
     /// The cloud holds no asset with this content hash.
     case assetNotFound(String)
+    /// An uploaded asset's content does not match its description (sizes, checksums).
+    case invalidAsset(String, reason: String)
     /// A save whose parent is missing, or a delete of a parent whose children stay.
     case referenceViolation(CloudRecordID)
     /// The user may not do this (for example, a read-only participant's save).
@@ -57,6 +59,7 @@ public enum CloudError: Error, Hashable, Sendable, CustomStringConvertible {
         case .zoneNotFound(let zone): "zoneNotFound: \(zone)"
         case .unknownItem(let id): "unknownItem: \(id)"
         case .assetNotFound(let hash): "assetNotFound: \(hash)"
+        case .invalidAsset(let hash, let reason): "invalidAsset: \(hash): \(reason)"
         case .referenceViolation(let id): "referenceViolation: \(id)"
         case .permissionFailure(let id): "permissionFailure" + (id.map { ": \($0)" } ?? "")
         case .batchRequestFailed(let id): "batchRequestFailed: \(id) (another change in its zone failed)"

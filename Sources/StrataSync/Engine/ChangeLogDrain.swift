@@ -48,6 +48,13 @@ enum ChangeLogDrain {
         return true
     }
 
+    /// Drains every entry, in the caller's transaction: applying incoming changes and the
+    /// cloud's answers must see every local edit committed before, or an older incoming value
+    /// could win over an edit still in the log.
+    static func drainAll(in db: Database, schema: SyncSchema, zone: CloudZoneID) throws {
+        while try drainBatch(in: db, schema: schema, zone: zone) {}
+    }
+
     /// Deletes the log entries the metadatabase already holds.
     static func removeDrained(in db: Database) throws {
         let drained = Int64(try EngineState.value(EngineState.drainedThrough, in: db) ?? "0") ?? 0

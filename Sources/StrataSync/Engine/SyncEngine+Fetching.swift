@@ -43,12 +43,12 @@ extension SyncEngine {
             try await deleteLocalRecords(in: zone)
         }
         for zone in changes.changedZones where zone.owner == user {
-            try await fetchZone(zone)
+            try await fetchZone(zone, localZone: defaultZone(for: user))
         }
         try await database.write { db in try EngineState.set(databaseKey, to: changes.token.value, in: db) }
     }
 
-    private func fetchZone(_ zone: CloudZoneID) async throws {
+    private func fetchZone(_ zone: CloudZoneID, localZone: CloudZoneID) async throws {
         let cloud = container.privateDatabase
         let zoneKey = EngineState.zoneToken(zone)
         var token = try await database.write { db in try EngineState.value(zoneKey, in: db) }.map(CloudChangeToken.init)
@@ -64,6 +64,7 @@ extension SyncEngine {
             }
             let report = try await ChangeCapture.withoutCapture {
                 try await self.database.write { db in
+                    try ChangeLogDrain.drainAll(in: db, schema: self.schema, zone: localZone)
                     let report = try incoming.apply(records: page.changed, tombstones: page.deleted, in: db)
                     try self.persistClock(in: db)
                     return report

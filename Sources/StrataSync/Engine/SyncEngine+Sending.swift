@@ -24,15 +24,27 @@ extension SyncEngine {
         }
     }
 
-    private func send() async throws {
+    /// Moves the change log's entries into the records' metadata (what every send starts
+    /// with); the crash test's child process calls it between writes.
+    package func drainChangeLog() async throws {
         let user = try await availableUser()
-        let zone = defaultZone(for: user)
+        try await drainChangeLog(into: defaultZone(for: user))
+    }
+
+    func drainChangeLog(into zone: CloudZoneID) async throws {
         let schema = self.schema
         while try await database.write({ db in try ChangeLogDrain.drainBatch(in: db, schema: schema, zone: zone) }) {}
         try await database.write { db in
             try ChangeLogDrain.removeDrained(in: db)
             try self.persistClock(in: db)
         }
+    }
+
+    private func send() async throws {
+        let user = try await availableUser()
+        let zone = defaultZone(for: user)
+        let schema = self.schema
+        try await drainChangeLog(into: zone)
         let cloud = container.privateDatabase
         let zoneKey = "zone.created.\(zone.owner).\(zone.name)"
         if try await database.write({ db in try EngineState.value(zoneKey, in: db) }) == nil {
@@ -63,7 +75,10 @@ extension SyncEngine {
                 continue
             }
             let outcome = try await ChangeCapture.withoutCapture {
-                try await self.database.write { db in try self.record(result, of: items, in: db) }
+                try await self.database.write { db in
+                    try ChangeLogDrain.drainAll(in: db, schema: schema, zone: zone)
+                    return try self.record(result, of: items, in: db)
+                }
             }
             if !outcome.events.isEmpty { logger.info("\(SyncEvent.table(outcome.events, title: "sent"))") }
             if outcome.needsZone { try await cloud.saveZones([zone]) }

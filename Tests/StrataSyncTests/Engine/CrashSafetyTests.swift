@@ -1,0 +1,67 @@
+import Foundation
+import StrataSQLite
+@testable import StrataSync
+import StrataTestSupport
+import Testing
+
+/// A write that committed is never lost to sync, even when the process dies right after it,
+/// in the middle of a later write, or between the two transactions of a change-log drain.
+@Suite struct CrashSafetyTests {
+    /// The child process, built beside the test binary.
+    static var writerURL: URL? {
+        let candidates = [Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0])]
+        for candidate in candidates.compactMap({ $0 }) {
+            var directory = candidate.deletingLastPathComponent()
+            for _ in 0..<4 {
+                let url = directory.appendingPathComponent("strata-sync-crash-writer")
+                if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+                directory = directory.deletingLastPathComponent()
+            }
+        }
+        return nil
+    }
+
+    /// Runs the writer until it printed `count` committed ids, kills it with SIGKILL, and
+    /// returns every id it printed.
+    func runWriterAndKill(path: String, after count: Int) throws -> [String] {
+        let writer = try #require(Self.writerURL, "strata-sync-crash-writer is built by `swift build --build-tests`")
+        let process = Process()
+        process.executableURL = writer
+        process.arguments = [path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        var text = ""
+        while text.split(separator: "\n").count < count {
+            let data = output.fileHandleForReading.availableData
+            if data.isEmpty { break }  // the writer ended on its own: an error, reported below
+            text += String(decoding: data, as: UTF8.self)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(process.terminationReason == .uncaughtSignal, "the writer stopped before it was killed")
+        // Only whole lines: a line cut by the kill names a row whose commit is not known.
+        return text.split(separator: "\n", omittingEmptySubsequences: true).dropLast(text.hasSuffix("\n") ? 0 : 1).map(String.init)
+    }
+
+    @Test(arguments: [40, 137, 400])
+    func everyCommittedRowIsSentAfterTheWriterIsKilled(after count: Int) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("crash.sqlite")
+        let committed = try runWriterAndKill(path: path, after: count)
+        #expect(committed.count >= count)
+
+        let pool = try DatabasePool(path: path)
+        let cloud = MockCloud()
+        let engine = try SyncEngine(
+            for: pool, tableNames: ["items"], container: cloud.container(user: "crash"),
+            configuration: SyncEngineConfiguration(deviceID: "survivor", schedule: nil), startImmediately: false)
+        try await engine.sendChanges()
+        let sent = Set(cloud.records(in: CloudZoneID(name: "strata.default", owner: "crash")).map(\.id.name))
+        let lost = committed.filter { !sent.contains("\($0):items") }
+        #expect(lost.isEmpty, "committed but never sent: \(lost.prefix(10))")
+        #expect(try await engine.pendingCount() == 0)
+    }
+}

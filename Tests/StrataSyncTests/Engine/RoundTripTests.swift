@@ -1,0 +1,101 @@
+import StrataSQLite
+@testable import StrataSync
+import Testing
+
+/// Inserts, updates and deletes travel between two devices of one user.
+@Suite struct RoundTripTests {
+    @Test func insertsArriveOnTheOtherDevice() async throws {
+        let cloud = MockCloud()
+        let a = try SyncTestDevice("a", cloud: cloud)
+        let b = try SyncTestDevice("b", cloud: cloud)
+        try a.execute("INSERT INTO games (id, title, score) VALUES ('g1', 'Poker', 3)")
+        try a.execute("INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Ann')")
+        try await a.engine.sendChanges()
+        try await b.engine.fetchChanges()
+        #expect(try b.rows() == ["game g1 'Poker' 3", "player p1 'g1' 'Ann'"])
+        #expect(try await a.pending() == 0)
+        #expect(try await b.pending() == 0)
+    }
+
+    @Test func updatesAndDeletesFollow() async throws {
+        let cloud = MockCloud()
+        let a = try SyncTestDevice("a", cloud: cloud)
+        let b = try SyncTestDevice("b", cloud: cloud)
+        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')")
+        try await a.engine.syncChanges()
+        try await b.engine.syncChanges()
+        try b.execute("UPDATE games SET title = 'Bridge' WHERE id = 'g1'")
+        try b.execute("DELETE FROM games WHERE id = 'g2'")
+        try await b.engine.syncChanges()
+        try await a.engine.syncChanges()
+        #expect(try a.rows() == ["game g1 'Bridge' NULL"])
+        #expect(try a.rows() == b.rows())
+        #expect(try await a.pending() == 0)
+    }
+
+    @Test func aCascadingDeleteRemovesTheChildrenEverywhere() async throws {
+        let cloud = MockCloud()
+        let a = try SyncTestDevice("a", cloud: cloud)
+        let b = try SyncTestDevice("b", cloud: cloud)
+        try a.execute("INSERT INTO games (id) VALUES ('g1'); INSERT INTO players (id, gameID) VALUES ('p1', 'g1'), ('p2', 'g1')")
+        try await a.engine.syncChanges()
+        try await b.engine.syncChanges()
+        #expect(try b.rows().count == 3)
+        try a.execute("DELETE FROM games WHERE id = 'g1'")
+        try await a.engine.syncChanges()
+        try await b.engine.syncChanges()
+        #expect(try b.rows() == [])
+        #expect(cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice")).isEmpty)
+    }
+
+    @Test func aDeletedAndReinsertedRowSyncsAsASave() async throws {
+        let cloud = MockCloud()
+        let a = try SyncTestDevice("a", cloud: cloud)
+        let b = try SyncTestDevice("b", cloud: cloud)
+        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
+        try await a.engine.syncChanges()
+        try await b.engine.syncChanges()
+        try a.execute("DELETE FROM games WHERE id = 'g1'")
+        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker again')")
+        try await a.engine.syncChanges()
+        try await b.engine.syncChanges()
+        #expect(try b.rows() == ["game g1 'Poker again' NULL"])
+    }
+
+    @Test func generatedColumnsAreNotSent() async throws {
+        let cloud = MockCloud()
+        let a = try SyncTestDevice("a", cloud: cloud)
+        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
+        try await a.engine.sendChanges()
+        let record = try #require(cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice")).first)
+        #expect(record.fields["titleLength"] == nil)
+        #expect(record.fields["title"] == .text("Poker"))
+        #expect(record.fieldVersions["title"] != nil)
+    }
+
+    @Test func changesMadeWhileStoppedGoOutAfterStart() async throws {
+        let cloud = MockCloud()
+        let a = try SyncTestDevice("a", cloud: cloud)
+        let b = try SyncTestDevice("b", cloud: cloud)
+        a.engine.stop()
+        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
+        a.engine.start()
+        try await a.engine.sendChanges()
+        a.engine.stop()
+        try await b.engine.fetchChanges()
+        #expect(try b.rows() == ["game g1 'Poker' NULL"])
+    }
+
+    @Test func theEnginesOwnWritesAreNotSentBack() async throws {
+        let cloud = MockCloud()
+        let a = try SyncTestDevice("a", cloud: cloud)
+        let b = try SyncTestDevice("b", cloud: cloud)
+        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
+        try await a.engine.syncChanges()
+        try await b.engine.fetchChanges()
+        #expect(try await b.pending() == 0)
+        let modifies = cloud.requestCount(.modifyRecords)
+        try await b.engine.sendChanges()
+        #expect(cloud.requestCount(.modifyRecords) == modifies)
+    }
+}
