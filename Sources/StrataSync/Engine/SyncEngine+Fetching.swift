@@ -53,6 +53,9 @@ extension SyncEngine {
         let zoneKey = EngineState.zoneToken(zone)
         var token = try await database.write { db in try EngineState.value(zoneKey, in: db) }.map(CloudChangeToken.init)
         let incoming = IncomingChanges(schema: schema, clock: clock, logger: logger)
+        // After an expired token the zone is fetched whole; records the cloud no longer has
+        // were deleted while their tombstones were forgotten, and go here too.
+        var refetchedNames: Set<String>?
         while true {
             let page: CloudZoneChanges
             do {
@@ -60,8 +63,10 @@ extension SyncEngine {
             } catch CloudError.changeTokenExpired where token != nil {
                 logger.notice("the change token of zone \(zone) expired: fetching the zone from scratch")
                 token = nil
+                refetchedNames = []
                 continue
             }
+            refetchedNames?.formUnion(page.changed.map(\.id.name))
             let report = try await ChangeCapture.withoutCapture {
                 try await self.database.write { db in
                     try ChangeLogDrain.drainAll(in: db, schema: self.schema, zone: localZone)
@@ -77,6 +82,28 @@ extension SyncEngine {
             token = page.token
             logFetched(report)
             if !page.moreComing { break }
+        }
+        if let refetchedNames { try await deleteRecordsMissing(from: refetchedNames, in: zone) }
+    }
+
+    /// Deletes the rows the cloud had (they have a change tag), that wait for nothing, and that
+    /// a whole-zone fetch did not return.
+    private func deleteRecordsMissing(from names: Set<String>, in zone: CloudZoneID) async throws {
+        let incoming = IncomingChanges(schema: schema, clock: clock, logger: logger)
+        try await ChangeCapture.withoutCapture {
+            try await self.database.write { db in
+                let known = try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT recordName FROM strata_sync.metadata
+                        WHERE zoneName = ? AND ownerName = ? AND serverChangeTag IS NOT NULL AND pendingOperation IS NULL
+                        """,
+                    arguments: [zone.name, zone.owner])
+                var report = IncomingChanges.Report()
+                for name in known where !names.contains(name) {
+                    try incoming.applyDeletion(CloudRecordID(name: name, zone: zone), in: db, report: &report)
+                }
+            }
         }
     }
 

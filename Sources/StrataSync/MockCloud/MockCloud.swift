@@ -80,7 +80,8 @@ public final class MockCloud: Sendable {
         state.withLock { state in
             guard var stored = state.zones[zone] else { return }
             stored.tombstones.removeAll()
-            stored.horizon = state.sequence
+            // Every token issued so far is before the horizon.
+            stored.horizon = state.nextSequence()
             state.zones[zone] = stored
         }
     }

@@ -177,7 +177,7 @@ struct MockCloudDatabase: CloudDatabase {
             changes.sort { $0.0 < $1.0 }
             let page = changes.prefix(max(1, limit))
             let moreComing = changes.count > page.count
-            let end = moreComing ? (page.last?.0 ?? start) : max(start, zone.lastChange)
+            let end = moreComing ? (page.last?.0 ?? start) : max(start, zone.lastChange, zone.horizon)
             var result = CloudZoneChanges(changed: [], deleted: [], token: CloudChangeToken("z:\(end)"), moreComing: moreComing)
             for (_, change) in page {
                 switch change {

@@ -95,3 +95,22 @@ import Testing
         }
     }
 }
+
+/// An expired change token makes the device fetch the zone whole, and rows deleted meanwhile
+/// (their tombstones forgotten) go too.
+@Suite struct ExpiredTokenTests {
+    @Test func anExpiredTokenRefetchesTheZoneAndDropsWhatTheCloudForgot() async throws {
+        let cloud = MockCloud()
+        let a = try SyncTestDevice("a", cloud: cloud)
+        let b = try SyncTestDevice("b", cloud: cloud)
+        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')")
+        try await a.engine.syncChanges()
+        try await b.engine.syncChanges()
+        try a.execute("DELETE FROM games WHERE id = 'g2'")
+        try a.execute("UPDATE games SET title = 'Bridge' WHERE id = 'g1'")
+        try await a.engine.syncChanges()
+        cloud.purgeTombstones(in: CloudZoneID(name: "strata.default", owner: "alice"))
+        try await b.engine.syncChanges()
+        #expect(try b.rows() == ["game g1 'Bridge' NULL"])
+    }
+}
