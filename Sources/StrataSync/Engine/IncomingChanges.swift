@@ -79,8 +79,13 @@ struct IncomingChanges {
                     report.deleted.append(record.id.name)
                     return
                 }
-                fields[parent.column] = .null
-                forcedLocal[parent.column] = clock.next()
+                let localVersion = try RecordMetadata.fetch(name, in: db)?.fieldVersions[parent.column]
+                let incomingVersion = record.fieldVersions[parent.column]
+                let localWins = localVersion.map { local in incomingVersion.map { local > $0 } ?? true } ?? false
+                if !localWins {
+                    fields[parent.column] = CloudValue(try Self.onDeleteReplacement(for: parent, in: table, db: db))
+                    forcedLocal[parent.column] = clock.next()
+                }
             }
         }
         for column in table.columns where column.name != table.primaryKey {
@@ -202,6 +207,15 @@ struct IncomingChanges {
         }) {
             try apply(record, in: db, report: &report)
         }
+    }
+
+    /// The value `SET NULL` or `SET DEFAULT` gives a child's foreign key column.
+    static func onDeleteReplacement(for reference: SyncedTable.ParentReference, in table: SyncedTable, db: Database) throws -> DatabaseValue {
+        guard reference.onDelete == "SET DEFAULT",
+              let expression = try String.fetchOne(
+                db, sql: "SELECT dflt_value FROM pragma_table_info(?) WHERE name = ?", arguments: [table.name, reference.column])
+        else { return .null }
+        return try DatabaseValue.fetchOne(db, sql: "SELECT (\(expression))") ?? .null
     }
 
     static func rowExists(_ name: RecordName, schema: SyncSchema, in db: Database) throws -> Bool {

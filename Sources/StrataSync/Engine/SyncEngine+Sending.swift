@@ -185,17 +185,20 @@ extension SyncEngine {
         }
     }
 
-    /// A save failed because the cloud lacks the record's parent. If the parent exists here it
-    /// is sent again; if not, it was deleted elsewhere, and the foreign key's ON DELETE is
-    /// applied here as the parent's owner would have.
+    /// A save failed because the cloud lacks the record's parent. If the parent was never
+    /// sent, or has a change waiting, it is sent (again). Otherwise the cloud had it and it was
+    /// deleted elsewhere: the foreign key's ON DELETE is applied here, as it was on the device
+    /// that deleted the parent, and a fetch brings the parent's deletion.
     private func handleMissingParent(item: OutgoingChanges.Item, outcome: inout SendOutcome, in db: Database) throws {
         let name = item.metadata.name
         guard let table = schema.table(named: name.table), let reference = table.parent,
               let value = item.record?.fields[reference.column], value != .null
         else { return }
         let parentName = RecordName(table: reference.parentTable, primaryKey: value.keyText)
-        if try IncomingChanges.rowExists(parentName, schema: schema, in: db) {
-            var parent = try RecordMetadata.fetch(parentName, in: db) ?? RecordMetadata(name: parentName, zone: item.metadata.zone)
+        let knownParent = try RecordMetadata.fetch(parentName, in: db)
+        let deletedInCloud = knownParent.map { $0.serverChangeTag != nil && $0.pendingOperation != .save } ?? false
+        if try !deletedInCloud && IncomingChanges.rowExists(parentName, schema: schema, in: db) {
+            var parent = knownParent ?? RecordMetadata(name: parentName, zone: item.metadata.zone)
             if parent.pendingOperation == nil {
                 parent.pendingOperation = .save
                 parent.pendingRevision += 1
@@ -206,6 +209,7 @@ extension SyncEngine {
             outcome.progress += 1
             return
         }
+        outcome.needsFetch = true
         let quotedTable = table.name.quotedIdentifier
         let key = table.primaryKey.quotedIdentifier
         let column = reference.column.quotedIdentifier
