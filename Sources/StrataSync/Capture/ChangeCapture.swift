@@ -36,7 +36,9 @@ public final class ChangeCapture: Sendable {
         db.add(transactionListener: transactions)
         try CaptureFunctions.install(on: db, clock: clock, transactions: transactions)
         for table in schema.tables {
-            for statement in CaptureTriggers.createStatements(for: table) {
+            // Dropped first: triggers of an earlier engine on this connection name the
+            // columns the table had then, and a migration may have added some.
+            for statement in CaptureTriggers.dropStatements(for: table) + CaptureTriggers.createStatements(for: table) {
                 try db.execute(sql: statement)
             }
         }
