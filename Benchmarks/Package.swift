@@ -35,6 +35,7 @@ let package = Package(
                 .product(name: "StrataSQLite", package: "Strata"),
                 .product(name: "StrataQueries", package: "Strata"),
                 .product(name: "StrataObservation", package: "Strata"),
+                .product(name: "StrataSync", package: "Strata"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/StrataBench",

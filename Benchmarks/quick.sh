@@ -7,4 +7,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --package-path Benchmarks --product strata-bench
+Benchmarks/.build/release/strata-bench --quick --filter sync
 exec Benchmarks/.build/release/strata-bench --quick "$@"

@@ -18,7 +18,8 @@ struct Options {
           --json PATH     write the results as JSON
           --svg PATH      write a bar chart of each library's time relative to sqlite-c
           --filter NAME   run the workloads whose name contains NAME (fetch-structs, insert,
-                          fetch-by-key, update-by-key, delete-by-key, concurrent-reads)
+                          fetch-by-key, update-by-key, delete-by-key, concurrent-reads; opt-in:
+                          assets, sync)
           --library NAME  run only these libraries (sqlite-c, strata, strata-table, grdb-record,
                           grdb-codable); ratios need sqlite-c and grdb-record in the run
           --sizes N       row counts (default 1000,10000,100000,1000000; quick: 1000,10000)

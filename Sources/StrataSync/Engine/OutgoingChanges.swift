@@ -15,7 +15,10 @@ struct OutgoingChanges {
     /// The next batch: whole local transactions while they fit in `limit` items (so another
     /// device never sees half of one), deletes children first, saves parents first.
     func nextBatch(limit: Int, in db: Database) throws -> [Item] {
-        let pending = try RecordMetadata.fetchPending(in: db)
+        // One more than fits: when it is there, the last transaction read may be cut short,
+        // and is only taken if it is the first (a transaction larger than a request).
+        let pending = try RecordMetadata.fetchPending(limit: limit + 1, in: db)
+        let lastMayBeCut = pending.count > limit
         var chosen: [RecordMetadata] = []
         var index = pending.startIndex
         while index < pending.endIndex {
@@ -23,6 +26,7 @@ struct OutgoingChanges {
             var end = index
             while end < pending.endIndex && pending[end].pendingTransaction == transaction { end += 1 }
             let group = pending[index..<end]
+            if lastMayBeCut && end == pending.endIndex && !chosen.isEmpty { break }
             if chosen.count + group.count <= limit {
                 chosen += group
             } else {

@@ -119,7 +119,7 @@ extension SyncEngine {
         add(report.deleted, .deleted)
         add(report.waitingForParent, .waiting)
         add(report.quarantined, .quarantined)
-        if !events.isEmpty { logger.info("\(SyncEvent.table(events, title: "fetched"))") }
+        logEvents(events, title: "fetched")
     }
 
     /// A zone deleted in the cloud: its records go here too.

@@ -80,7 +80,7 @@ extension SyncEngine {
                     return try self.record(result, of: items, in: db)
                 }
             }
-            if !outcome.events.isEmpty { logger.info("\(SyncEvent.table(outcome.events, title: "sent"))") }
+            logEvents(outcome.events, title: "sent")
             if outcome.needsZone { try await cloud.saveZones([zone]) }
             if outcome.needsFetch { try await performFetchBody() }
             permanentFailures.merge(outcome.failures) { $1 }

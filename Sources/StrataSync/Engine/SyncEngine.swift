@@ -132,6 +132,20 @@ public final class SyncEngine: Sendable, Observable {
         updateStatus { $0.pendingCount = 0; $0.quarantinedCount = 0 }
     }
 
+    /// Logs what a send or fetch did: the table of records when it is short (or at debug
+    /// level), counts per action otherwise, so a first upload of a million rows does not log a
+    /// million lines at info level.
+    func logEvents(_ events: [SyncEvent], title: String) {
+        guard !events.isEmpty else { return }
+        if events.count <= 20 {
+            logger.info("\(SyncEvent.table(events, title: title))")
+        } else {
+            let counts = Dictionary(grouping: events, by: \.action).map { "\($0.value.count) \($0.key.rawValue)" }.sorted()
+            logger.info("\(title): \(counts.joined(separator: ", "))")
+            logger.debug("\(SyncEvent.table(events, title: title))")
+        }
+    }
+
     func persistClock(in db: Database) throws {
         try EngineState.set(EngineState.lastTimestamp, to: clock.lastTimestamp.description, in: db)
     }

@@ -57,10 +57,11 @@ struct RecordMetadata: Sendable, Hashable {
             arguments: [name.table, name.primaryKey], decode)
     }
 
-    /// Every record with a change waiting to be sent, oldest transaction first.
-    static func fetchPending(in db: Database) throws -> [RecordMetadata] {
+    /// The first `limit` records with a change waiting to be sent, oldest transaction first.
+    static func fetchPending(limit: Int, in db: Database) throws -> [RecordMetadata] {
         try db.fetchAll(
-            sql: selection + " WHERE pendingOperation IS NOT NULL ORDER BY pendingTransaction, recordType, recordPrimaryKey",
+            sql: selection + " WHERE pendingOperation IS NOT NULL ORDER BY pendingTransaction, recordType, recordPrimaryKey LIMIT ?",
+            arguments: [limit],
             decode)
     }
 
