@@ -5,14 +5,18 @@
 /// a read (`SELECT count(*) FROM t` reports none), and guessing "main" could miss an attached
 /// table.
 public struct QualifiedTable: Hashable, Sendable, CustomStringConvertible {
+    /// The schema, lowercased; nil matches the table in any schema.
     public var schema: String?
+    /// The table name, lowercased.
     public var name: String
 
+    /// A table of `schema` (nil for any), names compared case-insensitively.
     public init(schema: String?, name: String) {
         self.schema = schema?.lowercased()
         self.name = name.lowercased()
     }
 
+    /// `schema.table`, or the table alone when any schema matches.
     public var description: String {
         schema.map { "\($0).\(name)" } ?? name
     }
@@ -31,6 +35,7 @@ public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
     /// Whether the region is the whole database: any change affects it.
     public private(set) var isFullDatabase: Bool
 
+    /// An empty region: no change affects it.
     public init() {
         columnsByTable = [:]
         isFullDatabase = false
@@ -52,12 +57,15 @@ public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
     /// The tables read.
     public var tables: Set<QualifiedTable> { Set(columnsByTable.keys) }
 
+    /// Whether the region reads nothing (and is not the whole database).
     public var isEmpty: Bool { !isFullDatabase && columnsByTable.isEmpty }
 
+    /// Adds a column of a table (`""` for the table as a whole).
     public mutating func insert(_ table: QualifiedTable, column: String) {
         columnsByTable[table, default: []].insert(column.lowercased())
     }
 
+    /// Adds every table and column of `other`; a full-database region absorbs everything.
     public mutating func formUnion(_ other: DatabaseRegion) {
         if other.isFullDatabase { isFullDatabase = true }
         for (table, columns) in other.columnsByTable {
@@ -65,6 +73,7 @@ public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The region reading everything either region reads.
     public func union(_ other: DatabaseRegion) -> DatabaseRegion {
         var result = self
         result.formUnion(other)
@@ -94,6 +103,7 @@ public struct DatabaseRegion: Hashable, Sendable, CustomStringConvertible {
         isFullDatabase || changedTables.contains { contains($0) }
     }
 
+    /// The tables and columns, for logs and test failures.
     public var description: String {
         if isFullDatabase { return "full database" }
         return columnsByTable.keys.map { table in

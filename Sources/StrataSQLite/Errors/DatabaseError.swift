@@ -18,6 +18,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
     /// The primary result code (`SQLITE_CONSTRAINT`, `SQLITE_BUSY`, …).
     public var resultCode: ResultCode { extendedResultCode.primary }
 
+    /// An error with SQLite's code (extended when known), its message and the statement it concerns.
     public init(resultCode: ResultCode, message: String, sql: String? = nil, arguments: StatementArguments? = nil) {
         self.extendedResultCode = resultCode
         self.message = message
@@ -36,6 +37,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         self.init(resultCode: ResultCode(rawValue: resultCode), message: message, sql: sql, arguments: arguments)
     }
 
+    /// The code, the message and the SQL with its arguments, on one line.
     public var description: String {
         var text = "SQLite error \(resultCode.rawValue)"
         if extendedResultCode != resultCode {
@@ -53,6 +55,7 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
 }
 
 extension DatabaseError: Equatable {
+    /// Equal when the code, the message and the SQL are; arguments are not compared.
     public static func == (lhs: DatabaseError, rhs: DatabaseError) -> Bool {
         lhs.extendedResultCode == rhs.extendedResultCode && lhs.message == rhs.message && lhs.sql == rhs.sql
     }

@@ -59,11 +59,16 @@ public final class DatabaseFunction: Sendable {
 
 /// An argument of a ``DatabaseFunction`` could not be decoded into the closure's parameter type.
 public struct FunctionArgumentError: Error, CustomStringConvertible {
+    /// The function's SQL name.
     public var function: String
+    /// The argument's position, from 0.
     public var index: Int
+    /// The value SQL passed.
     public var value: DatabaseValue
+    /// The Swift type the closure declared.
     public var expectedType: String
 
+    /// Names the function, the argument, its value and the type that was expected.
     public var description: String {
         "\(function)(): argument \(index + 1) is \(value.storageClassName) \(value), expected \(expectedType)"
     }

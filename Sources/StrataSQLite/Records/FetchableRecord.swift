@@ -48,6 +48,7 @@ extension DatabaseValueConvertible {
         try db.fetchAll(sql: sql, arguments: arguments) { try $0.decode(Self.self, at: 0) }
     }
 
+    /// Fetches the first column of every row of an interpolated query.
     public static func fetchAll(_ db: Database, _ sql: SQL) throws -> [Self] {
         try fetchAll(db, sql: sql.text, arguments: sql.statementArguments)
     }
@@ -60,6 +61,7 @@ extension DatabaseValueConvertible {
         try db.fetchOne(sql: sql, arguments: arguments) { try $0.decode(Self.self, at: 0) }
     }
 
+    /// Fetches the first column of the first row of an interpolated query; nil without a row.
     public static func fetchOne(_ db: Database, _ sql: SQL) throws -> Self? {
         try fetchOne(db, sql: sql.text, arguments: sql.statementArguments)
     }

@@ -8,6 +8,7 @@ import Foundation
 /// Properties whose type is not ``DatabaseValueConvertible`` (nested structs, arrays) are
 /// decoded from JSON text.
 extension FetchableRecord where Self: Decodable {
+    /// Decodes the row through `Decodable`, matching coding keys to column names.
     public init(row: Row) throws {
         try self.init(from: RowDecoder(row: row))
     }

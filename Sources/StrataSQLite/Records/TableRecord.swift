@@ -46,8 +46,11 @@ public protocol TableRecord: FetchableRecord {
 }
 
 extension TableRecord {
+    /// `["id"]`.
     public static var primaryKeyColumnNames: [String] { ["id"] }
+    /// nil: SQLite's usual lookup.
     public static var schemaName: String? { nil }
+    /// None.
     public static var generatedColumnNames: [String] { [] }
 
     /// Every column a `SELECT` of the record reads, in the order `init(row:)` decodes them:

@@ -8,31 +8,39 @@ import CSQLite
 /// try db.execute(sql: "UPDATE players SET score = :score WHERE id = :id", arguments: [":score": 11, ":id": 1])
 /// ```
 public struct StatementArguments: Sendable, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+    /// Values for `?` and `?NNN` parameters, in order.
     public var positional: [any DatabaseValueConvertible]
+    /// Values for `:name`, `@name` and `$name` parameters; names are given without the prefix.
     public var named: [(name: String, value: any DatabaseValueConvertible)]
     /// Set when the same arguments serve several statements of one SQL string.
     var ignoresUnknownNames = false
 
+    /// Positional arguments.
     public init(_ values: [any DatabaseValueConvertible] = []) {
         positional = values
         named = []
     }
 
+    /// Named arguments, as (name, value) pairs, names without their prefix.
     public init(named: [(name: String, value: any DatabaseValueConvertible)]) {
         positional = []
         self.named = named
     }
 
+    /// Positional arguments: `[1, "Ann"]`.
     public init(arrayLiteral elements: (any DatabaseValueConvertible)...) {
         self.init(elements)
     }
 
+    /// Named arguments: `["name": "Ann"]`.
     public init(dictionaryLiteral elements: (String, any DatabaseValueConvertible)...) {
         self.init(named: elements.map { (name: $0.0, value: $0.1) })
     }
 
+    /// Whether there is no argument at all.
     public var isEmpty: Bool { positional.isEmpty && named.isEmpty }
 
+    /// The arguments as SQL literals, for error messages.
     public var description: String {
         if named.isEmpty {
             return "[" + positional.map { $0.databaseValue.description }.joined(separator: ", ") + "]"

@@ -38,10 +38,12 @@ public protocol DatabaseValueConvertible: Sendable {
 }
 
 extension DatabaseValueConvertible {
+    /// Binds ``databaseValue``; types with a faster direct binding implement their own.
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         databaseValue.bind(to: statement, at: index)
     }
 
+    /// Reads the column as a ``DatabaseValue``, then ``fromDatabaseValue(_:)``; types with a faster direct read implement their own.
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Self? {
         fromDatabaseValue(DatabaseValue(statement: statement, column: index))
     }
@@ -92,6 +94,7 @@ extension DatabaseValue {
         }
     }
 
+    /// Binds the value with the `sqlite3_bind_*` function of its storage class; returns SQLite's result code.
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         switch self {
         case .null:
@@ -109,7 +112,9 @@ extension DatabaseValue {
 }
 
 extension DatabaseValue: DatabaseValueConvertible {
+    /// The value itself.
     public var databaseValue: DatabaseValue { self }
+    /// The value itself: never nil.
     public static func fromDatabaseValue(_ value: DatabaseValue) -> DatabaseValue? { value }
 }
 

@@ -12,7 +12,9 @@ import Foundation
 // blob and bytes. Callers check the index range before decoding (`Row.decode`).
 
 extension Bool: DatabaseValueConvertible {
+    /// Stored as INTEGER 1 or 0.
     public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+    /// Reads a stored number: zero is false, any other integer or real is true; nil for text, blobs and NULL.
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Bool? {
         switch value {
         case .integer(let int): int != 0
@@ -20,10 +22,12 @@ extension Bool: DatabaseValueConvertible {
         default: nil
         }
     }
+    /// Binds the value to parameter `index` (1-based) of a prepared statement; returns SQLite's result code.
     @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         sqlite3_bind_int64(statement, index, self ? 1 : 0)
     }
+    /// Reads column `index` of the current row without boxing it, as ``fromDatabaseValue(_:)`` does.
     @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Bool? {
         let value = sqlite3_column_value(statement, index)
@@ -40,7 +44,10 @@ extension Bool: DatabaseValueConvertible {
 public protocol DatabaseInteger: FixedWidthInteger, DatabaseValueConvertible {}
 
 extension DatabaseInteger {
+    /// Stored as INTEGER.
     public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    /// Reads an integer, or a real with no fractional part, that fits the type exactly; nil otherwise
+    /// (no silent truncation or wrap-around).
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? {
         switch value {
         case .integer(let int): Self(exactly: int)
@@ -48,10 +55,12 @@ extension DatabaseInteger {
         default: nil
         }
     }
+    /// Binds the value to parameter `index` (1-based) of a prepared statement; returns SQLite's result code.
     @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         sqlite3_bind_int64(statement, index, Int64(self))
     }
+    /// Reads column `index` of the current row without boxing it, as ``fromDatabaseValue(_:)`` does.
     @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Self? {
         let value = sqlite3_column_value(statement, index)
@@ -73,7 +82,9 @@ extension UInt16: DatabaseInteger {}
 extension UInt8: DatabaseInteger {}
 
 extension Double: DatabaseValueConvertible {
+    /// Stored as REAL.
     public var databaseValue: DatabaseValue { .real(self) }
+    /// Reads a real, or an integer converted to `Double`; nil for text, blobs and NULL.
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Double? {
         switch value {
         case .integer(let int): Double(int)
@@ -81,10 +92,12 @@ extension Double: DatabaseValueConvertible {
         default: nil
         }
     }
+    /// Binds the value to parameter `index` (1-based) of a prepared statement; returns SQLite's result code.
     @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         sqlite3_bind_double(statement, index, self)
     }
+    /// Reads column `index` of the current row without boxing it, as ``fromDatabaseValue(_:)`` does.
     @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Double? {
         let value = sqlite3_column_value(statement, index)
@@ -96,10 +109,13 @@ extension Double: DatabaseValueConvertible {
 }
 
 extension Float: DatabaseValueConvertible {
+    /// Stored as REAL (widened to `Double`).
     public var databaseValue: DatabaseValue { .real(Double(self)) }
+    /// Reads a number as ``Double/fromDatabaseValue(_:)`` does, then narrows it to `Float`.
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Float? {
         Double.fromDatabaseValue(value).map(Float.init)
     }
+    /// Reads column `index` of the current row without boxing it, as ``fromDatabaseValue(_:)`` does.
     @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Float? {
         Double.decode(from: statement, at: index).map(Float.init)
@@ -107,15 +123,20 @@ extension Float: DatabaseValueConvertible {
 }
 
 extension String: DatabaseValueConvertible {
+    /// Stored as TEXT.
     public var databaseValue: DatabaseValue { .text(self) }
+    /// Reads text only: numbers and blobs are not converted, so a wrong column type is reported
+    /// instead of silently becoming a string.
     public static func fromDatabaseValue(_ value: DatabaseValue) -> String? {
         if case .text(let text) = value { return text }
         return nil
     }
+    /// Binds the value to parameter `index` (1-based) of a prepared statement; returns SQLite's result code.
     @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         bindText(self, to: statement, at: index)
     }
+    /// Reads column `index` of the current row without boxing it, as ``fromDatabaseValue(_:)`` does.
     @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> String? {
         let value = sqlite3_column_value(statement, index)
@@ -127,7 +148,9 @@ extension String: DatabaseValueConvertible {
 }
 
 extension Data: DatabaseValueConvertible {
+    /// Stored as BLOB.
     public var databaseValue: DatabaseValue { .blob(self) }
+    /// Reads a blob, or text as its UTF-8 bytes; nil for numbers and NULL.
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Data? {
         switch value {
         case .blob(let data): data
@@ -135,10 +158,12 @@ extension Data: DatabaseValueConvertible {
         default: nil
         }
     }
+    /// Binds the value to parameter `index` (1-based) of a prepared statement; returns SQLite's result code.
     @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         bindBlob(self, to: statement, at: index)
     }
+    /// Reads column `index` of the current row without boxing it, as ``fromDatabaseValue(_:)`` does.
     @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Data? {
         let value = sqlite3_column_value(statement, index)
@@ -163,7 +188,9 @@ extension Data: DatabaseValueConvertible {
 /// representation SQLiteData's users know and `sqlite3` shells can read. Decoding also accepts
 /// upper-case text and 16-byte blobs.
 extension UUID: DatabaseValueConvertible {
+    /// Stored as lowercase TEXT.
     public var databaseValue: DatabaseValue { .text(uuidString.lowercased()) }
+    /// Reads text in either case, or a 16-byte blob; nil for anything else.
     public static func fromDatabaseValue(_ value: DatabaseValue) -> UUID? {
         switch value {
         case .text(let text): return UUID(uuidString: text)
@@ -173,9 +200,11 @@ extension UUID: DatabaseValueConvertible {
         default: return nil
         }
     }
+    /// Binds the value to parameter `index` (1-based) of a prepared statement; returns SQLite's result code.
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         bindText(uuidString.lowercased(), to: statement, at: index)
     }
+    /// Reads column `index` of the current row without boxing it, as ``fromDatabaseValue(_:)`` does.
     public static func decode(from statement: OpaquePointer, at index: Int32) -> UUID? {
         switch sqlite3_column_type(statement, index) {
         case SQLITE_TEXT:
@@ -195,7 +224,10 @@ extension UUID: DatabaseValueConvertible {
 /// Decoding also accepts ISO-8601 text with a `T` separator and an optional `Z`, a bare
 /// `"YYYY-MM-DD"`, and INTEGER or REAL Unix time in seconds.
 extension Date: DatabaseValueConvertible {
+    /// Stored as TEXT in SQLite's date format, `YYYY-MM-DD HH:MM:SS.SSS` in UTC, which SQLite's
+    /// date functions read.
     public var databaseValue: DatabaseValue { .text(SQLiteDateFormat.string(from: self)) }
+    /// Reads SQLite date text, or a number of seconds since 1970 (integer or real); nil otherwise.
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Date? {
         switch value {
         case .text(let text): SQLiteDateFormat.date(from: text)
@@ -204,19 +236,23 @@ extension Date: DatabaseValueConvertible {
         default: nil
         }
     }
+    /// Binds the value to parameter `index` (1-based) of a prepared statement; returns SQLite's result code.
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         bindText(SQLiteDateFormat.string(from: self), to: statement, at: index)
     }
 }
 
 extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
+    /// NULL for nil, the wrapped value's storage otherwise.
     public var databaseValue: DatabaseValue {
         self?.databaseValue ?? .null
     }
+    /// Reads NULL as nil; any other value as the wrapped type reads it (nil when it cannot).
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Wrapped?? {
         if case .null = value { return .some(nil) }
         return Wrapped.fromDatabaseValue(value).map { .some($0) }
     }
+    /// Binds the value to parameter `index` (1-based) of a prepared statement; returns SQLite's result code.
     @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         switch self {
@@ -224,6 +260,7 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
         case .some(let value): value.bind(to: statement, at: index)
         }
     }
+    /// Reads column `index` of the current row without boxing it, as ``fromDatabaseValue(_:)`` does.
     @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Wrapped?? {
         if sqlite3_value_type(sqlite3_column_value(statement, index)) == SQLITE_NULL { return .some(nil) }
@@ -232,14 +269,18 @@ extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvert
 }
 
 extension DatabaseValueConvertible where Self: RawRepresentable, RawValue: DatabaseValueConvertible {
+    /// Stored as the raw value is.
     public var databaseValue: DatabaseValue { rawValue.databaseValue }
+    /// Reads the raw value, then the case or value it names; nil when none does.
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? {
         RawValue.fromDatabaseValue(value).flatMap(Self.init(rawValue:))
     }
+    /// Binds the value to parameter `index` (1-based) of a prepared statement; returns SQLite's result code.
     @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
         rawValue.bind(to: statement, at: index)
     }
+    /// Reads column `index` of the current row without boxing it, as ``fromDatabaseValue(_:)`` does.
     @inlinable
     public static func decode(from statement: OpaquePointer, at index: Int32) -> Self? {
         RawValue.decode(from: statement, at: index).flatMap(Self.init(rawValue:))
