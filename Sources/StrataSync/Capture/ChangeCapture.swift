@@ -17,6 +17,7 @@ public final class ChangeCapture: Sendable {
     /// Issues each change's version.
     public let clock: HybridLogicalClock
 
+    /// Capture for the named tables, versioned by `clock`; nothing is installed until ``install(on:)``.
     public init(tables: [String], clock: HybridLogicalClock) {
         self.tableNames = tables
         self.clock = clock

@@ -26,9 +26,11 @@ public enum ChangeLog {
     public struct Entry: Sendable, Hashable {
         /// The order of the changes; the log's own key.
         public var sequence: Int64
+        /// The synced table.
         public var tableName: String
         /// The primary key, as text.
         public var primaryKey: String
+        /// Whether the record was saved or deleted.
         public var operation: Operation
         /// The columns the change set, or nil for all of them (an insert).
         public var changedColumns: [String]?
@@ -93,6 +95,7 @@ public enum ChangeLog {
 public enum ChangeLogError: Error, Sendable, Hashable, CustomStringConvertible {
     case malformedEntry(sequence: Int64, operation: String, version: String)
 
+    /// Names the entry and its unreadable values.
     public var description: String {
         switch self {
         case .malformedEntry(let sequence, let operation, let version):

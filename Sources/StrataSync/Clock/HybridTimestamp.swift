@@ -11,6 +11,7 @@ public struct HybridTimestamp: Hashable, Comparable, Sendable, Codable, CustomSt
     /// The issuing device's id; the final tie-break.
     public var node: String
 
+    /// A timestamp from its parts.
     public init(milliseconds: Int64, counter: UInt32, node: String) {
         self.milliseconds = milliseconds
         self.counter = counter
@@ -28,8 +29,10 @@ public struct HybridTimestamp: Hashable, Comparable, Sendable, Codable, CustomSt
         self.init(milliseconds: milliseconds, counter: counter, node: String(node))
     }
 
+    /// The text form, `milliseconds.counter@node`.
     public var description: String { "\(milliseconds).\(counter)@\(node)" }
 
+    /// Orders by milliseconds, then counter, then node.
     public static func < (lhs: Self, rhs: Self) -> Bool {
         if lhs.milliseconds != rhs.milliseconds { return lhs.milliseconds < rhs.milliseconds }
         if lhs.counter != rhs.counter { return lhs.counter < rhs.counter }
@@ -42,6 +45,7 @@ public struct HybridTimestamp: Hashable, Comparable, Sendable, Codable, CustomSt
         try container.encode(description)
     }
 
+    /// Decodes the text form; a malformed one throws `DecodingError.dataCorrupted`.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)

@@ -12,6 +12,7 @@ public struct CloudAsset: Hashable, Sendable, Codable {
     /// The stored chunks, in order.
     public var chunks: [Chunk]
 
+    /// One stored chunk, as StrataAssets keeps it.
     public struct Chunk: Hashable, Sendable, Codable {
         /// The chunk's bytes as stored.
         public var data: Data
@@ -22,6 +23,7 @@ public struct CloudAsset: Hashable, Sendable, Codable {
         /// The CRC-32 of `data`, checked on the way in.
         public var crc32: UInt32
 
+        /// A chunk from its parts.
         public init(data: Data, encoding: Int, size: Int64, crc32: UInt32) {
             self.data = data
             self.encoding = encoding
@@ -33,6 +35,7 @@ public struct CloudAsset: Hashable, Sendable, Codable {
     /// The bytes the asset's chunks occupy in transit.
     public var storedSize: Int { chunks.reduce(0) { $0 + $1.data.count } }
 
+    /// An asset from its parts.
     public init(hash: String, size: Int64, chunkSize: Int64, chunks: [Chunk]) {
         self.hash = hash
         self.size = size
@@ -40,5 +43,6 @@ public struct CloudAsset: Hashable, Sendable, Codable {
         self.chunks = chunks
     }
 
+    /// The field value pointing at this asset.
     public var reference: CloudAssetReference { CloudAssetReference(hash: hash, size: size) }
 }

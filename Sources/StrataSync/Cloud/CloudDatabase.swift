@@ -61,6 +61,7 @@ public struct CloudLimits: Hashable, Sendable {
     /// documents about 2 MB.
     public var maximumBytesPerRequest: Int
 
+    /// Limits; the defaults are CloudKit's.
     public init(maximumItemsPerRequest: Int = 400, maximumBytesPerRequest: Int = 2_000_000) {
         self.maximumItemsPerRequest = maximumItemsPerRequest
         self.maximumBytesPerRequest = maximumBytesPerRequest
@@ -74,6 +75,7 @@ public struct CloudModifyResult: Sendable {
     /// Each delete's outcome. Deleting a record the server does not hold succeeds.
     public var deleteResults: [CloudRecordID: Result<Void, CloudError>]
 
+    /// A result from per-item outcomes.
     public init(
         saveResults: [CloudRecordID: Result<CloudRecord, CloudError>] = [:],
         deleteResults: [CloudRecordID: Result<Void, CloudError>] = [:]
@@ -85,11 +87,14 @@ public struct CloudModifyResult: Sendable {
 
 /// A database's changed zones since a token.
 public struct CloudDatabaseChanges: Sendable {
+    /// Zones with changes since the token.
     public var changedZones: [CloudZoneID]
+    /// Zones deleted since the token.
     public var deletedZones: [CloudZoneID]
     /// Where the next fetch continues.
     public var token: CloudChangeToken
 
+    /// A result from its parts.
     public init(changedZones: [CloudZoneID], deletedZones: [CloudZoneID], token: CloudChangeToken) {
         self.changedZones = changedZones
         self.deletedZones = deletedZones
@@ -108,6 +113,7 @@ public struct CloudZoneChanges: Sendable {
     /// Whether more changes wait: fetch again from ``token``.
     public var moreComing: Bool
 
+    /// A page from its parts.
     public init(changed: [CloudRecord], deleted: [CloudTombstone], token: CloudChangeToken, moreComing: Bool) {
         self.changed = changed
         self.deleted = deleted
@@ -118,9 +124,12 @@ public struct CloudZoneChanges: Sendable {
 
 /// A deleted record, as a change feed reports it.
 public struct CloudTombstone: Hashable, Sendable, Codable {
+    /// The deleted record.
     public var id: CloudRecordID
+    /// Its record type.
     public var type: String
 
+    /// A tombstone from its parts.
     public init(id: CloudRecordID, type: String) {
         self.id = id
         self.type = type

@@ -53,6 +53,7 @@ public enum CloudError: Error, Hashable, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The code and what it concerns.
     public var description: String {
         switch self {
         case .serverRecordChanged(let record): "serverRecordChanged: \(record.id) has change tag \(record.changeTag ?? "none") on the server"

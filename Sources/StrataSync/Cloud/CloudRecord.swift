@@ -4,6 +4,7 @@
 /// It is a value: a cloud keeps its own copy, and nothing a caller does to a record it sent or
 /// received changes what the cloud holds.
 public struct CloudRecord: Hashable, Sendable, Codable {
+    /// The record's name and zone.
     public var id: CloudRecordID
     /// The record's type; StrataSync uses the table name.
     public var type: String
@@ -19,6 +20,7 @@ public struct CloudRecord: Hashable, Sendable, Codable {
     /// carry the tag the server holds, or it fails with ``CloudError/serverRecordChanged(_:)``.
     public var changeTag: String?
 
+    /// A record; a new one has no change tag.
     public init(
         id: CloudRecordID,
         type: String,

@@ -5,10 +5,12 @@ public struct CloudRecordID: Hashable, Sendable, Codable, CustomStringConvertibl
     /// The zone that holds the record.
     public var zone: CloudZoneID
 
+    /// An id from its parts.
     public init(name: String, zone: CloudZoneID) {
         self.name = name
         self.zone = zone
     }
 
+    /// `name in zone@owner`.
     public var description: String { "\(name) in \(zone)" }
 }

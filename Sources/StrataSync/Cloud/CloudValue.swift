@@ -31,6 +31,7 @@ public struct CloudAssetReference: Hashable, Sendable, Codable {
     /// The uncompressed size in bytes.
     public var size: Int64
 
+    /// A reference from its parts.
     public init(hash: String, size: Int64) {
         self.hash = hash
         self.size = size

@@ -8,10 +8,12 @@ public struct CloudZoneID: Hashable, Sendable, Codable, CustomStringConvertible 
     /// The user record name of the zone's owner.
     public var owner: String
 
+    /// A zone id from its parts.
     public init(name: String, owner: String) {
         self.name = name
         self.owner = owner
     }
 
+    /// `name@owner`.
     public var description: String { "\(name)@\(owner)" }
 }

@@ -19,7 +19,9 @@ import Synchronization
 /// transaction and sent by ``sendChanges()``; ``fetchChanges()`` merges what other devices
 /// sent. One send and one fetch run at a time. See `Documentation/Sync.md`.
 public final class SyncEngine: Sendable, Observable {
+    /// The synced database.
     public let database: any DatabaseWriter
+    /// The cloud the engine syncs with.
     public let container: any CloudContainer
     /// The synced tables, validated, parents first.
     public let schema: SyncSchema
@@ -27,6 +29,7 @@ public final class SyncEngine: Sendable, Observable {
     public let deviceID: String
     /// Issues the versions of local edits.
     public let clock: HybridLogicalClock
+    /// Where the engine logs each event and failure.
     public let logger: Logger
     let configuration: SyncEngineConfiguration
     let work = SerialWork()

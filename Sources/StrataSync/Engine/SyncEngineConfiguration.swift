@@ -15,6 +15,7 @@ public struct SyncEngineConfiguration: Sendable {
     /// Automatic work while running: nil syncs only when asked.
     public var schedule: SyncSchedule?
 
+    /// The configuration; every value has a default suited to a live app.
     public init(
         deviceID: String? = nil,
         physicalTime: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) },
@@ -43,8 +44,10 @@ public struct SyncSchedule: Sendable {
     /// The first retry delay after a transient failure; doubled up to ``maximumRetryDelay``,
     /// with jitter, and never shorter than the cloud's retry-after.
     public var initialRetryDelay: Duration
+    /// The longest delay between retries.
     public var maximumRetryDelay: Duration
 
+    /// A schedule; the defaults suit a live app (a send half a second after a commit, a fetch a minute).
     public init(
         clock: any Clock<Duration> = ContinuousClock(),
         sendDelay: Duration = .milliseconds(500),

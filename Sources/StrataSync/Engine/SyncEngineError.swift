@@ -11,6 +11,7 @@ public enum SyncEngineError: Error, Sendable, Hashable, CustomStringConvertible 
     /// An incoming record could not be applied and was quarantined.
     case recordQuarantined(recordName: String, table: String, reason: String)
 
+    /// What failed, naming the record or table.
     public var description: String {
         switch self {
         case .corruptMetadata(let name, let detail): "the sync metadata of \(name) is unreadable: \(detail)"

@@ -2,7 +2,9 @@
 public struct SyncEngineStatus: Sendable {
     /// Whether the engine schedules sends and fetches on its own.
     public var isRunning = false
+    /// Whether a send is under way.
     public var isSendingChanges = false
+    /// Whether a fetch is under way.
     public var isFetchingChanges = false
     /// Local records with a change waiting to be sent, as of the last send or fetch.
     public var pendingCount = 0

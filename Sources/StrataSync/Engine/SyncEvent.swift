@@ -1,13 +1,18 @@
 /// One thing the engine did to one record, for the log a person reads.
 public struct SyncEvent: Sendable, Hashable {
+    /// What happened to the record.
     public enum Action: String, Sendable, Hashable {
         case sent, deleted, fetched, saved, merged, retried, waiting, quarantined, failed
     }
 
+    /// What happened.
     public var action: Action
+    /// The record's table.
     public var recordType: String
+    /// The record's name in the cloud.
     public var recordName: String
 
+    /// An event.
     public init(action: Action, recordType: String, recordName: String) {
         self.action = action
         self.recordType = recordType

@@ -8,6 +8,7 @@ import StrataQueries
 /// ```
 @Table("metadata")
 public struct SyncMetadata: Sendable, Equatable {
+    /// The metadatabase's schema, ``Metadatabase/schemaName``.
     public static var schemaName: String? { Metadatabase.schemaName }
 
     /// The synced table.

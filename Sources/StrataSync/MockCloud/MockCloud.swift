@@ -29,6 +29,7 @@ public final class MockCloud: Sendable {
     public let limits: CloudLimits
     let state = Mutex(MockCloudState())
 
+    /// An empty cloud; `limits` are what one request may carry.
     public init(identifier: String = "iCloud.strata.mock", limits: CloudLimits = CloudLimits()) {
         self.identifier = identifier
         self.limits = limits

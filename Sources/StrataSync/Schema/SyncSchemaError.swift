@@ -26,6 +26,7 @@ public enum SyncSchemaError: Error, Sendable, Hashable, CustomStringConvertible 
     /// A column name the engine reserves for itself.
     case reservedColumnName(table: String, column: String)
 
+    /// Names the table and column, and what to change.
     public var description: String {
         switch self {
         case .tableNotFound(let table):

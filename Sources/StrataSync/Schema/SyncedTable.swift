@@ -5,23 +5,31 @@ import StrataSQLite
 public struct SyncedTable: Sendable, Hashable {
     /// A column that syncs: every column but generated ones.
     public struct Column: Sendable, Hashable {
+        /// The name.
         public var name: String
         /// The declared type, as written (`TEXT`, `INTEGER`, `BLOB`…; may be empty).
         public var declaredType: String
+        /// Whether the column is declared NOT NULL.
         public var isNotNull: Bool
+        /// Whether the column has a DEFAULT.
         public var hasDefault: Bool
     }
 
     /// The table's single foreign key, which makes its rows children of the parent's rows.
     public struct ParentReference: Sendable, Hashable {
+        /// The foreign key column of the child table.
         public var column: String
+        /// The referenced table.
         public var parentTable: String
+        /// The referenced column (empty when it is the primary key by default).
         public var parentColumn: String
         /// The `ON DELETE` action as SQLite reports it (`CASCADE`, `SET NULL`…).
         public var onDelete: String
     }
 
+    /// The name.
     public var name: String
+    /// The single primary key column (text, globally unique).
     public var primaryKey: String
     /// The synced columns in declaration order, the primary key included.
     public var columns: [Column]
