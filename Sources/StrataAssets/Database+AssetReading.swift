@@ -8,9 +8,11 @@ extension Database {
         try AssetRow.fetch(self, id: id)?.descriptor
     }
 
-    /// Whether an asset with this identifier is stored.
+    /// Whether an asset with this identifier is stored (false in a database that never stored
+    /// one).
     public func assetExists(_ id: AssetID) throws -> Bool {
-        try AssetRow.fetch(self, id: id) != nil
+        guard try AssetSchema.exists(self) else { return false }
+        return try AssetRow.fetch(self, id: id) != nil
     }
 
     /// The whole content of an asset, checked against every chunk's CRC-32 and the asset's

@@ -20,7 +20,8 @@ public struct CloudAsset: Hashable, Sendable, Codable {
         public var encoding: Int
         /// The uncompressed size of the chunk.
         public var size: Int64
-        /// The CRC-32 of `data`, checked on the way in.
+        /// The CRC-32 StrataAssets records: over the chunk's index (8 bytes, little-endian)
+        /// followed by `data`. Checked on the way in.
         public var crc32: UInt32
 
         /// A chunk from its parts.

@@ -1,3 +1,4 @@
+import StrataAssets
 import StrataSQLite
 
 /// Builds the next batch of local changes to send, and records the cloud's answers.
@@ -79,7 +80,12 @@ struct OutgoingChanges {
         var fields = known?.fields ?? [:]
         var versions = known?.fieldVersions ?? [:]
         for (column, value) in zip(table.valueColumns, values) {
-            fields[column] = CloudValue(value)
+            if table.assetColumns.contains(column), case .text(let text) = value, let id = AssetID(hexadecimal: text),
+               let descriptor = try db.assetDescriptor(id) {
+                fields[column] = .asset(CloudAssetReference(hash: id.hexadecimal, size: descriptor.size))
+            } else {
+                fields[column] = CloudValue(value)
+            }
             if let version = metadata.fieldVersions[column] { versions[column] = version }
         }
         var parent: CloudRecordID?

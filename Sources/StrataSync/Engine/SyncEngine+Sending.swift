@@ -61,6 +61,8 @@ extension SyncEngine {
             let items = try await database.write { db in try outgoing.nextBatch(limit: batchLimit, in: db) }
                 .filter { permanentFailures[$0.metadata.name.text] == nil }
             guard !items.isEmpty else { break }
+            try await AssetTransfer(database: database, cloud: cloud)
+                .upload(AssetTransfer.references(in: items.compactMap(\.record)))
             let result: CloudModifyResult
             do {
                 result = try await cloud.modifyRecords(
@@ -74,9 +76,17 @@ extension SyncEngine {
                 try await cloud.saveZones([zone])
                 continue
             }
+            // Server copies to merge may refer to content this device lacks.
+            let serverCopies = result.saveResults.values.compactMap { answer -> CloudRecord? in
+                if case .failure(.serverRecordChanged(let record)) = answer { return record }
+                return nil
+            }
+            let assets = try await AssetTransfer(database: database, cloud: cloud)
+                .download(AssetTransfer.references(in: serverCopies))
             let outcome = try await ChangeCapture.withoutCapture {
                 try await self.database.write { db in
                     try ChangeLogDrain.drainAll(in: db, schema: schema, zone: zone)
+                    for asset in assets { try db.insertStoredAsset(asset) }
                     return try self.record(result, of: items, in: db)
                 }
             }

@@ -10,8 +10,20 @@ enum CRC32 {
     }
 
     static func checksum(_ data: Data) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in data { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
-        return crc ^ 0xFFFF_FFFF
+        update(0, with: data)
+    }
+
+    /// The checksum StrataAssets records with a chunk: over the chunk's index (8 bytes,
+    /// little-endian) followed by its stored bytes, so swapped chunks fail too.
+    static func checksum(index: Int, data: Data) -> UInt32 {
+        let indexBytes = withUnsafeBytes(of: UInt64(index).littleEndian) { Data($0) }
+        return update(update(0, with: indexBytes), with: data)
+    }
+
+    /// Continues a CRC-32 over more bytes (zlib's `crc32(crc, bytes)`).
+    static func update(_ crc: UInt32, with data: Data) -> UInt32 {
+        var value = crc ^ 0xFFFF_FFFF
+        for byte in data { value = table[Int((value ^ UInt32(byte)) & 0xFF)] ^ (value >> 8) }
+        return value ^ 0xFFFF_FFFF
     }
 }

@@ -208,7 +208,7 @@ struct MockCloudDatabase: CloudDatabase {
             for asset in assets {
                 let total = asset.chunks.reduce(Int64(0)) { $0 + $1.size }
                 guard total == asset.size else { throw CloudError.invalidAsset(asset.hash, reason: "chunk sizes add up to \(total), not \(asset.size)") }
-                for (index, chunk) in asset.chunks.enumerated() where CRC32.checksum(chunk.data) != chunk.crc32 {
+                for (index, chunk) in asset.chunks.enumerated() where CRC32.checksum(index: index, data: chunk.data) != chunk.crc32 {
                     throw CloudError.invalidAsset(asset.hash, reason: "chunk \(index) fails its CRC-32")
                 }
             }

@@ -1,3 +1,4 @@
+import StrataAssets
 import StrataSQLite
 
 /// What the sync engine knows of one synced table, read from SQLite's own schema (so it
@@ -39,6 +40,9 @@ public struct SyncedTable: Sendable, Hashable {
     public var parent: ParentReference?
     /// Every foreign key's parent table, for ordering sends and detecting cycles.
     public var referencedTables: [String]
+    /// The columns StrataAssets tracks (`trackAssetColumn`): their values are asset ids, and the
+    /// content travels with the record, by hash.
+    public var assetColumns: Set<String> = []
 
     /// Reads the table's description from `db`.
     ///
@@ -78,9 +82,13 @@ public struct SyncedTable: Sendable, Hashable {
             parent = ParentReference(
                 column: only.from, parentTable: only.table, parentColumn: only.to ?? "", onDelete: only.onDelete.uppercased())
         }
-        return SyncedTable(
+        var table = SyncedTable(
             name: name, primaryKey: key.name, columns: columns, generatedColumns: generated,
             parent: parent, referencedTables: Array(Set(foreignKeys.map(\.table))).sorted())
+        for column in columns where try db.isTrackedAssetColumn(table: name, column: column.name) {
+            table.assetColumns.insert(column.name)
+        }
+        return table
     }
 
     /// The names of the synced columns other than the primary key.

@@ -46,7 +46,7 @@ import Testing
         let data = Data(text.utf8)
         return CloudAsset(
             hash: "hash-\(text)", size: Int64(data.count), chunkSize: 1 << 20,
-            chunks: [CloudAsset.Chunk(data: data, encoding: 0, size: Int64(data.count), crc32: CRC32.checksum(data))])
+            chunks: [CloudAsset.Chunk(data: data, encoding: 0, size: Int64(data.count), crc32: CRC32.checksum(index: 0, data: data))])
     }
 
     @Test func assetsAreStoredOnceByHash() async throws {
