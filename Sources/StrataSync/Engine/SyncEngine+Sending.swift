@@ -96,6 +96,8 @@ extension SyncEngine {
             permanentFailures.merge(outcome.failures) { $1 }
             if outcome.progress == 0 && !outcome.needsZone && !outcome.needsFetch { break }
         }
+        // Entries drained while answers were recorded leave the log now.
+        try await database.write { db in try ChangeLogDrain.removeDrained(in: db) }
         if !permanentFailures.isEmpty { throw SyncEngineError.sendFailed(permanentFailures) }
     }
 

@@ -110,7 +110,10 @@ public final class SyncEngine: Sendable, Observable {
     /// How many local records wait to be sent (after draining the change log).
     public func pendingCount() async throws -> Int {
         try await database.write { db in
-            try RecordMetadata.pendingCount(in: db) + ChangeLog.count(in: db)
+            let drained = Int64(try EngineState.value(EngineState.drainedThrough, in: db) ?? "0") ?? 0
+            let undrained = try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM main.\(ChangeLog.tableName) WHERE sequence > ?", arguments: [drained]) ?? 0
+            return try RecordMetadata.pendingCount(in: db) + undrained
         }
     }
 

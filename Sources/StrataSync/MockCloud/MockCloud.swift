@@ -92,6 +92,12 @@ public final class MockCloud: Sendable {
         state.withLock { $0.assetUploads[hash, default: 0] }
     }
 
+    /// Runs `action` when the next modify request arrives, before it is applied: tests use it to
+    /// change a device's data while its batch is in flight. `action` must not call the cloud.
+    package func beforeNextModify(_ action: @escaping @Sendable () -> Void) {
+        state.withLock { $0.beforeNextModify = action }
+    }
+
     /// Lets `user` see `zone` in their shared database (sharing builds on this).
     package func grant(_ zone: CloudZoneID, to user: String) {
         state.withLock { $0.grants[zone, default: []].insert(user) }
@@ -105,6 +111,12 @@ public final class MockCloud: Sendable {
         _ operation: Operation, user: String, from container: MockCloudContainer.ID? = nil,
         _ body: (inout MockCloudState) throws -> T
     ) throws -> T {
+        if operation == .modifyRecords, let action = state.withLock({ state in
+            defer { state.beforeNextModify = nil }
+            return state.beforeNextModify
+        }) {
+            action()
+        }
         let (result, hints) = try state.withLock { state -> (T, [AsyncStream<Void>.Continuation]) in
             state.requestCounts[operation, default: 0] += 1
             guard state.accountStatus[user, default: .available] == .available else { throw CloudError.notAuthenticated }

@@ -48,6 +48,7 @@ struct MockCloudState {
     var assetUploads: [String: Int] = [:]
     var grants: [CloudZoneID: Set<String>] = [:]
     var hintSubscribers: [UUID: HintSubscriber] = [:]
+    var beforeNextModify: (@Sendable () -> Void)?
 
     mutating func nextSequence() -> Int64 {
         sequence += 1

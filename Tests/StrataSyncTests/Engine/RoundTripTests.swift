@@ -99,3 +99,21 @@ import Testing
         #expect(cloud.requestCount(.modifyRecords) == modifies)
     }
 }
+
+/// An edit committed while its record's batch is in flight stays pending and goes next.
+@Suite struct InFlightEditTests {
+    @Test func anEditMadeBeforeTheAcknowledgmentIsSentNext() async throws {
+        let cloud = MockCloud()
+        let a = try SyncTestDevice("a", cloud: cloud)
+        let b = try SyncTestDevice("b", cloud: cloud)
+        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
+        let database = a.database
+        cloud.beforeNextModify {
+            try? database.write { db in try db.execute(sql: "UPDATE games SET title = 'edited in flight' WHERE id = 'g1'") }
+        }
+        try await a.engine.sendChanges()
+        #expect(try await a.pending() == 0)
+        try await b.engine.syncChanges()
+        #expect(try b.rows() == ["game g1 'edited in flight' NULL"])
+    }
+}

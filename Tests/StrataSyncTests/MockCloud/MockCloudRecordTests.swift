@@ -138,4 +138,25 @@ import Testing
         guard case .failure(let error)? = results[missing] else { Issue.record("missing record found"); return }
         #expect(error == .unknownItem(missing))
     }
+
+    @Test func ofConcurrentSavesWithOneTagExactlyOneWins() async throws {
+        try await database.saveZones([zone])
+        let first = try saved(try await save(record("r")), "r")
+        let cloud = self.cloud
+        let zone = self.zone
+        let winners = await withTaskGroup(of: Bool.self) { group in
+            for device in 0..<8 {
+                group.addTask {
+                    let update = CloudRecord(
+                        id: CloudRecordID(name: "r", zone: zone), type: "games", fields: ["title": .text("device \(device)")],
+                        changeTag: first.changeTag)
+                    let result = try? await cloud.container(user: "alice").privateDatabase.modifyRecords(saving: [update], deleting: [])
+                    if case .success? = result?.saveResults[update.id] { return true }
+                    return false
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(winners == 1)
+    }
 }
