@@ -2,10 +2,35 @@ extension SyncEngine {
     /// The signed-in user, checked to be available.
     ///
     /// - Throws: ``SyncEngineError/accountUnavailable(_:)`` when the account cannot sync.
+    ///
+    /// Notices account changes: a sign-out (the account has no user any more) or a switch (another
+    /// user than the one the local data came from) goes to the delegate, or by default deletes
+    /// the local data.
     func availableUser() async throws -> String {
         let status = try await container.accountStatus()
-        guard status == .available else { throw SyncEngineError.accountUnavailable(status) }
-        return try await container.currentUser()
+        let known = try await database.write { db in try EngineState.value(EngineState.userName, in: db) }
+        guard status == .available else {
+            if status == .noAccount, let known {
+                try await accountChanged(.signedOut(previousUser: known))
+                try await database.write { db in try EngineState.set(EngineState.userName, to: nil, in: db) }
+            }
+            throw SyncEngineError.accountUnavailable(status)
+        }
+        let user = try await container.currentUser()
+        if known != user {
+            if let known { try await accountChanged(.switched(from: known, to: user)) }
+            try await database.write { db in try EngineState.set(EngineState.userName, to: user, in: db) }
+        }
+        return user
+    }
+
+    private func accountChanged(_ change: SyncAccountChange) async throws {
+        logger.notice("account changed: \(change)")
+        if let delegate {
+            await delegate.syncEngine(self, accountChanged: change)
+        } else {
+            try await performDeleteLocalData()
+        }
     }
 
     /// The private database's zone for `user`.

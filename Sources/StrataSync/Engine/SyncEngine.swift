@@ -31,6 +31,8 @@ public final class SyncEngine: Sendable, Observable {
     public let clock: HybridLogicalClock
     /// Where the engine logs each event and failure.
     public let logger: Logger
+    /// Decides what account changes do to local data; nil deletes it.
+    public let delegate: (any SyncEngineDelegate)?
     let configuration: SyncEngineConfiguration
     let work = SerialWork()
     let statusStorage = Mutex(SyncEngineStatus())
@@ -46,12 +48,13 @@ public final class SyncEngine: Sendable, Observable {
         privateTables: any TableRecord.Type...,
         container: any CloudContainer,
         configuration: SyncEngineConfiguration = SyncEngineConfiguration(),
+        delegate: (any SyncEngineDelegate)? = nil,
         logger: Logger = Logger(label: "strata.sync"),
         startImmediately: Bool = true
     ) throws {
         try self.init(
             for: database, tableNames: (tables + privateTables).map { $0.tableName }, container: container,
-            configuration: configuration, logger: logger, startImmediately: startImmediately)
+            configuration: configuration, delegate: delegate, logger: logger, startImmediately: startImmediately)
     }
 
     /// Creates an engine syncing the tables with these names.
@@ -60,11 +63,13 @@ public final class SyncEngine: Sendable, Observable {
         tableNames: [String],
         container: any CloudContainer,
         configuration: SyncEngineConfiguration = SyncEngineConfiguration(),
+        delegate: (any SyncEngineDelegate)? = nil,
         logger: Logger = Logger(label: "strata.sync"),
         startImmediately: Bool = true
     ) throws {
         self.database = database
         self.container = container
+        self.delegate = delegate
         self.configuration = configuration
         self.logger = logger
         let containerIdentifier = container.identifier
@@ -120,19 +125,23 @@ public final class SyncEngine: Sendable, Observable {
     /// Deletes every synced row and all sync metadata on this device (the cloud keeps its
     /// copy): what happens by default when the user signs out.
     public func deleteLocalData() async throws {
+        try await work.run { try await self.performDeleteLocalData() }
+    }
+
+    func performDeleteLocalData() async throws {
         let schema = self.schema
-        try await work.run {
-            try await ChangeCapture.withoutCapture {
-                try await self.database.write { db in
-                    for table in schema.tables.reversed() {
-                        try db.execute(sql: "DELETE FROM main.\(table.name.quotedIdentifier)")
-                    }
-                    try ChangeLog.removeEntries(through: .max, in: db)
-                    for table in ["metadata", "unsynced_records", "quarantined_records"] {
-                        try db.execute(sql: "DELETE FROM strata_sync.\(table)")
-                    }
-                    try db.execute(sql: "DELETE FROM strata_sync.state WHERE key LIKE 'token.%' OR key LIKE 'zone.%' OR key = ?", arguments: [EngineState.userName])
+        try await ChangeCapture.withoutCapture {
+            try await self.database.write { db in
+                for table in schema.tables.reversed() {
+                    try db.execute(sql: "DELETE FROM main.\(table.name.quotedIdentifier)")
                 }
+                try ChangeLog.removeEntries(through: .max, in: db)
+                for table in ["metadata", "unsynced_records", "quarantined_records"] {
+                    try db.execute(sql: "DELETE FROM strata_sync.\(table)")
+                }
+                try db.execute(
+                    sql: "DELETE FROM strata_sync.state WHERE key LIKE 'token.%' OR key LIKE 'zone.%' OR key = ?",
+                    arguments: [EngineState.userName])
             }
         }
         updateStatus { $0.pendingCount = 0; $0.quarantinedCount = 0 }
