@@ -168,7 +168,10 @@ let package = Package(
         ),
         .testTarget(
             name: "StrataSyncTests",
-            dependencies: ["StrataSync", "StrataSQLite", "StrataQueries", "StrataAssets", "StrataTestSupport"]
+            dependencies: [
+                "StrataSync", "StrataSQLite", "StrataQueries", "StrataAssets", "StrataTestSupport",
+                .product(name: "Clocks", package: "swift-clocks"),
+            ]
         ),
         .testTarget(
             name: "StrataTests",

@@ -1,0 +1,63 @@
+import Foundation
+import Strata
+import Testing
+
+@Suite("Each context gets its kind of sync engine")
+struct ContextualSyncEngineTests {
+    @Table("games")
+    struct Game: Equatable {
+        @Column(primaryKey: true) var id: String
+        var title: String
+    }
+
+    func database() throws -> DatabaseQueue {
+        let database = try DatabaseQueue()
+        try database.write { db in try db.execute(sql: "CREATE TABLE games (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL)") }
+        return database
+    }
+
+    @Test("live: a container is required")
+    func liveNeedsAContainer() throws {
+        let database = try database()
+        withDependencies { $0.context = .live } operation: {
+            #expect(throws: SyncEngineError.noContainer) { _ = try SyncEngine.contextual(for: database, tables: [Game.self]) }
+        }
+    }
+
+    @Test("test: a mock cloud and nothing automatic; the test drives the engine")
+    func testContext() async throws {
+        let database = try database()
+        let engine = try withDependencies { $0.context = .test } operation: {
+            try SyncEngine.contextual(for: database, tables: [Game.self])
+        }
+        #expect(!engine.status.isRunning)
+        #expect(engine.container is MockCloudContainer)
+        try await database.write { db in try db.execute(sql: "INSERT INTO games VALUES ('g1', 'Poker')") }
+        try await engine.sendChanges()
+        let cloud = try #require(engine.container as? MockCloudContainer).cloud
+        #expect(cloud.records(in: CloudZoneID(name: "strata.default", owner: "preview-user")).count == 1)
+    }
+
+    @Test("preview: a mock cloud, synced automatically")
+    func previewContext() throws {
+        let database = try database()
+        let engine = try withDependencies { $0.context = .preview } operation: {
+            try SyncEngine.contextual(for: database, tables: [Game.self])
+        }
+        defer { engine.stop() }
+        #expect(engine.status.isRunning)
+        #expect(engine.container is MockCloudContainer)
+    }
+
+    @Test("defaultSyncEngine can be set and read")
+    func defaultSyncEngine() throws {
+        let database = try database()
+        try withDependencies {
+            $0.context = .test
+            $0.defaultSyncEngine = try SyncEngine.contextual(for: database, tables: [Game.self])
+        } operation: {
+            @Dependency(\.defaultSyncEngine) var engine
+            #expect(engine.schema.tables.map(\.name) == ["games"])
+        }
+    }
+}
