@@ -107,7 +107,7 @@ let package = Package(
         // the same code as the `scorekeeper` executable.
         .target(
             name: "ScorekeeperCore",
-            dependencies: ["Strata"],
+            dependencies: ["Strata", .product(name: "Logging", package: "swift-log")],
             path: "Examples/ScorekeeperCore"
         ),
         // The `scorekeeper` commands, as a library: tests cannot import an executable's main

@@ -12,6 +12,7 @@ let package = Package(
     dependencies: [
         .package(name: "Strata", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
     ],
     targets: [
         // Direct access to the system SQLite for the hand-written C API baseline.
@@ -36,6 +37,7 @@ let package = Package(
                 .product(name: "StrataQueries", package: "Strata"),
                 .product(name: "StrataObservation", package: "Strata"),
                 .product(name: "StrataSync", package: "Strata"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ],
             path: "Sources/StrataBench",

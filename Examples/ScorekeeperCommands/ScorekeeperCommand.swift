@@ -18,6 +18,7 @@ public struct ScorekeeperCommand: AsyncParsableCommand {
               scorekeeper                     # the sample games and players
               scorekeeper watch               # scripted changes, reprinted live
               scorekeeper players "Mahjong Club"
+              scorekeeper devices             # two devices syncing the same game
 
             Keep your own scores in a file:
               scorekeeper add-game "Game night" --database scores.sqlite
@@ -30,7 +31,7 @@ public struct ScorekeeperCommand: AsyncParsableCommand {
             AddGame.self, RenameGame.self, DeleteGame.self,
             AddPlayer.self, RenamePlayer.self, DeletePlayer.self,
             Increment.self, Decrement.self, SetAvatar.self,
-            WatchCommand.self,
+            WatchCommand.self, DevicesCommand.self,
         ],
         defaultSubcommand: Show.self
     )

@@ -31,6 +31,17 @@ public enum Schema {
                 """)
             try db.trackAssetColumn(table: Player.tableName, column: "avatar")
         }
+        // Sync refuses UNIQUE indexes other than the primary key: two devices could each
+        // insert a row the other would then reject. Scorekeeper checks titles and names before
+        // it writes (Scorekeeper.addGame and friends); the indexes stay, for lookups.
+        migrator.registerMigration("v2: ready for sync") { db in
+            try db.execute(sql: """
+                DROP INDEX games_title;
+                CREATE INDEX games_title ON games (title COLLATE NOCASE);
+                DROP INDEX players_game_name;
+                CREATE INDEX players_game_name ON players (gameID, name COLLATE NOCASE);
+                """)
+        }
         return migrator
     }
 }

@@ -1,5 +1,6 @@
 import CSQLiteBench
 import Foundation
+import Logging
 import StrataSQLite
 import StrataSync
 
@@ -23,6 +24,12 @@ func runSyncWorkloadIfSelected(_ options: Options) async throws -> Bool {
 struct SyncWorkload {
     let quick: Bool
     let directory: String?
+    /// Errors only: the engine's info lines would be timed too, and drown the table.
+    static let logger: Logger = {
+        var logger = Logger(label: "strata-bench.sync")
+        logger.logLevel = .error
+        return logger
+    }()
 
     static let schema = """
         CREATE TABLE IF NOT EXISTS synced (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, score INTEGER NOT NULL);
@@ -49,7 +56,8 @@ struct SyncWorkload {
             let cloud = MockCloud()
             let engine = try SyncEngine(
                 for: pool, tableNames: ["synced"], container: cloud.container(user: "bench"),
-                configuration: SyncEngineConfiguration(deviceID: "a", schedule: nil), startImmediately: false)
+                configuration: SyncEngineConfiguration(deviceID: "a", schedule: nil), logger: Self.logger,
+                startImmediately: false)
             let ids = (0..<rows).map { "row-\(iteration)-\($0)" }
             func insert(into table: String) throws {
                 try pool.write { db in
@@ -69,7 +77,8 @@ struct SyncWorkload {
             try await second.write { db in try db.execute(sql: Self.schema) }
             let receiver = try SyncEngine(
                 for: second, tableNames: ["synced"], container: cloud.container(user: "bench"),
-                configuration: SyncEngineConfiguration(deviceID: "b", fetchPageSize: 400, schedule: nil), startImmediately: false)
+                configuration: SyncEngineConfiguration(deviceID: "b", fetchPageSize: 400, schedule: nil), logger: Self.logger,
+                startImmediately: false)
             let apply = try await clock.measure { try await receiver.fetchChanges() }
             times["apply", default: []].append(seconds(apply))
             let count = try await second.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM synced") }

@@ -31,7 +31,7 @@ struct IncomingChanges {
         for record in records.sorted(by: { (order[$0.type] ?? .max) < (order[$1.type] ?? .max) }) {
             try apply(record, in: db, report: &report)
         }
-        if !report.saved.isEmpty { try retryWaitingRecords(in: db, report: &report) }
+        if !records.isEmpty { try retryWaitingRecords(in: db, report: &report) }
         return report
     }
 
@@ -104,6 +104,7 @@ struct IncomingChanges {
             columns: columns, localVersions: metadata.fieldVersions, incoming: merging, rowExists: existing != nil)
         var winners = outcome.incomingWins
         for column in forcedLocal.keys { winners[column] = fields[column] }
+        var rowChanged = false
         do {
             try db.inSavepoint {
                 if let existing {
@@ -112,12 +113,14 @@ struct IncomingChanges {
                         return (column, value)
                     }
                     if !changed.isEmpty {
+                        rowChanged = true
                         let assignments = changed.map { "\($0.0.quotedIdentifier) = ?" }.joined(separator: ", ")
                         try db.execute(
                             sql: "UPDATE main.\(table.name.quotedIdentifier) SET \(assignments) WHERE \(table.primaryKey.quotedIdentifier) = ?",
                             arguments: StatementArguments(changed.map(\.1) + [DatabaseValue.text(name.primaryKey)]))
                     }
                 } else {
+                    rowChanged = true
                     let inserted = columns.filter { winners[$0] != nil }
                     let names = ([table.primaryKey] + inserted).map(\.quotedIdentifier).joined(separator: ", ")
                     let marks = Array(repeating: "?", count: inserted.count + 1).joined(separator: ", ")
@@ -148,7 +151,12 @@ struct IncomingChanges {
         try db.execute(
             sql: "DELETE FROM strata_sync.unsynced_records WHERE zoneName = ? AND ownerName = ? AND recordName = ?",
             arguments: [record.id.zone.name, record.id.zone.owner, record.id.name])
-        if outcome.localWins { report.merged.append(record.id.name) } else { report.saved.append(record.id.name) }
+        // A record that changes nothing here (this device's own save coming back) is not news.
+        if outcome.localWins {
+            report.merged.append(record.id.name)
+        } else if rowChanged {
+            report.saved.append(record.id.name)
+        }
     }
 
     /// Applies a deletion made elsewhere, unless a local edit is waiting to be sent: an edit

@@ -140,7 +140,7 @@ struct MockCloudDatabase: CloudDatabase {
             zone.records[record.id.name] = MockCloudState.StoredRecord(record: record, sequence: state.nextSequence())
             zone.tombstones[record.id.name] = nil
         }
-        for parent in Set(saves.compactMap(\.parent)) {
+        for parent in Set(saves.compactMap(\.parent)).sorted(by: { $0.name < $1.name }) {
             guard var stored = zone.records[parent.name] else { continue }
             stored.record.changeTag = state.newTag()
             stored.sequence = state.nextSequence()
