@@ -63,6 +63,11 @@ public final class MockCloud: Sendable {
         state.withLock { $0.requestCounts[operation, default: 0] }
     }
 
+    /// The number of saves plus deletes of every modify request applied so far, in order.
+    package var modifyRequestSizes: [Int] {
+        state.withLock { $0.modifyRequestSizes }
+    }
+
     /// The records a zone holds, by name.
     public func records(in zone: CloudZoneID) -> [CloudRecord] {
         state.withLock { state in

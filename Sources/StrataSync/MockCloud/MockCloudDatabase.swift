@@ -54,6 +54,7 @@ struct MockCloudDatabase: CloudDatabase {
             guard saves.count + deletes.count <= limits.maximumItemsPerRequest,
                   saves.reduce(0, { $0 + $1.encodedSize }) <= limits.maximumBytesPerRequest
             else { throw CloudError.limitExceeded }
+            state.modifyRequestSizes.append(saves.count + deletes.count)
             var result = CloudModifyResult()
             let zones = Set(saves.map(\.id.zone)).union(deletes.map(\.zone))
             for zoneID in zones.sorted(by: { $0.description < $1.description }) {

@@ -49,6 +49,7 @@ struct MockCloudState {
     var grants: [CloudZoneID: Set<String>] = [:]
     var hintSubscribers: [UUID: HintSubscriber] = [:]
     var beforeNextModify: (@Sendable () -> Void)?
+    var modifyRequestSizes: [Int] = []
 
     mutating func nextSequence() -> Int64 {
         sequence += 1

@@ -114,3 +114,34 @@ import Testing
         #expect(try b.rows() == ["game g1 'Bridge' NULL"])
     }
 }
+
+/// The changes of one local transaction travel in one request when they fit, so another device
+/// never sees half of a transaction.
+@Suite struct TransactionBatchingTests {
+    @Test func transactionsAreNotSplitAcrossRequestsWhenTheyFit() async throws {
+        let cloud = MockCloud()
+        let a = try SyncTestDevice("a", cloud: cloud, batchSize: 10)
+        for transaction in 0..<3 {
+            try await a.database.write { db in
+                for row in 0..<6 {
+                    try db.execute(sql: "INSERT INTO games (id) VALUES (?)", arguments: ["g\(transaction)-\(row)"])
+                }
+            }
+        }
+        try await a.engine.sendChanges()
+        #expect(cloud.modifyRequestSizes == [6, 6, 6])
+        #expect(try await a.pending() == 0)
+    }
+
+    @Test func aTransactionLargerThanARequestGoesInPiecesParentsFirst() async throws {
+        let cloud = MockCloud()
+        let a = try SyncTestDevice("a", cloud: cloud, batchSize: 10)
+        try await a.database.write { db in
+            try db.execute(sql: "INSERT INTO games (id) VALUES ('g')")
+            for row in 0..<14 { try db.execute(sql: "INSERT INTO players (id, gameID) VALUES (?, 'g')", arguments: ["p\(row)"]) }
+        }
+        try await a.engine.sendChanges()
+        #expect(cloud.modifyRequestSizes == [10, 5])
+        #expect(try await a.pending() == 0)
+    }
+}
