@@ -1,3 +1,4 @@
+import Foundation
 import StrataAssets
 import StrataSQLite
 
@@ -7,12 +8,15 @@ struct AssetTransfer {
     let database: any DatabaseWriter
     let cloud: any CloudDatabase
 
-    /// The asset references of some records.
-    static func references(in records: [CloudRecord]) -> [CloudAssetReference] {
+    /// The asset references of some records: all of them, or only those in asset columns
+    /// (whose content belongs in the asset store; the others are large BLOB values).
+    static func references(in records: [CloudRecord], assetColumnsOf schema: SyncSchema? = nil) -> [CloudAssetReference] {
         var seen: Set<String> = []
         var references: [CloudAssetReference] = []
         for record in records {
-            for value in record.fields.values {
+            let assetColumns = schema?.table(named: record.type)?.assetColumns
+            for (column, value) in record.fields {
+                if let assetColumns, !assetColumns.contains(column) { continue }
                 if case .asset(let reference) = value, seen.insert(reference.hash).inserted { references.append(reference) }
             }
         }
@@ -20,11 +24,16 @@ struct AssetTransfer {
     }
 
     /// Uploads the content of the references the cloud lacks, one asset at a time so memory
-    /// stays bounded by the largest asset.
-    func upload(_ references: [CloudAssetReference]) async throws {
+    /// stays bounded by the largest asset: from the asset store, or from the records' large
+    /// BLOB values.
+    func upload(_ references: [CloudAssetReference], blobs: [String: Data] = [:]) async throws {
         guard !references.isEmpty else { return }
         let missing = try await cloud.missingAssets(references.map(\.hash))
         for hash in references.map(\.hash) where missing.contains(hash) {
+            if let data = blobs[hash] {
+                try await cloud.uploadAssets([LargeBlobs.asset(of: data)])
+                continue
+            }
             guard let id = AssetID(hexadecimal: hash),
                   let stored = try await database.read({ db in try db.storedAsset(id) })
             else { continue }
@@ -32,7 +41,46 @@ struct AssetTransfer {
         }
     }
 
-    /// Downloads the content of the references this device lacks.
+    /// The large BLOB values of records about to be sent, by hash: the content of references
+    /// that are not in the asset store.
+    static func largeBlobs(in records: [CloudRecord], schema: SyncSchema, database: any DatabaseWriter) async throws -> [String: Data] {
+        var wanted: [(table: SyncedTable, column: String, key: String, hash: String)] = []
+        for record in records {
+            guard let table = schema.table(named: record.type), let name = RecordName(record.id.name) else { continue }
+            for (column, value) in record.fields where !table.assetColumns.contains(column) {
+                if case .asset(let reference) = value { wanted.append((table, column, name.primaryKey, reference.hash)) }
+            }
+        }
+        guard !wanted.isEmpty else { return [:] }
+        let requests = wanted
+        return try await database.read { db in
+            var blobs: [String: Data] = [:]
+            for item in requests {
+                let data = try Data.fetchOne(
+                    db,
+                    sql: "SELECT \(item.column.quotedIdentifier) FROM main.\(item.table.name.quotedIdentifier) WHERE \(item.table.primaryKey.quotedIdentifier) = ?",
+                    arguments: [item.key])
+                if let data, AssetID(of: data).hexadecimal == item.hash { blobs[item.hash] = data }
+            }
+            return blobs
+        }
+    }
+
+    /// The content of large BLOB values among some records, by hash (references in columns
+    /// that are not asset columns).
+    func downloadBlobs(in records: [CloudRecord], schema: SyncSchema) async throws -> [String: Data] {
+        var blobs: [String: Data] = [:]
+        for record in records {
+            guard let table = schema.table(named: record.type) else { continue }
+            for (column, value) in record.fields where !table.assetColumns.contains(column) {
+                guard case .asset(let reference) = value, blobs[reference.hash] == nil else { continue }
+                blobs[reference.hash] = try LargeBlobs.content(of: try await cloud.fetchAsset(reference.hash))
+            }
+        }
+        return blobs
+    }
+
+    /// Downloads the content of the references this device lacks (into its asset store).
     func download(_ references: [CloudAssetReference]) async throws -> [StoredAsset] {
         var assets: [StoredAsset] = []
         for reference in references {

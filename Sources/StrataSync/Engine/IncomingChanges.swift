@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import StrataSQLite
 
@@ -11,6 +12,17 @@ struct IncomingChanges {
     let schema: SyncSchema
     let clock: HybridLogicalClock
     let logger: Logger
+    /// The downloaded content of large BLOB values, by hash (``LargeBlobs``).
+    var blobs: [String: Data] = [:]
+
+    /// The column value of a field: a large BLOB's bytes for a reference in a plain column,
+    /// the value itself otherwise.
+    func columnValue(_ value: CloudValue, column: String, of table: SyncedTable) -> DatabaseValue {
+        if case .asset(let reference) = value, !table.assetColumns.contains(column), let data = blobs[reference.hash] {
+            return .blob(data)
+        }
+        return value.databaseValue
+    }
 
     /// What applying a page did, for logs and tests.
     struct Report: Sendable, Equatable {
@@ -109,7 +121,9 @@ struct IncomingChanges {
             try db.inSavepoint {
                 if let existing {
                     let changed = columns.enumerated().compactMap { index, column -> (String, DatabaseValue)? in
-                        guard let value = winners[column]?.databaseValue, value != existing[index] else { return nil }
+                        guard let field = winners[column] else { return nil }
+                        let value = columnValue(field, column: column, of: table)
+                        guard value != existing[index] else { return nil }
                         return (column, value)
                     }
                     if !changed.isEmpty {
@@ -127,7 +141,8 @@ struct IncomingChanges {
                     try db.execute(
                         sql: "INSERT INTO main.\(table.name.quotedIdentifier) (\(names)) VALUES (\(marks))",
                         arguments: StatementArguments(
-                            [DatabaseValue.text(name.primaryKey)] + inserted.compactMap { winners[$0]?.databaseValue }))
+                            [DatabaseValue.text(name.primaryKey)]
+                                + inserted.compactMap { column in winners[column].map { columnValue($0, column: column, of: table) } }))
                 }
                 return .commit
             }

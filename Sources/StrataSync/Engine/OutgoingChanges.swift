@@ -4,6 +4,8 @@ import StrataSQLite
 /// Builds the next batch of local changes to send, and records the cloud's answers.
 struct OutgoingChanges {
     let schema: SyncSchema
+    /// BLOB values larger than this go as assets (``LargeBlobs``).
+    var blobAssetThreshold = Int.max
 
     /// One record in a batch: the record to save (nil for a delete), and the pending revision
     /// it was built from, so an edit made before the answer arrives stays pending.
@@ -83,6 +85,8 @@ struct OutgoingChanges {
             if table.assetColumns.contains(column), case .text(let text) = value, let id = AssetID(hexadecimal: text),
                let descriptor = try db.assetDescriptor(id) {
                 fields[column] = .asset(CloudAssetReference(hash: id.hexadecimal, size: descriptor.size))
+            } else if case .blob(let data) = value, data.count > blobAssetThreshold {
+                fields[column] = .asset(CloudAssetReference(hash: AssetID(of: data).hexadecimal, size: Int64(data.count)))
             } else {
                 fields[column] = CloudValue(value)
             }

@@ -67,14 +67,17 @@ extension SyncEngine {
                 continue
             }
             refetchedNames?.formUnion(page.changed.map(\.id.name))
-            let assets = try await AssetTransfer(database: database, cloud: cloud)
-                .download(AssetTransfer.references(in: page.changed))
+            let transfer = AssetTransfer(database: database, cloud: cloud)
+            let assets = try await transfer.download(AssetTransfer.references(in: page.changed, assetColumnsOf: schema))
+            var pageIncoming = incoming
+            pageIncoming.blobs = try await transfer.downloadBlobs(in: page.changed, schema: schema)
+            let applier = pageIncoming
             let report = try await ChangeCapture.withoutCapture {
                 try await self.database.write { db in
                     try ChangeLogDrain.drainAll(in: db, schema: self.schema, zone: localZone)
                     // Content first: the rows that refer to it check that it exists.
                     for asset in assets { try db.insertStoredAsset(asset) }
-                    let report = try incoming.apply(records: page.changed, tombstones: page.deleted, in: db)
+                    let report = try applier.apply(records: page.changed, tombstones: page.deleted, in: db)
                     try self.persistClock(in: db)
                     return report
                 }

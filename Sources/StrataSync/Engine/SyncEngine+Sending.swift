@@ -1,3 +1,4 @@
+import Foundation
 import StrataSQLite
 
 extension SyncEngine {
@@ -51,7 +52,9 @@ extension SyncEngine {
             try await cloud.saveZones([zone])
             try await database.write { db in try EngineState.set(zoneKey, to: "1", in: db) }
         }
-        let outgoing = OutgoingChanges(schema: schema)
+        var builder = OutgoingChanges(schema: schema)
+        builder.blobAssetThreshold = configuration.blobAssetThreshold
+        let outgoing = builder
         var limit = max(1, configuration.batchSize)
         var rounds = 0
         var permanentFailures: [String: CloudError] = [:]
@@ -61,8 +64,11 @@ extension SyncEngine {
             let items = try await database.write { db in try outgoing.nextBatch(limit: batchLimit, in: db) }
                 .filter { permanentFailures[$0.metadata.name.text] == nil }
             guard !items.isEmpty else { break }
-            try await AssetTransfer(database: database, cloud: cloud)
-                .upload(AssetTransfer.references(in: items.compactMap(\.record)))
+            let transfer = AssetTransfer(database: database, cloud: cloud)
+            let records = items.compactMap(\.record)
+            try await transfer.upload(
+                AssetTransfer.references(in: records),
+                blobs: try await AssetTransfer.largeBlobs(in: records, schema: schema, database: database))
             let result: CloudModifyResult
             do {
                 result = try await cloud.modifyRecords(
@@ -81,13 +87,13 @@ extension SyncEngine {
                 if case .failure(.serverRecordChanged(let record)) = answer { return record }
                 return nil
             }
-            let assets = try await AssetTransfer(database: database, cloud: cloud)
-                .download(AssetTransfer.references(in: serverCopies))
+            let assets = try await transfer.download(AssetTransfer.references(in: serverCopies, assetColumnsOf: schema))
+            let blobs = try await transfer.downloadBlobs(in: serverCopies, schema: schema)
             let outcome = try await ChangeCapture.withoutCapture {
                 try await self.database.write { db in
                     try ChangeLogDrain.drainAll(in: db, schema: schema, zone: zone)
                     for asset in assets { try db.insertStoredAsset(asset) }
-                    return try self.record(result, of: items, in: db)
+                    return try self.record(result, of: items, blobs: blobs, in: db)
                 }
             }
             logEvents(outcome.events, title: "sent")
@@ -111,9 +117,12 @@ extension SyncEngine {
     }
 
     /// Records the cloud's answers to a batch, in one transaction.
-    func record(_ result: CloudModifyResult, of items: [OutgoingChanges.Item], in db: Database) throws -> SendOutcome {
+    func record(
+        _ result: CloudModifyResult, of items: [OutgoingChanges.Item], blobs: [String: Data], in db: Database
+    ) throws -> SendOutcome {
         var outcome = SendOutcome()
-        let incoming = IncomingChanges(schema: schema, clock: clock, logger: logger)
+        var incoming = IncomingChanges(schema: schema, clock: clock, logger: logger)
+        incoming.blobs = blobs
         for item in items {
             let id = item.metadata.recordID
             let name = item.metadata.name

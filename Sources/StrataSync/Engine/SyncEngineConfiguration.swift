@@ -14,6 +14,9 @@ public struct SyncEngineConfiguration: Sendable {
     public var fetchPageSize: Int
     /// Automatic work while running: nil syncs only when asked.
     public var schedule: SyncSchedule?
+    /// A plain BLOB value larger than this travels as an asset (content by hash, beside the
+    /// record) instead of inside the record, whose size the cloud limits.
+    public var blobAssetThreshold: Int
 
     /// The configuration; every value has a default suited to a live app.
     public init(
@@ -22,8 +25,10 @@ public struct SyncEngineConfiguration: Sendable {
         zoneName: String = "strata.default",
         batchSize: Int = 400,
         fetchPageSize: Int = 200,
-        schedule: SyncSchedule? = SyncSchedule()
+        schedule: SyncSchedule? = SyncSchedule(),
+        blobAssetThreshold: Int = 256 * 1024
     ) {
+        self.blobAssetThreshold = blobAssetThreshold
         self.deviceID = deviceID
         self.physicalTime = physicalTime
         self.zoneName = zoneName

@@ -1,6 +1,7 @@
 import Foundation
 
-/// CRC-32 (IEEE 802.3, zlib's), so the mock cloud checks uploaded chunks as the service would
+/// CRC-32 (IEEE 802.3, zlib's), as StrataAssets records it per chunk: the mock cloud checks
+/// uploads with it, and the engine signs the chunks of large BLOB values it sends as assets,
 /// without linking zlib into StrataSync.
 enum CRC32 {
     private static let table: [UInt32] = (0..<256).map { index in
