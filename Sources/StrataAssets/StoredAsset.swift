@@ -19,8 +19,8 @@ public struct StoredAsset: Sendable, Hashable {
     /// The chunks in order.
     public var chunks: [Chunk]
 
-    /// One chunk as stored in its row.
-    public struct Chunk: Sendable, Hashable {
+    /// One chunk as stored in its row; also the form a chunk travels in (it is `Codable`).
+    public struct Chunk: Sendable, Hashable, Codable {
         /// The stored bytes: raw deflate or the content itself, as ``encoding`` says.
         public var data: Data
         /// 0: stored as is; 1: raw deflate.

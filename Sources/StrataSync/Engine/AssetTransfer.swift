@@ -98,7 +98,7 @@ extension CloudAsset {
     init(_ stored: StoredAsset) {
         self.init(
             hash: stored.id.hexadecimal, size: stored.size, chunkSize: Int64(stored.chunkSize),
-            chunks: stored.chunks.map { Chunk(data: $0.data, encoding: $0.encoding, size: $0.size, crc32: $0.crc32) })
+            chunks: stored.chunks)
     }
 }
 
@@ -110,7 +110,6 @@ extension StoredAsset {
         let compressed = asset.chunks.contains { $0.encoding != 0 }
         self.init(
             id: id, size: asset.size, chunkSize: Int(asset.chunkSize), compression: compressed ? .deflate : .none,
-            compressionReason: "synced",
-            chunks: asset.chunks.map { Chunk(data: $0.data, encoding: $0.encoding, size: $0.size, crc32: $0.crc32) })
+            compressionReason: "synced", chunks: asset.chunks)
     }
 }
