@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 import StrataSQLite
 import StrataTestSupport
 import Testing
@@ -27,6 +28,55 @@ import Testing
     }
 
     struct Refusal: Error {}
+
+    /// Hears only transaction ends.
+    final class EndsOnly: TransactionListener, @unchecked Sendable {
+        var events: [String] = []
+        var observesRowChanges: Bool { false }
+        func rowDidChange(_ change: RowChange) { events.append("row") }
+        func transactionDidCommit(_ db: Database) { events.append("commit, autocommit: \(!db.isInsideTransaction)") }
+    }
+
+    @Test func aListenerThatDeclinesRowsHearsOnlyCommitsAndRollbacks() throws {
+        let queue = try DatabaseQueue()
+        let ends = EndsOnly()
+        let rows = Log()
+        try queue.write { db in
+            try db.execute(sql: "CREATE TABLE t (a INTEGER)")
+            db.add(transactionListener: ends)
+            db.add(transactionListener: rows)
+        }
+        ends.events.removeAll()
+        rows.events.removeAll()
+        try queue.write { db in try db.execute(sql: "INSERT INTO t VALUES (1)") }
+        #expect(ends.events == ["commit, autocommit: true"])
+        #expect(rows.events == ["insert main.t 1", "commit, autocommit: true"])
+    }
+
+    @Test func rowsOfATableAndOfTheTableItsTriggerWritesAreBothAnnounced() throws {
+        let queue = try DatabaseQueue()
+        try queue.write { db in
+            try db.execute(sql: """
+                CREATE TABLE t (a INTEGER);
+                CREATE TABLE audit (a INTEGER);
+                CREATE TABLE other (a INTEGER);
+                CREATE TRIGGER t_audit AFTER INSERT ON t BEGIN INSERT INTO audit VALUES (NEW.a); END;
+                """)
+        }
+        let announced = Mutex<[String]>([])
+        var observations: [DatabaseChangeRegistration] = []
+        for table in ["t", "audit", "other"] {
+            observations.append(queue.observeChanges(in: DatabaseRegion(tables: [table])) {
+                announced.withLock { $0.append(table) }
+            })
+        }
+        defer { observations.forEach { $0.cancel() } }
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO t VALUES (1), (2), (3)")
+            try db.execute(sql: "INSERT INTO other VALUES (1)")
+        }
+        #expect(announced.withLock { $0.sorted() } == ["audit", "other", "t"])
+    }
 
     @Test func transactionListenersHearRowsCommitsAndRollbacksBesideObservation() throws {
         try withTemporaryDatabasePath { path in

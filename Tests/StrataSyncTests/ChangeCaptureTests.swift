@@ -28,7 +28,7 @@ import Testing
     }
 
     func log(_ queue: DatabaseQueue) throws -> [ChangeLog.Entry] {
-        try queue.read { db in try ChangeLog.entries(in: db) }
+        try queue.read { db in try ChangeLog.entries(in: db, node: "deviceA") }
     }
 
     @Test func insertsUpdatesAndDeletesAreLoggedWithIncreasingVersions() throws {
@@ -104,5 +104,16 @@ import Testing
         let schema = try queue.read { db in try SyncSchema.read(tables: ["games"], in: db) }
         #expect(schema.tables.first?.columns.map(\.name) == ["id", "title"])
         #expect(schema.tables.first?.generatedColumns == ["titleLength"])
+    }
+
+    @Test func theLogNeverNumbersAnEntryAtOrBelowWhatWasDrained() throws {
+        let queue = try makeQueue()
+        try queue.write { db in try db.execute(sql: "INSERT INTO games (id) VALUES ('g1'), ('g2')") }
+        let drained = try log(queue).last?.sequence ?? 0
+        try queue.write { db in try ChangeLog.removeEntries(before: drained, in: db) }
+        #expect(try log(queue).map(\.sequence) == [drained])
+        try queue.write { db in try db.execute(sql: "INSERT INTO games (id) VALUES ('g3')") }
+        #expect(try log(queue).map(\.primaryKey) == ["g2", "g3"])
+        #expect(try log(queue).last.map { $0.sequence > drained } == true)
     }
 }

@@ -56,4 +56,28 @@ import Testing
         let clock = HybridLogicalClock(node: "c", physicalTime: Time(1_000).read, restoring: last)
         #expect(clock.next() > last)
     }
+
+    @Test func aFullCounterMovesToTheNextMillisecondAndStaysOrdered() {
+        let remote = HybridTimestamp(milliseconds: 5_000, counter: UInt32.max, node: "z")
+        let clock = HybridLogicalClock(node: "c", physicalTime: Time(1_000).read)
+        clock.observe(remote)
+        let next = clock.next()
+        #expect(next > remote)
+        #expect(next.counter < HybridTimestamp.counterLimit)
+        var previous = next
+        for _ in 0..<3 {
+            let later = clock.next()
+            #expect(later > previous)
+            previous = later
+        }
+    }
+
+    @Test func packedTimesOrderLikeTimestampsAndRoundTrip() {
+        let clock = HybridLogicalClock(node: "c", physicalTime: Time(1_700_000_000_000).read)
+        let packed = (0..<5).map { _ in clock.nextPackedTime() }
+        #expect(packed == packed.sorted() && Set(packed).count == 5)
+        let timestamp = HybridTimestamp(milliseconds: 1_700_000_000_123, counter: 77, node: "c")
+        #expect(HybridTimestamp(packedTime: timestamp.packedTime, node: "c") == timestamp)
+        #expect(HybridTimestamp(packedTime: packed[4], node: "c") == clock.lastTimestamp)
+    }
 }

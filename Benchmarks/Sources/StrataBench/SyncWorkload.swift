@@ -8,22 +8,27 @@ import StrataSync
 //
 // - capture: 10,000 inserts in one transaction into a synced table (capture triggers log each
 //   one) against an identical unsynced table of the same file, and against the C API
-//   inserting into the unsynced table with one prepared statement.
+//   inserting into an unsynced table with one prepared statement; three interleaved rounds
+//   per iteration.
 // - upload: `sendChanges()` of 10,000 new rows to a MockCloud (drain, batches of 400, the
 //   cloud's checks, acknowledgments), against inserting the same rows locally.
 // - apply: `fetchChanges()` of 10,000 records on a second device (merge, insert, metadata),
 //   against inserting the same rows locally.
 // Run: swift run -c release --package-path Benchmarks strata-bench --filter sync [--quick]
+// (--filter capture: the capture rows alone)
 
 func runSyncWorkloadIfSelected(_ options: Options) async throws -> Bool {
-    guard options.filters.contains(where: { "sync".contains($0) }) else { return false }
-    try await SyncWorkload(quick: options.quick, directory: options.directory).run()
-    return !options.filters.isEmpty && options.filters.allSatisfy { "sync".contains($0) || "assets".contains($0) }
+    guard options.filters.contains(where: { "sync".contains($0) || $0 == "capture" }) else { return false }
+    try await SyncWorkload(quick: options.quick, directory: options.directory, captureOnly: options.filters.contains("capture"))
+        .run()
+    return !options.filters.isEmpty && options.filters.allSatisfy { "sync".contains($0) || "assets".contains($0) || $0 == "capture" }
 }
 
 struct SyncWorkload {
     let quick: Bool
     let directory: String?
+    /// Measures change capture alone (`--filter capture`), for profiling it.
+    var captureOnly = false
     /// Errors only: the engine's info lines would be timed too, and drown the table.
     static let logger: Logger = {
         var logger = Logger(label: "strata-bench.sync")
@@ -54,21 +59,44 @@ struct SyncWorkload {
             let pool = try DatabasePool(path: path)
             try await pool.write { db in try db.execute(sql: Self.schema) }
             let cloud = MockCloud()
-            let engine = try SyncEngine(
-                for: pool, tableNames: ["synced"], container: cloud.container(user: "bench"),
-                configuration: SyncEngineConfiguration(deviceID: "a", schedule: nil), logger: Self.logger,
+            // Installs capture on the writer; this engine never sends.
+            let capturing = try SyncEngine(
+                for: pool, tableNames: ["synced"], container: cloud.container(user: "bench-capture"),
+                configuration: SyncEngineConfiguration(deviceID: "capture", schedule: nil), logger: Self.logger,
                 startImmediately: false)
+            _ = capturing
             let ids = (0..<rows).map { "row-\(iteration)-\($0)" }
-            func insert(into table: String) throws {
+            func insert(_ ids: [String], into table: String) throws {
                 try pool.write { db in
                     for (index, id) in ids.enumerated() {
                         try db.execute(sql: "INSERT INTO \(table) (id, name, score) VALUES (?, ?, ?)", arguments: [id, "name \(index)", index])
                     }
                 }
             }
-            times["plain", default: []].append(seconds(try clock.measure { try insert(into: "plain") }))
-            times["capture", default: []].append(seconds(try clock.measure { try insert(into: "synced") }))
-            times["c", default: []].append(seconds(try clock.measure { try Self.insertWithC(path: path, ids: ids) }))
+            // Three interleaved rounds per iteration: the three are compared as ratios, and
+            // interleaving keeps a slow moment of the machine from landing on one of them.
+            for round in 0..<3 {
+                let roundIDs = ids.map { "\($0)-\(round)" }
+                times["plain", default: []].append(seconds(try clock.measure { try insert(roundIDs, into: "plain") }))
+                times["capture", default: []].append(seconds(try clock.measure { try insert(roundIDs, into: "synced") }))
+                times["c", default: []].append(seconds(try clock.measure { try Self.insertWithC(path: path, ids: roundIDs, table: "c_plain_\(round)") }))
+            }
+            pool.close()
+            if captureOnly { continue }
+
+            // The upload starts from a fresh file, so it sends exactly the 10,000 rows.
+            let uploadPath = folder + "/sync-\(iteration)-a.sqlite"
+            let source = try DatabasePool(path: uploadPath)
+            try await source.write { db in try db.execute(sql: Self.schema) }
+            let engine = try SyncEngine(
+                for: source, tableNames: ["synced"], container: cloud.container(user: "bench"),
+                configuration: SyncEngineConfiguration(deviceID: "a", schedule: nil), logger: Self.logger,
+                startImmediately: false)
+            try await source.write { db in
+                for (index, id) in ids.enumerated() {
+                    try db.execute(sql: "INSERT INTO synced (id, name, score) VALUES (?, ?, ?)", arguments: [id, "name \(index)", index])
+                }
+            }
             let upload = try await clock.measure { try await engine.sendChanges() }
             times["upload", default: []].append(seconds(upload))
 
@@ -84,8 +112,8 @@ struct SyncWorkload {
             let count = try await second.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM synced") }
             guard count == rows else { throw BenchFailure("the receiving device has \(count ?? 0) rows, not \(rows)") }
             second.close()
-            pool.close()
-            for file in [path, secondPath] {
+            source.close()
+            for file in [path, uploadPath, secondPath] {
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
             }
         }
@@ -101,20 +129,21 @@ struct SyncWorkload {
         line("sqlite-c insert (unsynced table)", "c")
         line("strata insert (unsynced table)", "plain")
         line("strata insert (synced table, captured)", "capture")
+        guard !captureOnly else { return }
         line("first upload to MockCloud (sendChanges)", "upload")
         line("applying incoming records (fetchChanges)", "apply")
     }
 
     /// The C API baseline: one prepared statement, one transaction, into a fresh plain table.
-    static func insertWithC(path: String, ids: [String]) throws {
+    static func insertWithC(path: String, ids: [String], table: String) throws {
         var handle: OpaquePointer?
         guard sqlite3_open_v2(path, &handle, SQLITE_OPEN_READWRITE, nil) == SQLITE_OK, let handle else {
             throw BenchFailure("sqlite3_open_v2 failed for \(path)")
         }
         defer { sqlite3_close_v2(handle) }
-        sqlite3_exec(handle, "CREATE TABLE c_plain (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, score INTEGER NOT NULL); BEGIN", nil, nil, nil)
+        sqlite3_exec(handle, "CREATE TABLE \(table) (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, score INTEGER NOT NULL); BEGIN", nil, nil, nil)
         var statement: OpaquePointer?
-        sqlite3_prepare_v2(handle, "INSERT INTO c_plain (id, name, score) VALUES (?, ?, ?)", -1, &statement, nil)
+        sqlite3_prepare_v2(handle, "INSERT INTO \(table) (id, name, score) VALUES (?, ?, ?)", -1, &statement, nil)
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         for (index, id) in ids.enumerated() {
             sqlite3_bind_text(statement, 1, id, -1, transient)

@@ -20,6 +20,7 @@ do {
 // StrataAssets against zlib itself (AssetsWorkload.swift); alone when it is the only one selected.
 if try runAssetsWorkloadIfSelected(options) { exit(0) }
 // StrataSync against the same rows without sync (SyncWorkload.swift), when selected.
+if try await runSyncMemoryWorkloadIfSelected(options) { exit(0) }
 if try await runSyncWorkloadIfSelected(options) { exit(0) }
 
 /// Workloads that touch rows one key at a time do at most this many.

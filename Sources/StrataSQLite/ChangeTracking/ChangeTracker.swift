@@ -5,8 +5,9 @@ import Foundation
 /// committed them.
 ///
 /// Lives on the writer connection and is only touched from its queue. The update hook fires
-/// once per changed row, so its fast path is one atomic load when nobody observes, and one
-/// `strcmp` against the previous row's table when someone does.
+/// once per changed row, so its fast path is one atomic load when nobody observes, and a
+/// `strcmp` against the two tables seen last when someone does: two, because a row and the
+/// row a trigger writes for it (a sync change log, an audit table) alternate.
 ///
 /// Two sets, because one job can commit and then roll back: `writeWithoutTransaction` that
 /// commits a transaction and rolls back a second one, an autocommitted statement followed by a
@@ -19,8 +20,7 @@ final class ChangeTracker {
     private var transactionTables: Set<QualifiedTable> = []
     /// Tables changed by the transactions the current job committed.
     private var committedTables: Set<QualifiedTable> = []
-    private var lastTableName: UnsafePointer<CChar>?
-    private var lastSchemaName: UnsafePointer<CChar>?
+    private var recentTables = RecentTables()
     private var hasCommitted = false
 
     init(hub: DatabaseChangeHub) {
@@ -29,15 +29,10 @@ final class ChangeTracker {
 
     func rowChanged(schema: UnsafePointer<CChar>, table: UnsafePointer<CChar>) {
         guard hub.hasObservers else { return }
-        if let lastTableName, let lastSchemaName, strcmp(lastTableName, table) == 0, strcmp(lastSchemaName, schema) == 0 {
-            return
-        }
+        if recentTables.contains(schema: schema, table: table) { return }
         let qualified = QualifiedTable(schema: String(cString: schema), name: String(cString: table))
         transactionTables.insert(qualified)
-        // The pointers belong to SQLite's schema objects and are only compared within the
-        // current transaction, during which they stay valid.
-        lastTableName = table
-        lastSchemaName = schema
+        recentTables.remember(schema: schema, table: table)
     }
 
     /// A statement that writes these tables is about to run.
@@ -64,8 +59,7 @@ final class ChangeTracker {
     }
 
     private func forgetLastTable() {
-        lastTableName = nil
-        lastSchemaName = nil
+        recentTables = RecentTables()
     }
 
     /// Called after each job on the writer: announces what the job's commits changed.
@@ -93,5 +87,25 @@ extension Database {
     /// Announces the commits of the job that just ended.
     func jobDidEnd() {
         changeTracker?.flush(isInsideTransaction: isInsideTransaction)
+    }
+}
+
+/// The two tables the update hook reported last, by SQLite's own name pointers.
+///
+/// The pointers belong to SQLite's schema objects and are only compared within the current
+/// transaction, during which they stay valid; the tracker forgets them when it ends.
+private struct RecentTables {
+    private var last: (schema: UnsafePointer<CChar>, table: UnsafePointer<CChar>)?
+    private var previous: (schema: UnsafePointer<CChar>, table: UnsafePointer<CChar>)?
+
+    func contains(schema: UnsafePointer<CChar>, table: UnsafePointer<CChar>) -> Bool {
+        if let last, strcmp(last.table, table) == 0, strcmp(last.schema, schema) == 0 { return true }
+        if let previous, strcmp(previous.table, table) == 0, strcmp(previous.schema, schema) == 0 { return true }
+        return false
+    }
+
+    mutating func remember(schema: UnsafePointer<CChar>, table: UnsafePointer<CChar>) {
+        previous = last
+        last = (schema, table)
     }
 }

@@ -5,12 +5,14 @@ extension Database {
     /// keeps a strong reference until ``remove(transactionListener:)`` or until it closes.
     public func add(transactionListener: any TransactionListener) {
         transactionListeners.append(transactionListener)
+        if transactionListener.observesRowChanges { rowChangeListeners.append(transactionListener) }
         installHooksIfNeeded()
     }
 
     /// Removes a listener added with ``add(transactionListener:)``.
     public func remove(transactionListener: any TransactionListener) {
         transactionListeners.removeAll { $0 === transactionListener }
+        rowChangeListeners.removeAll { $0 === transactionListener }
     }
 
     /// Installs SQLite's update, commit and rollback hooks, once per connection.
@@ -25,14 +27,14 @@ extension Database {
             guard let context, let schema, let table else { return }
             let database = Unmanaged<Database>.fromOpaque(context).takeUnretainedValue()
             database.changeTracker?.rowChanged(schema: schema, table: table)
-            guard !database.transactionListeners.isEmpty else { return }
+            guard !database.rowChangeListeners.isEmpty else { return }
             let kind: RowChange.Kind = switch operation {
             case SQLITE_INSERT: .insert
             case SQLITE_DELETE: .delete
             default: .update
             }
             let change = RowChange(kind: kind, schemaName: String(cString: schema), tableName: String(cString: table), rowID: rowID)
-            for listener in database.transactionListeners {
+            for listener in database.rowChangeListeners {
                 listener.rowDidChange(change)
             }
         }, context)

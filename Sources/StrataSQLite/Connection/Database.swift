@@ -52,6 +52,9 @@ public final class Database {
     /// The listeners SQLite's update, commit and rollback hooks fan out to.
     @exclusivity(unchecked)
     var transactionListeners: [any TransactionListener] = []
+    /// The listeners that want ``TransactionListener/rowDidChange(_:)``, a subset of the above.
+    @exclusivity(unchecked)
+    var rowChangeListeners: [any TransactionListener] = []
     var hooksInstalled = false
     /// Set by the commit or rollback hook when listeners wait to hear of it; read after every
     /// statement.
@@ -121,6 +124,7 @@ public final class Database {
         uninstallHooks()
         changeTracker = nil
         transactionListeners.removeAll()
+        rowChangeListeners.removeAll()
         // close_v2 defers the real close until statements still held elsewhere are finalized,
         // instead of failing with SQLITE_BUSY.
         sqlite3_close_v2(handle)

@@ -13,6 +13,12 @@ import CSQLite
 /// ``transactionDidRollback(_:)``, which run once the statement that ended the transaction has
 /// returned.
 public protocol TransactionListener: AnyObject {
+    /// Whether ``rowDidChange(_:)`` should be called. Return false when only commits and
+    /// rollbacks matter: the update hook fires once per changed row (trigger writes included),
+    /// and skipping the ``RowChange`` it would build for this listener keeps that path free.
+    /// Read once, when the listener is added.
+    var observesRowChanges: Bool { get }
+
     /// A row was inserted, updated or deleted (SQLite's update hook). Rows of `WITHOUT ROWID`
     /// tables and rows deleted by `REPLACE` conflict resolution are not reported; that is
     /// SQLite's rule.
@@ -31,6 +37,8 @@ public protocol TransactionListener: AnyObject {
 }
 
 extension TransactionListener {
+    /// True: the listener hears of every row change.
+    public var observesRowChanges: Bool { true }
     /// Does nothing: implement only the events you need.
     public func rowDidChange(_ change: RowChange) {}
     /// Allows the commit.

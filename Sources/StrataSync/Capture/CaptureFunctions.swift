@@ -22,8 +22,8 @@ enum CaptureFunctions {
         try db.add(function: DatabaseFunction(isSynchronizing) { () -> Bool in
             SynchronizationContext.isSynchronizing
         })
-        try db.add(function: DatabaseFunction(version) { () -> String in
-            clock.next().description
+        try db.add(function: DatabaseFunction(version) { () -> Int64 in
+            clock.nextPackedTime()
         })
         try db.add(function: DatabaseFunction(transaction) { () -> Int64 in
             transactions.current

@@ -14,6 +14,9 @@ final class TransactionCounter: TransactionListener, Sendable {
         value = Atomic(first)
     }
 
+    /// Only transaction ends matter; rows would cost a `RowChange` each.
+    var observesRowChanges: Bool { false }
+
     /// The number of the transaction open now.
     var current: Int64 { value.load(ordering: .relaxed) }
 

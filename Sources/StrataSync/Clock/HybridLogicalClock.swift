@@ -19,7 +19,8 @@ public final class HybridLogicalClock: Sendable {
     /// ``observe(_:)`` reports it.
     public let maximumDrift: Duration
     private let physicalTime: @Sendable () -> Int64
-    private let latest: Mutex<HybridTimestamp>
+    /// The latest reading, milliseconds and counter; the node is constant.
+    private let latest: Mutex<(milliseconds: Int64, counter: UInt32)>
 
     /// - Parameters:
     ///   - node: the device's id (unique per device; `:` and `@` are not allowed).
@@ -36,22 +37,38 @@ public final class HybridLogicalClock: Sendable {
         self.node = node
         self.physicalTime = physicalTime
         self.maximumDrift = maximumDrift
-        latest = Mutex(last.map { HybridTimestamp(milliseconds: $0.milliseconds, counter: $0.counter, node: node) }
-            ?? HybridTimestamp(milliseconds: 0, counter: 0, node: node))
+        latest = Mutex(last.map { Self.normalized($0.milliseconds, Int64($0.counter)) } ?? (0, 0))
     }
 
     /// The timestamp of a new local event: greater than every timestamp issued or observed
     /// before.
     public func next() -> HybridTimestamp {
+        let (milliseconds, counter) = advance()
+        return HybridTimestamp(milliseconds: milliseconds, counter: counter, node: node)
+    }
+
+    /// ``next()`` as its ``HybridTimestamp/packedTime``: what capture triggers store, with no
+    /// text to format for every changed row.
+    public func nextPackedTime() -> Int64 {
+        let (milliseconds, counter) = advance()
+        return HybridTimestamp.packedTime(milliseconds: milliseconds, counter: counter)
+    }
+
+    private func advance() -> (Int64, UInt32) {
         let now = physicalTime()
         return latest.withLock { latest in
-            if now > latest.milliseconds {
-                latest = HybridTimestamp(milliseconds: now, counter: 0, node: node)
-            } else {
-                latest = HybridTimestamp(milliseconds: latest.milliseconds, counter: latest.counter &+ 1, node: node)
-            }
+            latest = now > latest.milliseconds
+                ? (now, 0)
+                : Self.normalized(latest.milliseconds, Int64(latest.counter) + 1)
             return latest
         }
+    }
+
+    /// Keeps the counter below ``HybridTimestamp/counterLimit`` by moving to the next
+    /// millisecond, which orders after every counter of the current one: the clock stays
+    /// monotonic, and a timestamp always packs into one integer.
+    private static func normalized(_ milliseconds: Int64, _ counter: Int64) -> (milliseconds: Int64, counter: UInt32) {
+        counter < Int64(HybridTimestamp.counterLimit) ? (milliseconds, UInt32(counter)) : (milliseconds + 1, 0)
     }
 
     /// Moves the clock past a timestamp received from another device, so the next local
@@ -64,17 +81,17 @@ public final class HybridLogicalClock: Sendable {
         let now = physicalTime()
         latest.withLock { latest in
             let milliseconds = max(latest.milliseconds, remote.milliseconds, now)
-            let counter: UInt32
+            let counter: Int64
             if milliseconds == latest.milliseconds && milliseconds == remote.milliseconds {
-                counter = max(latest.counter, remote.counter) &+ 1
+                counter = Int64(max(latest.counter, remote.counter)) + 1
             } else if milliseconds == latest.milliseconds {
-                counter = latest.counter &+ 1
+                counter = Int64(latest.counter) + 1
             } else if milliseconds == remote.milliseconds {
-                counter = remote.counter &+ 1
+                counter = Int64(remote.counter) + 1
             } else {
                 counter = 0
             }
-            latest = HybridTimestamp(milliseconds: milliseconds, counter: counter, node: node)
+            latest = Self.normalized(milliseconds, counter)
         }
         let ahead = Duration.milliseconds(remote.milliseconds - now)
         return ahead > maximumDrift ? ahead : nil
@@ -82,6 +99,7 @@ public final class HybridLogicalClock: Sendable {
 
     /// The last timestamp issued or observed, to persist across launches.
     public var lastTimestamp: HybridTimestamp {
-        latest.withLock { $0 }
+        let (milliseconds, counter) = latest.withLock { $0 }
+        return HybridTimestamp(milliseconds: milliseconds, counter: counter, node: node)
     }
 }

@@ -29,6 +29,26 @@ public struct HybridTimestamp: Hashable, Comparable, Sendable, Codable, CustomSt
         self.init(milliseconds: milliseconds, counter: counter, node: String(node))
     }
 
+    /// Counters stay below this: a clock moves to the next millisecond instead (see
+    /// ``HybridLogicalClock``), so milliseconds and counter pack into one integer.
+    public static let counterLimit: UInt32 = 1 << 20
+
+    /// Milliseconds and counter as one integer that orders like them,
+    /// `milliseconds << 20 | counter`; the node is left out. Positive for every millisecond
+    /// before the year 2248.
+    public var packedTime: Int64 {
+        Self.packedTime(milliseconds: milliseconds, counter: min(counter, Self.counterLimit - 1))
+    }
+
+    static func packedTime(milliseconds: Int64, counter: UInt32) -> Int64 {
+        milliseconds << 20 | Int64(counter)
+    }
+
+    /// The timestamp of a ``packedTime`` issued by `node`.
+    public init(packedTime: Int64, node: String) {
+        self.init(milliseconds: packedTime >> 20, counter: UInt32(packedTime & Int64(Self.counterLimit - 1)), node: node)
+    }
+
     /// The text form, `milliseconds.counter@node`.
     public var description: String { "\(milliseconds).\(counter)@\(node)" }
 

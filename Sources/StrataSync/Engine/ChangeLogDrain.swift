@@ -6,15 +6,16 @@ import StrataSQLite
 /// the changes in the metadatabase together with how far it got (``EngineState/drainedThrough``);
 /// the second deletes those entries from the log in the user's file. After a crash between
 /// them the entries are still in the log but at or below the mark, and the next drain deletes
-/// them without applying them twice.
+/// them without applying them twice. The entry at the mark itself stays in the log, so SQLite
+/// never numbers a new entry at or below the mark.
 enum ChangeLogDrain {
     /// How many log entries one transaction drains.
     static let batchSize = 5_000
 
     /// Drains one batch; returns whether entries were drained.
-    static func drainBatch(in db: Database, schema: SyncSchema, zone: CloudZoneID) throws -> Bool {
-        let drained = Int64(try EngineState.value(EngineState.drainedThrough, in: db) ?? "0") ?? 0
-        let entries = try ChangeLog.entries(in: db, after: drained, limit: batchSize)
+    static func drainBatch(in db: Database, schema: SyncSchema, zone: CloudZoneID, node: String) throws -> Bool {
+        let drained = try drainedThrough(in: db)
+        let entries = try ChangeLog.entries(in: db, node: node, after: drained, limit: batchSize)
         guard let last = entries.last else { return false }
         var touched: [RecordName: RecordMetadata] = [:]
         for entry in entries {
@@ -51,13 +52,28 @@ enum ChangeLogDrain {
     /// Drains every entry, in the caller's transaction: applying incoming changes and the
     /// cloud's answers must see every local edit committed before, or an older incoming value
     /// could win over an edit still in the log.
-    static func drainAll(in db: Database, schema: SyncSchema, zone: CloudZoneID) throws {
-        while try drainBatch(in: db, schema: schema, zone: zone) {}
+    static func drainAll(in db: Database, schema: SyncSchema, zone: CloudZoneID, node: String) throws {
+        while try drainBatch(in: db, schema: schema, zone: zone, node: node) {}
     }
 
-    /// Deletes the log entries the metadatabase already holds.
+    /// Deletes the log entries the metadatabase already holds, but the last (see ``ChangeLog``).
     static func removeDrained(in db: Database) throws {
-        let drained = Int64(try EngineState.value(EngineState.drainedThrough, in: db) ?? "0") ?? 0
-        try ChangeLog.removeEntries(through: drained, in: db)
+        try ChangeLog.removeEntries(before: drainedThrough(in: db), in: db)
+    }
+
+    /// How far the metadatabase has drained the log.
+    static func drainedThrough(in db: Database) throws -> Int64 {
+        Int64(try EngineState.value(EngineState.drainedThrough, in: db) ?? "0") ?? 0
+    }
+
+    /// Forgets how far the log was drained when the log does not reach that far: the two files
+    /// do not belong together (the user's file was restored from a backup, or copied without
+    /// its metadatabase), and new entries would reuse drained numbers and be skipped. Draining
+    /// everything again is safe, as draining is idempotent.
+    static func reconcileMark(in db: Database) throws {
+        let drained = try drainedThrough(in: db)
+        if drained > 0, try ChangeLog.lastSequence(in: db) < drained {
+            try EngineState.set(EngineState.drainedThrough, to: "0", in: db)
+        }
     }
 }

@@ -74,7 +74,7 @@ extension SyncEngine {
             let applier = pageIncoming
             let report = try await ChangeCapture.withoutCapture {
                 try await self.database.write { db in
-                    try ChangeLogDrain.drainAll(in: db, schema: self.schema, zone: localZone)
+                    try ChangeLogDrain.drainAll(in: db, schema: self.schema, zone: localZone, node: self.deviceID)
                     // Content first: the rows that refer to it check that it exists.
                     for asset in assets { try db.insertStoredAsset(asset) }
                     let report = try applier.apply(records: page.changed, tombstones: page.deleted, in: db)

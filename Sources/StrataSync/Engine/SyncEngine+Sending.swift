@@ -34,7 +34,8 @@ extension SyncEngine {
 
     func drainChangeLog(into zone: CloudZoneID) async throws {
         let schema = self.schema
-        while try await database.write({ db in try ChangeLogDrain.drainBatch(in: db, schema: schema, zone: zone) }) {}
+        let node = deviceID
+        while try await database.write({ db in try ChangeLogDrain.drainBatch(in: db, schema: schema, zone: zone, node: node) }) {}
         try await database.write { db in
             try ChangeLogDrain.removeDrained(in: db)
             try self.persistClock(in: db)
@@ -45,6 +46,7 @@ extension SyncEngine {
         let user = try await availableUser()
         let zone = defaultZone(for: user)
         let schema = self.schema
+        let node = deviceID
         try await drainChangeLog(into: zone)
         let cloud = container.privateDatabase
         let zoneKey = "zone.created.\(zone.owner).\(zone.name)"
@@ -56,9 +58,14 @@ extension SyncEngine {
         builder.blobAssetThreshold = configuration.blobAssetThreshold
         let outgoing = builder
         var limit = max(1, configuration.batchSize)
+        // A bound on rounds guards against answers that keep producing work (a conflict that
+        // merges into a new edit every time); it grows with what is pending, so a large first
+        // upload still goes out whole in one call.
+        let pendingAtStart = try await database.write { db in try RecordMetadata.pendingCount(in: db) }
+        let maximumRounds = 64 + 2 * (pendingAtStart / limit + 1)
         var rounds = 0
         var permanentFailures: [String: CloudError] = [:]
-        while rounds < 64 {
+        while rounds < maximumRounds {
             rounds += 1
             let batchLimit = limit
             let items = try await database.write { db in try outgoing.nextBatch(limit: batchLimit, in: db) }
@@ -91,7 +98,7 @@ extension SyncEngine {
             let blobs = try await transfer.downloadBlobs(in: serverCopies, schema: schema)
             let outcome = try await ChangeCapture.withoutCapture {
                 try await self.database.write { db in
-                    try ChangeLogDrain.drainAll(in: db, schema: schema, zone: zone)
+                    try ChangeLogDrain.drainAll(in: db, schema: schema, zone: zone, node: node)
                     for asset in assets { try db.insertStoredAsset(asset) }
                     return try self.record(result, of: items, blobs: blobs, in: db)
                 }

@@ -84,7 +84,11 @@ public final class SyncEngine: Sendable, Observable {
         self.deviceID = deviceID
         clock = HybridLogicalClock(node: deviceID, physicalTime: configuration.physicalTime, restoring: lastTimestamp)
         let capture = ChangeCapture(tables: tableNames, clock: clock)
-        schema = try database.writeWithoutTransaction { db in try capture.install(on: db) }
+        schema = try database.writeWithoutTransaction { db in
+            let schema = try capture.install(on: db)
+            try ChangeLogDrain.reconcileMark(in: db)
+            return schema
+        }
         try prepareSchemaChanges()
         if startImmediately { start() }
     }
@@ -115,7 +119,7 @@ public final class SyncEngine: Sendable, Observable {
     /// How many local records wait to be sent (after draining the change log).
     public func pendingCount() async throws -> Int {
         try await database.write { db in
-            let drained = Int64(try EngineState.value(EngineState.drainedThrough, in: db) ?? "0") ?? 0
+            let drained = try ChangeLogDrain.drainedThrough(in: db)
             let undrained = try Int.fetchOne(
                 db, sql: "SELECT count(*) FROM main.\(ChangeLog.tableName) WHERE sequence > ?", arguments: [drained]) ?? 0
             return try RecordMetadata.pendingCount(in: db) + undrained
@@ -135,7 +139,9 @@ public final class SyncEngine: Sendable, Observable {
                 for table in schema.tables.reversed() {
                     try db.execute(sql: "DELETE FROM main.\(table.name.quotedIdentifier)")
                 }
-                try ChangeLog.removeEntries(through: .max, in: db)
+                let last = try ChangeLog.lastSequence(in: db)
+                try ChangeLog.removeEntries(before: last, in: db)
+                try EngineState.set(EngineState.drainedThrough, to: String(last), in: db)
                 for table in ["metadata", "unsynced_records", "quarantined_records"] {
                     try db.execute(sql: "DELETE FROM strata_sync.\(table)")
                 }

@@ -117,3 +117,15 @@ import Testing
         #expect(try b.rows() == ["game g1 'edited in flight' NULL"])
     }
 }
+
+/// One call sends everything committed before it, however many batches that takes.
+@Suite struct LargeUploadTests {
+    @Test func anUploadOfMoreThanSixtyFourBatchesGoesOutInOneCall() async throws {
+        let cloud = MockCloud()
+        let a = try SyncTestDevice("a", cloud: cloud, batchSize: 2)
+        try a.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) INSERT INTO games (id, title) SELECT 'g' || i, 'game ' || i FROM n")
+        try await a.engine.sendChanges()
+        #expect(try await a.pending() == 0)
+        #expect(cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice")).count == 300)
+    }
+}
