@@ -101,6 +101,7 @@ let package = Package(
                 "StrataSync",
                 .product(name: "Dependencies", package: "swift-dependencies"),
                 .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The Scorekeeper example: its models, queries and commands as a library, so tests run
@@ -189,6 +190,7 @@ let package = Package(
                 "ScorekeeperCommands",
                 "StrataTestSupport",
                 .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
+                .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),
     ]

@@ -28,7 +28,14 @@ struct DatabaseOptions: ParsableArguments {
                 $0.context = .live
             }
             try $0.bootstrapDatabase(path: database)
+            if isPreview { try $0.bootstrapSyncEngine() }
         }
+    }
+
+    /// In preview mode, syncs once with the preview's mock cloud and says what it holds.
+    func previewSyncFootnote() async throws -> String {
+        guard isPreview else { return "" }
+        return "\n\n" + (try await Scorekeeper().previewSyncSummary())
     }
 
     /// Printed after a change in preview mode, where it will not survive the process.
@@ -40,7 +47,7 @@ struct DatabaseOptions: ParsableArguments {
 }
 
 /// A command that bootstraps the database, then prints what `body` returns.
-protocol ScorekeeperSubcommand: ParsableCommand {
+protocol ScorekeeperSubcommand: AsyncParsableCommand {
     var options: DatabaseOptions { get }
     /// Whether the command changes data (and so gets the preview-mode footnote).
     var isChange: Bool { get }
@@ -50,9 +57,9 @@ protocol ScorekeeperSubcommand: ParsableCommand {
 extension ScorekeeperSubcommand {
     var isChange: Bool { true }
 
-    func run() throws {
+    func run() async throws {
         try options.bootstrap()
         let text = try body(Scorekeeper())
-        print(text + (isChange ? options.changeFootnote : ""))
+        print(text + (isChange ? options.changeFootnote : "") + (try await options.previewSyncFootnote()))
     }
 }

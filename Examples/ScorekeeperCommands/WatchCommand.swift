@@ -24,7 +24,8 @@ struct WatchCommand: AsyncParsableCommand {
         }
         if options.isPreview {
             try await Watch().run(script: WatchStep.previewScript, output: output)
-            output("Preview finished. Run `scorekeeper watch --database PATH` to watch a file that other commands change.\n")
+            output("Preview finished. Run `scorekeeper watch --database PATH` to watch a file that other commands change.")
+            output(try await options.previewSyncFootnote() + "\n")
         } else {
             output("Watching \(options.database ?? ""). Change it from another terminal; press Ctrl-C to stop.\n\n")
             try await Watch().run(output: output)

@@ -1,5 +1,6 @@
 import Dependencies
 import IssueReporting
+import Logging
 import StrataSQLite
 import StrataSync
 
@@ -51,11 +52,15 @@ extension SyncEngine {
     ///   `continuousClock` dependency;
     /// - **test**: with no container, a fresh ``MockCloud`` and nothing automatic: the test
     ///   drives ``sendChanges()``, ``fetchChanges()`` and ``syncChanges()``.
+    ///
+    /// `logger` receives the engine's events; a command-line program that prints its own
+    /// output may want it at `.warning` or above.
     public static func contextual(
         for database: any DatabaseWriter,
         tables: [any TableRecord.Type],
         container: (any CloudContainer)? = nil,
-        user: String = "preview-user"
+        user: String = "preview-user",
+        logger: Logger = Logger(label: "strata.sync")
     ) throws -> SyncEngine {
         @Dependency(\.context) var context
         @Dependency(\.continuousClock) var clock
@@ -63,16 +68,16 @@ extension SyncEngine {
         switch context {
         case .live:
             guard let container else { throw SyncEngineError.noContainer }
-            return try SyncEngine(for: database, tableNames: names, container: container)
+            return try SyncEngine(for: database, tableNames: names, container: container, logger: logger)
         case .preview:
             let schedule = SyncSchedule(clock: clock, sendDelay: .seconds(1), pollInterval: .seconds(1))
             return try SyncEngine(
                 for: database, tableNames: names, container: container ?? MockCloud().container(user: user),
-                configuration: SyncEngineConfiguration(schedule: schedule))
+                configuration: SyncEngineConfiguration(schedule: schedule), logger: logger)
         case .test:
             return try SyncEngine(
                 for: database, tableNames: names, container: container ?? MockCloud().container(user: user),
-                configuration: SyncEngineConfiguration(schedule: nil), startImmediately: false)
+                configuration: SyncEngineConfiguration(schedule: nil), logger: logger, startImmediately: false)
         }
     }
 }

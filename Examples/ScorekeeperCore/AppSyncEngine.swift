@@ -1,0 +1,43 @@
+import Logging
+import Strata
+
+/// Scorekeeper's sync engine for the current context: in preview, its games and players sync
+/// through an in-memory mock cloud (``previewSyncSummary()`` shows it); live Scorekeeper has
+/// no cloud yet, so it syncs nothing.
+public func appSyncEngine(for database: any DatabaseWriter) throws -> SyncEngine {
+    // Warnings and errors only: the commands print their own output, and the engine's
+    // per-sync event tables would drown it.
+    var logger = Logger(label: "scorekeeper.sync")
+    logger.logLevel = .warning
+    return try SyncEngine.contextual(for: database, tables: [Game.self, Player.self], logger: logger)
+}
+
+extension DependencyValues {
+    /// Sets ``Dependencies/DependencyValues/defaultSyncEngine`` over ``defaultDatabase``: call
+    /// it after ``bootstrapDatabase(path:)``, in the preview and test contexts.
+    public mutating func bootstrapSyncEngine() throws {
+        let values = self
+        defaultSyncEngine = try withDependencies { $0 = values } operation: {
+            try appSyncEngine(for: values.defaultDatabase)
+        }
+    }
+}
+
+extension Scorekeeper {
+    /// Syncs once with the preview cloud and says what it holds, from the engine's
+    /// `SyncMetadata`: what a preview run would have sent to another device.
+    public func previewSyncSummary() async throws -> String {
+        @Dependency(\.defaultSyncEngine) var engine
+        try await engine.syncChanges()
+        // On the writer: the engine attached the metadatabase there (readers of a pool need
+        // `db.attachMetadatabase()` in their `prepareDatabase`).
+        let (syncedTypes, pending) = try await engine.database.write { db in
+            let synced = try SyncMetadata.where { $0.pendingOperation == nil }.select(\.recordType).fetchAll(db)
+            let pending = try SyncMetadata.where { $0.pendingOperation != nil }.fetchCount(db)
+            return (synced, pending)
+        }
+        let counts = Dictionary(grouping: syncedTypes, by: { $0 }).sorted { $0.key < $1.key }
+            .map { "\($0.value.count) \($0.key)" }.joined(separator: ", ")
+        return "Preview sync: \(counts.isEmpty ? "nothing" : counts) in the in-memory cloud, \(pending) pending."
+    }
+}
