@@ -15,7 +15,8 @@ import Synchronization
 /// tombstones and expiring tokens) and its own test suite checks each one. Records are values,
 /// so nothing a caller does to a record changes what the cloud holds. Faults can be injected:
 /// ``failNextRequests(_:with:operations:)`` fails requests before they apply, and
-/// ``loseNextResponses(_:operations:)`` applies them and then loses the answer.
+/// ``loseNextResponses(_:operations:)`` applies them and then loses the answer, and
+/// ``reorderNextFetches(_:)`` delivers pages of changes back to front.
 public final class MockCloud: Sendable {
     /// The requests a cloud database serves, to aim injected faults and count requests.
     public enum Operation: String, Sendable, Hashable, CaseIterable {
@@ -56,6 +57,15 @@ public final class MockCloud: Sendable {
     /// ``CloudError/networkFailure``, as when a response is lost after the change landed.
     public func loseNextResponses(_ count: Int, operations: Set<Operation>? = nil) {
         state.withLock { $0.faults.append(MockCloudState.Fault(kind: .loseResponse, operations: operations, remaining: count)) }
+    }
+
+    /// Delivers the next `count` pages of zone changes with their records and tombstones in
+    /// reverse order: children before their parents, later edits before earlier ones. The
+    /// service promises no order within a page, and an engine must not depend on one.
+    public func reorderNextFetches(_ count: Int) {
+        state.withLock {
+            $0.faults.append(MockCloudState.Fault(kind: .reorder, operations: [.fetchZoneChanges], remaining: count))
+        }
     }
 
     /// How many requests of `operation` the cloud received, failed ones included.
@@ -128,7 +138,12 @@ public final class MockCloud: Sendable {
             let fault = state.takeFault(for: operation)
             if case .fail(let error) = fault { throw error }
             let before = state.sequence
-            let result = try body(&state)
+            var result = try body(&state)
+            if case .reorder = fault, var page = result as? CloudZoneChanges {
+                page.changed.reverse()
+                page.deleted.reverse()
+                result = (page as? T) ?? result
+            }
             let hints = state.sequence != before ? state.hintsForChange(by: container) : []
             if case .loseResponse = fault {
                 for hint in hints { hint.yield() }

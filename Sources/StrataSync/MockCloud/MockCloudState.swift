@@ -24,6 +24,7 @@ struct MockCloudState {
         enum Kind {
             case fail(CloudError)
             case loseResponse
+            case reorder
         }
         var kind: Kind
         var operations: Set<MockCloud.Operation>?

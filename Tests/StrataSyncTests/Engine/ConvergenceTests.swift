@@ -3,7 +3,8 @@ import StrataSQLite
 import Testing
 
 /// Three devices make seeded random edits over two related tables, interleaved with random
-/// syncs and injected faults; every seed must end with the devices equal, nothing pending, and
+/// syncs and injected faults (dropped requests, lost responses, rate limits, duplicated
+/// deliveries, reordered pages); every seed must end with the devices equal, nothing pending, and
 /// every row that no device ever deleted present everywhere.
 @Suite struct ConvergenceTests {
     /// SplitMix64: small, seedable, the same on every platform.
@@ -63,7 +64,7 @@ import Testing
                 try device.execute("DELETE FROM \(table) WHERE id = '\(parts[1])'")
                 deleted.insert(victim)
             default:
-                switch Int.random(in: 0..<6, using: &random) {
+                switch Int.random(in: 0..<7, using: &random) {
                 case 0: cloud.failNextRequests(1, with: .networkFailure)
                 case 1: cloud.loseNextResponses(1, operations: [.modifyRecords])
                 case 2: cloud.failNextRequests(1, with: .requestRateLimited(retryAfter: .seconds(1)))
@@ -72,6 +73,9 @@ import Testing
                     try await device.database.write { db in
                         try db.execute(sql: "DELETE FROM strata_sync.state WHERE key LIKE 'token.%'")
                     }
+                case 4:
+                    // Reordered fetches: pages arrive back to front, children before parents.
+                    cloud.reorderNextFetches(Int.random(in: 1...3, using: &random))
                 default: break
                 }
                 do {

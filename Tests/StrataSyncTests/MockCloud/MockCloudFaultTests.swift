@@ -32,6 +32,22 @@ import Testing
         #expect(cloud.requestCount(.modifyRecords) == 3)
     }
 
+    @Test func aReorderedPageArrivesBackToFrontOnce() async throws {
+        let database = cloud.container(user: "alice").privateDatabase
+        try await database.saveZones([zone])
+        for name in ["a", "b", "c"] {
+            _ = try await database.modifyRecords(saving: [CloudRecord(id: CloudRecordID(name: name, zone: zone), type: "t")], deleting: [])
+        }
+        _ = try await database.modifyRecords(saving: [], deleting: [CloudRecordID(name: "b", zone: zone)])
+        cloud.reorderNextFetches(1)
+        let reordered = try await database.fetchZoneChanges(zone, since: nil, limit: 10)
+        #expect(reordered.changed.map(\.id.name) == ["c", "a"])
+        let next = try await database.fetchZoneChanges(zone, since: nil, limit: 10)
+        #expect(next.changed.map(\.id.name) == ["a", "c"])
+        #expect(next.deleted.map(\.id.name) == ["b"])
+        #expect(next.token == reordered.token)
+    }
+
     @Test func aLostResponseStillChangesTheCloud() async throws {
         let database = cloud.container(user: "alice").privateDatabase
         try await database.saveZones([zone])
