@@ -3,6 +3,8 @@ import StrataSQLite
 import Testing
 
 /// Values bound as arguments are stored with the expected storage class and read back unchanged.
+extension UInt64: DatabaseInteger {}
+
 @Suite struct BindingTests {
     enum Color: String, DatabaseValueConvertible { case red, green }
     enum Level: Int, DatabaseValueConvertible { case low = 1, high = 3 }
@@ -14,6 +16,29 @@ import Testing
             let storage = try String.fetchOne(db, sql: "SELECT typeof(?)", arguments: [value])
             let back = try Value.fetchOne(db, sql: "SELECT ?", arguments: [value])
             return (storage, back)
+        }
+    }
+
+    @Test func aNamedParameterLeftOutIsNullNotTheCachedStatementsLastValue() throws {
+        let queue = try DatabaseQueue()
+        try queue.read { db throws in
+            let sql = "SELECT quote(:a) || ' ' || quote(:b)"
+            #expect(try String.fetchOne(db, sql: sql, arguments: ["a": 1, "b": 2]) == "1 2")
+            #expect(try String.fetchOne(db, sql: sql, arguments: ["a": 3]) == "3 NULL")
+        }
+    }
+
+    @Test func anIntegerBeyondInt64IsStoredAsSQLiteStoresOneRealAndDoesNotTrap() throws {
+        #expect(UInt64.max.databaseValue == .real(Double(UInt64.max)))
+        #expect(try roundTrip(UInt64(1) << 63) == ("real", UInt64(1) << 63))
+        #expect(UInt64(42).databaseValue == .integer(42))
+    }
+
+    @Test func aColumnNameOutsideTheRowIsEmpty() throws {
+        let queue = try DatabaseQueue()
+        try queue.read { db throws in
+            let names = try db.fetchAll(sql: "SELECT 1 AS one") { row in [row.columnName(at: 0), row.columnName(at: 5), row.columnName(at: -1)] }
+            #expect(names == [["one", "", ""]])
         }
     }
 

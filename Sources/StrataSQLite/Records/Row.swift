@@ -25,9 +25,11 @@ public struct Row {
     /// The number of columns.
     public var count: Int { Int(sqlite3_column_count(handle)) }
 
-    /// The name of the column at a 0-based index.
+    /// The name of the column at a 0-based index; empty for an index outside `0..<count`.
     public func columnName(at index: Int) -> String {
-        String(cString: sqlite3_column_name(handle, Int32(index)))
+        // SQLite returns NULL for an index outside the row (or when out of memory).
+        guard index >= 0, index <= Int(Int32.max), let name = sqlite3_column_name(handle, Int32(index)) else { return "" }
+        return String(cString: name)
     }
 
     /// Decodes the column at a 0-based index.

@@ -51,9 +51,15 @@ public struct StatementArguments: Sendable, ExpressibleByArrayLiteral, Expressib
     }
 
     /// Binds every value; the statement's parameter count must match the positional count.
+    ///
+    /// With named arguments, a parameter that is not named is NULL, as in SQLite: the cached
+    /// statement's bindings are cleared first, since `sqlite3_reset` keeps them ("Bindings
+    /// are not cleared by the sqlite3_reset() routine") and the previous execution's value
+    /// would silently be used again.
     func bind(to statement: Statement) throws {
         let handle = statement.handle
         let parameterCount = Int(sqlite3_bind_parameter_count(handle))
+        if !named.isEmpty { sqlite3_clear_bindings(handle) }
         if named.isEmpty, positional.count != parameterCount {
             throw DatabaseError(
                 resultCode: .range,

@@ -41,11 +41,18 @@ extension Bool: DatabaseValueConvertible {
 
 /// Integers are stored as SQLite's 64-bit INTEGER; a REAL column decodes when it holds an exact
 /// integer in range, anything else (NULL, TEXT, BLOB, out of range) fails to decode.
+///
+/// A value beyond `Int64` (a large `UInt64`, for a type you conform) is stored as REAL, as
+/// SQLite itself stores an integer literal too large for 64 bits; it reads back only when the
+/// REAL holds it exactly.
 public protocol DatabaseInteger: FixedWidthInteger, DatabaseValueConvertible {}
 
 extension DatabaseInteger {
-    /// Stored as INTEGER.
-    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    /// Stored as INTEGER, or REAL beyond `Int64`.
+    public var databaseValue: DatabaseValue {
+        if let integer = Int64(exactly: self) { return .integer(integer) }
+        return .real(Double(self))
+    }
     /// Reads an integer, or a real with no fractional part, that fits the type exactly; nil otherwise
     /// (no silent truncation or wrap-around).
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Self? {
@@ -58,7 +65,8 @@ extension DatabaseInteger {
     /// Binds the value to parameter `index` (1-based) of a prepared statement; returns SQLite's result code.
     @inlinable
     public func bind(to statement: OpaquePointer, at index: Int32) -> Int32 {
-        sqlite3_bind_int64(statement, index, Int64(self))
+        if let integer = Int64(exactly: self) { return sqlite3_bind_int64(statement, index, integer) }
+        return sqlite3_bind_double(statement, index, Double(self))
     }
     /// Reads column `index` of the current row without boxing it, as ``fromDatabaseValue(_:)`` does.
     @inlinable
