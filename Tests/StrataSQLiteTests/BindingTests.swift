@@ -116,6 +116,20 @@ extension UInt64: DatabaseInteger {}
         #expect(try roundTrip(date) == ("text", date))
     }
 
+    @Test func dateTextNamingADayThatDoesNotExistIsNotADate() throws {
+        #expect(Date.fromDatabaseValue(.text("2024-02-29")) != nil)
+        #expect(Date.fromDatabaseValue(.text("2024-02-30")) == nil)
+        #expect(Date.fromDatabaseValue(.text("2023-02-29")) == nil)
+        #expect(Date.fromDatabaseValue(.text("2024-04-31 10:00")) == nil)
+    }
+
+    @Test func aDateBeyondYear9999IsNeverWrittenAsAnotherDate() throws {
+        let far = Date(timeIntervalSince1970: 400_000_000_000)  // the year 14645
+        guard case .text(let text) = far.databaseValue else { Issue.record("not text"); return }
+        #expect(text.hasPrefix("14645-"))
+        #expect(Date.fromDatabaseValue(far.databaseValue) == nil)
+    }
+
     @Test func uuidBindsLowercaseText() throws {
         let uuid = UUID()
         let queue = try DatabaseQueue()

@@ -15,7 +15,13 @@ enum SQLiteDateFormat {
         let seconds = milliseconds / 1000
         var bytes = [UInt8]()
         bytes.reserveCapacity(23)
-        append(year, digits: 4, to: &bytes)
+        if (0...9999).contains(year) {
+            append(year, digits: 4, to: &bytes)
+        } else {
+            // Outside SQLite's date range (0000 to 9999): written whole, so the text never
+            // names a wrong date; it does not read back as a date.
+            bytes += Array(String(year).utf8)
+        }
         bytes.append(UInt8(ascii: "-"))
         append(month, digits: 2, to: &bytes)
         bytes.append(UInt8(ascii: "-"))
@@ -53,7 +59,7 @@ enum SQLiteDateFormat {
             return true
         }
         guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
-              (1...12).contains(month), (1...31).contains(day)
+              (1...12).contains(month), (1...daysInMonth(month, year: year)).contains(day)
         else { return nil }
         var secondsOfDay: Int64 = 0
         var milliseconds: Int64 = 0
@@ -82,6 +88,14 @@ enum SQLiteDateFormat {
         let days = daysSinceEpoch(year: year, month: month, day: day)
         let total = (days * 86_400 + secondsOfDay) * 1000 + milliseconds
         return Date(timeIntervalSince1970: Double(total) / 1000)
+    }
+
+    private static func daysInMonth(_ month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     private static func append(_ value: Int64, digits: Int, to bytes: inout [UInt8]) {
