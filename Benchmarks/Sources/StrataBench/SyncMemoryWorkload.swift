@@ -162,4 +162,10 @@ final class StreamingCloud: CloudContainer, CloudDatabase, Sendable {
     func missingAssets(_ hashes: [String]) async throws -> Set<String> { [] }
     func uploadAssets(_ assets: [CloudAsset]) async throws {}
     func fetchAsset(_ hash: String) async throws -> CloudAsset { throw CloudError.assetNotFound(hash) }
+
+    // Sharing: none here.
+    func saveShare(_ share: CloudShare) async throws -> CloudShare { throw CloudError.permissionFailure(share.rootRecordID) }
+    func fetchShare(rootRecordID: CloudRecordID) async throws -> CloudShare { throw CloudError.unknownItem(rootRecordID) }
+    func deleteShare(rootRecordID: CloudRecordID) async throws {}
+    func acceptShare(url: String) async throws -> CloudShare { throw CloudError.permissionFailure(nil) }
 }

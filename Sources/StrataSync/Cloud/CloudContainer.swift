@@ -16,4 +16,12 @@ public protocol CloudContainer: Sendable {
     /// Hints that something changed in the cloud for this user (a push); each element asks the
     /// engine to fetch. The sequence ends when the container is gone.
     func changeHints() -> AsyncStream<Void>
+
+    /// Accepts the share a ``CloudShare/url`` names, for the signed-in user: an invited user
+    /// (any permission the owner gave), or anyone when the share has a public permission. From
+    /// then on the shared records are in the user's shared database.
+    ///
+    /// - Throws: ``CloudError/unknownItem(_:)`` when the URL names no share the user may join
+    ///   (never invited, removed, or not a share URL).
+    func acceptShare(url: String) async throws -> CloudShare
 }

@@ -45,6 +45,25 @@ public protocol CloudDatabase: Sendable {
     ///
     /// - Throws: ``CloudError/assetNotFound(_:)`` when the cloud does not hold `hash`.
     func fetchAsset(_ hash: String) async throws -> CloudAsset
+
+    /// Creates or updates the share of a root record: its title, public permission and
+    /// participants. Only the owner, through the private database, may; the owner stays a
+    /// participant whatever `share` lists. Returns the share as stored, with its change tag.
+    ///
+    /// - Throws: ``CloudError/permissionFailure(_:)`` for anyone but the owner;
+    ///   ``CloudError/unknownItem(_:)`` when the root does not exist.
+    func saveShare(_ share: CloudShare) async throws -> CloudShare
+
+    /// The share of a root: for its owner (private database) or a participant who accepted
+    /// (shared database).
+    ///
+    /// - Throws: ``CloudError/unknownItem(_:)`` when the root is not shared, or not with this user.
+    func fetchShare(rootRecordID: CloudRecordID) async throws -> CloudShare
+
+    /// Ends a share. The owner (private database) ends it for everyone: the records stay in
+    /// the owner's zone and leave every participant's shared database. A participant (shared
+    /// database) leaves it, for themselves only.
+    func deleteShare(rootRecordID: CloudRecordID) async throws
 }
 
 /// Which of a container's two databases.

@@ -22,6 +22,7 @@ public final class MockCloud: Sendable {
     public enum Operation: String, Sendable, Hashable, CaseIterable {
         case saveZones, deleteZones, fetchRecords, modifyRecords, fetchDatabaseChanges, fetchZoneChanges
         case missingAssets, uploadAssets, fetchAsset
+        case saveShare, fetchShare, deleteShare, acceptShare
     }
 
     /// The container identifier every container of this cloud reports.
@@ -113,9 +114,9 @@ public final class MockCloud: Sendable {
         state.withLock { $0.beforeNextModify = action }
     }
 
-    /// Lets `user` see `zone` in their shared database (sharing builds on this).
-    package func grant(_ zone: CloudZoneID, to user: String) {
-        state.withLock { $0.grants[zone, default: []].insert(user) }
+    /// The share of a root as the cloud holds it, whoever asks: for tests.
+    public func share(of root: CloudRecordID) -> CloudShare? {
+        state.withLock { $0.shares[root]?.share }
     }
 
     // MARK: - Serving requests

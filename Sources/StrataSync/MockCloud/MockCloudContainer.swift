@@ -48,4 +48,29 @@ public final class MockCloudContainer: CloudContainer {
         }
         return stream
     }
+
+    /// Accepts a share for this container's user: an invited participant, or anyone when the
+    /// share is public (they join as a public user with its permission).
+    public func acceptShare(url: String) async throws -> CloudShare {
+        let user = self.user
+        return try cloud.serve(.acceptShare, user: user, from: id) { state in
+            guard let root = CloudShare.rootRecordID(fromURL: url), var stored = state.shares[root], root.zone.owner != user else {
+                throw CloudError.unknownItem(CloudShare.rootRecordID(fromURL: url) ?? CloudRecordID(name: url, zone: CloudZoneID(name: "", owner: "")))
+            }
+            if let index = stored.share.participants.firstIndex(where: { $0.user == user }) {
+                // Listed: invited, or left and coming back. The owner removes a participant by
+                // saving the share without them.
+                stored.share.participants[index].acceptance = .accepted
+            } else {
+                guard stored.share.publicPermission > .none else { throw CloudError.unknownItem(root) }
+                stored.share.participants.append(
+                    CloudShare.Participant(user: user, role: .publicUser, permission: stored.share.publicPermission, acceptance: .accepted))
+            }
+            stored.share.changeTag = state.newTag()
+            stored.accessChanged[user] = state.nextSequence()
+            state.shares[root] = stored
+            state.revokedZones[user]?[root.zone] = nil
+            return stored.share
+        }
+    }
 }

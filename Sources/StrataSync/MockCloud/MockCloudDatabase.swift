@@ -25,7 +25,9 @@ struct MockCloudDatabase: CloudDatabase {
                 guard scope == .private, zone.owner == user else { throw CloudError.permissionFailure(nil) }
                 guard state.zones.removeValue(forKey: zone) != nil else { continue }
                 state.deletedZones[zone] = state.nextSequence()
-                state.grants[zone] = nil
+                let ended = state.shares.filter { $0.key.zone == zone }
+                for root in ended.keys { state.shares[root] = nil }
+                state.recordRevocations(in: zone, formerParticipants: Set(ended.values.flatMap { $0.share.participants.map(\.user) }))
             }
         }
     }
@@ -36,9 +38,13 @@ struct MockCloudDatabase: CloudDatabase {
             guard ids.count <= limits.maximumItemsPerRequest else { throw CloudError.limitExceeded }
             var results: [CloudRecordID: Result<CloudRecord, CloudError>] = [:]
             for id in ids {
-                if !state.canAccess(id.zone, user: user, scope: scope) {
+                let zone = state.zones[id.zone]
+                let visible = state.permission(of: user, for: id.name, in: id.zone, scope: scope) {
+                    zone?.records[$0]?.record.parent
+                } > .none
+                if !state.canAccess(id.zone, user: user, scope: scope) || (zone?.records[id.name] != nil && !visible) {
                     results[id] = .failure(.permissionFailure(id))
-                } else if let zone = state.zones[id.zone] {
+                } else if let zone {
                     results[id] = zone.records[id.name].map { .success($0.record) } ?? .failure(.unknownItem(id))
                 } else {
                     results[id] = .failure(.zoneNotFound(id.zone))
@@ -99,6 +105,27 @@ struct MockCloudDatabase: CloudDatabase {
         }
         let deleted = Set(deletes.map(\.name))
         let saved = Set(saves.map(\.id.name))
+        if scope == .shared {
+            // A participant needs write permission on the share each record is (or would be)
+            // under, with the request's own saves applied.
+            let pendingParents = Dictionary(saves.map { ($0.id.name, $0.parent) }, uniquingKeysWith: { $1 })
+            let after: (String) -> CloudRecordID? = { name in
+                if let pending = pendingParents[name] { return pending }
+                return zone.records[name]?.record.parent
+            }
+            let before: (String) -> CloudRecordID? = { zone.records[$0]?.record.parent }
+            for record in saves where state.permission(of: user, for: record.id.name, in: zoneID, scope: scope, parentOf: after) < .readWrite
+                || (zone.records[record.id.name] != nil
+                    && state.permission(of: user, for: record.id.name, in: zoneID, scope: scope, parentOf: before) < .readWrite) {
+                failures[record.id] = .permissionFailure(record.id)
+            }
+            for id in deletes where state.shares[id] != nil
+                || state.permission(of: user, for: id.name, in: zoneID, scope: scope, parentOf: before) < .readWrite {
+                // Deleting the shared root is the owner's; a participant leaves with deleteShare.
+                failures[id] = .permissionFailure(id)
+            }
+            if !failures.isEmpty { return failures }
+        }
         for record in saves {
             let existing = zone.records[record.id.name]?.record
             switch (record.changeTag, existing) {
@@ -132,9 +159,16 @@ struct MockCloudDatabase: CloudDatabase {
     /// tag for every parent that gained a child (as the service does).
     private static func apply(_ saves: [CloudRecord], _ deletes: [CloudRecordID], in zoneID: CloudZoneID, state: inout MockCloudState) {
         guard var zone = state.zones[zoneID] else { return }
-        for id in deletes {
+        let records = zone.records
+        let roots = deletes.map { id in state.sharedRoot(of: id.name, in: zoneID) { records[$0]?.record.parent } }
+        for (id, root) in zip(deletes, roots) {
             guard let removed = zone.records.removeValue(forKey: id.name) else { continue }
-            zone.tombstones[id.name] = MockCloudState.Tombstone(type: removed.record.type, sequence: state.nextSequence())
+            zone.tombstones[id.name] = MockCloudState.Tombstone(type: removed.record.type, sequence: state.nextSequence(), sharedRoot: root)
+        }
+        // Deleting a shared root ends its share, for everyone.
+        for id in deletes {
+            guard let ended = state.shares.removeValue(forKey: id) else { continue }
+            state.recordRevocations(in: zoneID, formerParticipants: Set(ended.share.participants.map(\.user)))
         }
         for var record in saves {
             record.changeTag = state.newTag()
@@ -155,10 +189,19 @@ struct MockCloudDatabase: CloudDatabase {
         let (user, scope) = (user, scope)
         return try cloud.serve(.fetchDatabaseChanges, user: user) { state in
             let start = try Self.position(of: token, prefix: "d")
-            let changed = state.zones.filter { $0.value.lastChange > start && state.canAccess($0.key, user: user, scope: scope) }
+            let gained = Set(state.shares.values.filter { ($0.accessChanged[user] ?? 0) > start }.map(\.share.rootRecordID.zone))
+            let changed = state.zones.filter { ($0.value.lastChange > start || gained.contains($0.key)) && state.canAccess($0.key, user: user, scope: scope) }
                 .map(\.key).sorted { $0.description < $1.description }
-            let deleted = state.deletedZones.filter { $0.value > start && $0.key.owner == user && scope == .private }
-                .map(\.key).sorted { $0.description < $1.description }
+            let deleted: [CloudZoneID]
+            switch scope {
+            case .private:
+                deleted = state.deletedZones.filter { $0.value > start && $0.key.owner == user }.map(\.key)
+                    .sorted { $0.description < $1.description }
+            case .shared:
+                let visible = state.sharedZones(of: user)
+                deleted = (state.revokedZones[user] ?? [:]).filter { $0.value > start && !visible.contains($0.key) }.map(\.key)
+                    .sorted { $0.description < $1.description }
+            }
             return CloudDatabaseChanges(changedZones: changed, deletedZones: deleted, token: CloudChangeToken("d:\(state.sequence)"))
         }
     }
@@ -171,8 +214,19 @@ struct MockCloudDatabase: CloudDatabase {
             let start = try Self.position(of: token, prefix: "z")
             if token != nil && start < zone.horizon { throw CloudError.changeTokenExpired }
             enum Change { case saved(CloudRecord), deleted(CloudTombstone) }
-            var changes: [(Int64, Change)] = zone.records.values.filter { $0.sequence > start }.map { ($0.sequence, .saved($0.record)) }
-            changes += zone.tombstones.filter { $0.value.sequence > start }.map { name, tombstone in
+            let records = zone.records
+            let snapshot = state
+            let visible: (String) -> Bool = { name in
+                scope == .private || snapshot.permission(of: user, for: name, in: zoneID, scope: scope) { records[$0]?.record.parent } > .none
+            }
+            // A participant who gained access since the token sees the whole share again.
+            let since = (snapshot.shares.values.contains { $0.share.rootRecordID.zone == zoneID && ($0.accessChanged[user] ?? 0) > start }) ? 0 : start
+            var changes: [(Int64, Change)] = zone.records.values.filter { $0.sequence > since && visible($0.record.id.name) }
+                .map { ($0.sequence, .saved($0.record)) }
+            changes += zone.tombstones.filter { name, tombstone in
+                tombstone.sequence > start
+                    && (scope == .private || (tombstone.sharedRoot.map { snapshot.shares[$0]?.share.permission(of: user) ?? .none } ?? .none) > .none)
+            }.map { name, tombstone in
                 (tombstone.sequence, .deleted(CloudTombstone(id: CloudRecordID(name: name, zone: zoneID), type: tombstone.type)))
             }
             changes.sort { $0.0 < $1.0 }
@@ -187,6 +241,67 @@ struct MockCloudDatabase: CloudDatabase {
                 }
             }
             return result
+        }
+    }
+
+    func saveShare(_ share: CloudShare) async throws -> CloudShare {
+        let (user, scope) = (user, scope)
+        return try cloud.serve(.saveShare, user: user, from: container.id) { state in
+            let root = share.rootRecordID
+            guard scope == .private, root.zone.owner == user else { throw CloudError.permissionFailure(root) }
+            guard state.zones[root.zone]?.records[root.name] != nil else { throw CloudError.unknownItem(root) }
+            var stored = state.shares[root] ?? MockCloudState.StoredShare(share: CloudShare(rootRecordID: root))
+            let before = Set(stored.share.participants.filter { stored.share.permission(of: $0.user) > .none }.map(\.user))
+            var saved = share
+            // The owner stays the owner; everyone else keeps the acceptance the cloud knows.
+            saved.participants = [CloudShare.Participant(user: user, role: .owner, permission: .readWrite, acceptance: .accepted)]
+                + share.participants.filter { $0.user != user }.map { participant in
+                    var participant = participant
+                    participant.role = participant.role == .owner ? .privateUser : participant.role
+                    participant.acceptance = stored.share.participant(participant.user)?.acceptance ?? .pending
+                    if participant.acceptance == .removed { participant.acceptance = .pending }
+                    return participant
+                }
+            saved.changeTag = state.newTag()
+            stored.share = saved
+            state.shares[root] = stored
+            state.recordRevocations(in: root.zone, formerParticipants: before)
+            if var zone = state.zones[root.zone] {
+                zone.lastChange = state.nextSequence()
+                state.zones[root.zone] = zone
+            }
+            return saved
+        }
+    }
+
+    func fetchShare(rootRecordID root: CloudRecordID) async throws -> CloudShare {
+        let (user, scope) = (user, scope)
+        return try cloud.serve(.fetchShare, user: user) { state in
+            guard let stored = state.shares[root], state.canAccess(root.zone, user: user, scope: scope),
+                  stored.share.permission(of: user) > .none
+            else { throw CloudError.unknownItem(root) }
+            return stored.share
+        }
+    }
+
+    func deleteShare(rootRecordID root: CloudRecordID) async throws {
+        let (user, scope) = (user, scope)
+        try cloud.serve(.deleteShare, user: user, from: container.id) { state in
+            guard var stored = state.shares[root] else { return }
+            switch scope {
+            case .private:
+                guard root.zone.owner == user else { throw CloudError.permissionFailure(root) }
+                state.shares[root] = nil
+                state.recordRevocations(in: root.zone, formerParticipants: Set(stored.share.participants.map(\.user)))
+            case .shared:
+                guard let index = stored.share.participants.firstIndex(where: { $0.user == user }) else {
+                    throw CloudError.unknownItem(root)
+                }
+                stored.share.participants[index].acceptance = .removed
+                stored.share.changeTag = state.newTag()
+                state.shares[root] = stored
+                state.recordRevocations(in: root.zone, formerParticipants: [user])
+            }
         }
     }
 

@@ -10,6 +10,16 @@ struct MockCloudState {
     struct Tombstone {
         var type: String
         var sequence: Int64
+        /// The shared root the record was under when deleted: participants of that share see
+        /// the deletion.
+        var sharedRoot: CloudRecordID?
+    }
+
+    struct StoredShare {
+        var share: CloudShare
+        /// When each participant last gained access: their shared database reports the zone
+        /// as changed since then.
+        var accessChanged: [String: Int64] = [:]
     }
 
     struct Zone {
@@ -47,7 +57,10 @@ struct MockCloudState {
     var requestCounts: [MockCloud.Operation: Int] = [:]
     var assets: [String: CloudAsset] = [:]
     var assetUploads: [String: Int] = [:]
-    var grants: [CloudZoneID: Set<String>] = [:]
+    /// Shares, by root record.
+    var shares: [CloudRecordID: StoredShare] = [:]
+    /// When a user lost the last share of a zone: their shared database reports it deleted.
+    var revokedZones: [String: [CloudZoneID: Int64]] = [:]
     var hintSubscribers: [UUID: HintSubscriber] = [:]
     var beforeNextModify: (@Sendable () -> Void)?
     var modifyRequestSizes: [Int] = []
@@ -72,11 +85,55 @@ struct MockCloudState {
         return kind
     }
 
-    /// Whether `user` may read and write `zone` through a database of `scope`.
+    /// Whether `user` may see anything of `zone` through a database of `scope`: their own
+    /// zones in the private database, zones with a share they accepted in the shared one.
     func canAccess(_ zone: CloudZoneID, user: String, scope: CloudDatabaseScope) -> Bool {
         switch scope {
         case .private: zone.owner == user
-        case .shared: zone.owner != user && grants[zone]?.contains(user) == true
+        case .shared: zone.owner != user && sharedZones(of: user).contains(zone)
+        }
+    }
+
+    /// The zones holding a share `user` accepted.
+    func sharedZones(of user: String) -> Set<CloudZoneID> {
+        Set(shares.values.filter { $0.share.owner != user && $0.share.permission(of: user) > .none }.map(\.share.rootRecordID.zone))
+    }
+
+    /// The shared root a record is under: the first record with a share on its parent chain,
+    /// itself included. `parentOf` gives a record's parent (the zone's, or a pending save's).
+    func sharedRoot(of name: String, in zone: CloudZoneID, parentOf: (String) -> CloudRecordID?) -> CloudRecordID? {
+        var current = name
+        var seen: Set<String> = []
+        while seen.insert(current).inserted {
+            let id = CloudRecordID(name: current, zone: zone)
+            if shares[id] != nil { return id }
+            guard let parent = parentOf(current), parent.zone == zone else { return nil }
+            current = parent.name
+        }
+        return nil
+    }
+
+    /// What `user` may do with a record through a database of `scope`.
+    func permission(
+        of user: String, for name: String, in zone: CloudZoneID, scope: CloudDatabaseScope,
+        parentOf: (String) -> CloudRecordID?
+    ) -> CloudShare.Permission {
+        switch scope {
+        case .private:
+            return zone.owner == user ? .readWrite : .none
+        case .shared:
+            guard zone.owner != user, let root = sharedRoot(of: name, in: zone, parentOf: parentOf) else { return .none }
+            return shares[root]?.share.permission(of: user) ?? .none
+        }
+    }
+
+    /// Records, for every participant who can no longer see any share of `zone`, that they
+    /// lost it; call after changing or removing shares of the zone.
+    mutating func recordRevocations(in zone: CloudZoneID, formerParticipants: Set<String>) {
+        let stillShared = Set(shares.values.filter { $0.share.rootRecordID.zone == zone }
+            .flatMap { share in share.share.participants.map(\.user).filter { share.share.permission(of: $0) > .none } })
+        for user in formerParticipants.subtracting(stillShared) where user != zone.owner {
+            revokedZones[user, default: [:]][zone] = nextSequence()
         }
     }
 

@@ -62,13 +62,16 @@ import Testing
         }
     }
 
-    @Test func aGrantedZoneAppearsInTheSharedDatabase() async throws {
+    @Test func anAcceptedShareAppearsInTheSharedDatabase() async throws {
         try await database.saveZones([zone])
         try await put(["a"])
-        cloud.grant(zone, to: "bob")
-        let shared = cloud.container(user: "bob").sharedDatabase
-        #expect(try await shared.fetchDatabaseChanges(since: nil).changedZones == [zone])
-        #expect(try await shared.fetchZoneChanges(zone, since: nil, limit: 10).changed.count == 1)
+        var share = CloudShare(rootRecordID: CloudRecordID(name: "a", zone: zone))
+        share.participants.append(CloudShare.Participant(user: "bob", permission: .readOnly))
+        share = try await database.saveShare(share)
+        let bob = cloud.container(user: "bob")
+        _ = try await bob.acceptShare(url: share.url)
+        #expect(try await bob.sharedDatabase.fetchDatabaseChanges(since: nil).changedZones == [zone])
+        #expect(try await bob.sharedDatabase.fetchZoneChanges(zone, since: nil, limit: 10).changed.count == 1)
     }
 
     @Test func twoDevicesOfOneUserSeeTheSameData() async throws {

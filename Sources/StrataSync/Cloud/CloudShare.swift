@@ -1,0 +1,112 @@
+/// A root record shared with other users, with its descendants (records whose parent chain
+/// reaches the root).
+///
+/// The share lives in the owner's zone beside its root. Participants see the shared records in
+/// their shared database once they accepted, and nothing else of the owner's zone.
+public struct CloudShare: Sendable, Hashable, Codable {
+    /// What a participant may do with the shared records.
+    public enum Permission: String, Sendable, Hashable, Codable, Comparable {
+        /// Nothing: the share is invisible to them.
+        case none
+        /// Read only; saves and deletes fail with ``CloudError/permissionFailure(_:)``.
+        case readOnly
+        /// Read, edit, add children and delete.
+        case readWrite
+
+        /// Orders by what the permission allows.
+        public static func < (lhs: Self, rhs: Self) -> Bool {
+            let order: [Permission] = [.none, .readOnly, .readWrite]
+            return (order.firstIndex(of: lhs) ?? 0) < (order.firstIndex(of: rhs) ?? 0)
+        }
+    }
+
+    /// A participant's part in the share.
+    public enum Role: String, Sendable, Hashable, Codable {
+        /// The user who shared the root.
+        case owner
+        /// A user the owner invited.
+        case privateUser
+        /// A user who joined through a public share.
+        case publicUser
+    }
+
+    /// Whether a participant took part.
+    public enum Acceptance: String, Sendable, Hashable, Codable {
+        /// Invited, not accepted yet: they see nothing.
+        case pending
+        /// Accepted: the shared records are in their shared database.
+        case accepted
+        /// Removed by the owner, or left: they see nothing.
+        case removed
+    }
+
+    /// One user of a share.
+    public struct Participant: Sendable, Hashable, Codable {
+        /// The user's name.
+        public var user: String
+        /// Their part.
+        public var role: Role
+        /// What they may do.
+        public var permission: Permission
+        /// Whether they accepted.
+        public var acceptance: Acceptance
+
+        /// A participant; invited users start ``Acceptance/pending``.
+        public init(user: String, role: Role = .privateUser, permission: Permission, acceptance: Acceptance = .pending) {
+            self.user = user
+            self.role = role
+            self.permission = permission
+            self.acceptance = acceptance
+        }
+    }
+
+    /// The shared root record.
+    public var rootRecordID: CloudRecordID
+    /// A title shown to invitees.
+    public var title: String?
+    /// What any user who has the URL may do; ``Permission/none`` for invited users only.
+    public var publicPermission: Permission
+    /// The owner and the invited or joined users.
+    public var participants: [Participant]
+    /// The server's change tag; nil for a share not saved yet.
+    public var changeTag: String?
+
+    /// A new share of `root`, owned by the root zone's owner.
+    public init(rootRecordID: CloudRecordID, title: String? = nil, publicPermission: Permission = .none) {
+        self.rootRecordID = rootRecordID
+        self.title = title
+        self.publicPermission = publicPermission
+        participants = [Participant(user: rootRecordID.zone.owner, role: .owner, permission: .readWrite, acceptance: .accepted)]
+        changeTag = nil
+    }
+
+    /// The owner: the user whose zone holds the root.
+    public var owner: String { rootRecordID.zone.owner }
+
+    /// What the owner hands to others to accept the share.
+    public var url: String {
+        "strata-share://\(rootRecordID.zone.owner)/\(rootRecordID.zone.name)/\(rootRecordID.name)"
+    }
+
+    /// The root a share URL names, or nil when `url` is not one.
+    public static func rootRecordID(fromURL url: String) -> CloudRecordID? {
+        let prefix = "strata-share://"
+        guard url.hasPrefix(prefix) else { return nil }
+        let parts = url.dropFirst(prefix.count).split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else { return nil }
+        return CloudRecordID(name: String(parts[2]), zone: CloudZoneID(name: String(parts[1]), owner: String(parts[0])))
+    }
+
+    /// The participant who is `user`, if any.
+    public func participant(_ user: String) -> Participant? {
+        participants.first { $0.user == user }
+    }
+
+    /// What `user` may do now: the owner everything, an accepted participant their permission,
+    /// anyone else nothing.
+    public func permission(of user: String) -> Permission {
+        if user == owner { return .readWrite }
+        guard let participant = participant(user), participant.acceptance == .accepted else { return .none }
+        return participant.permission
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+@testable import StrataSync
+import Testing
+
+/// Shares: what participants see and may do, and how shares end.
+@Suite struct MockCloudSharingTests {
+    let cloud = MockCloud()
+    let zone = CloudZoneID(name: "zone", owner: "alice")
+    var alice: any CloudDatabase { cloud.container(user: "alice").privateDatabase }
+    let game = CloudRecordID(name: "g1:games", zone: CloudZoneID(name: "zone", owner: "alice"))
+    let player = CloudRecordID(name: "p1:players", zone: CloudZoneID(name: "zone", owner: "alice"))
+    let other = CloudRecordID(name: "g2:games", zone: CloudZoneID(name: "zone", owner: "alice"))
+
+    /// Alice's zone: game g1 with player p1, and game g2 that is never shared.
+    func seed() async throws {
+        try await alice.saveZones([zone])
+        _ = try await alice.modifyRecords(
+            saving: [
+                CloudRecord(id: game, type: "games", fields: ["title": .text("Poker")]),
+                CloudRecord(id: player, type: "players", fields: ["name": .text("Blob")], parent: game),
+                CloudRecord(id: other, type: "games", fields: ["title": .text("Secret")]),
+            ],
+            deleting: [])
+    }
+
+    /// Shares g1 with bob at `permission`, and bob accepts.
+    @discardableResult
+    func share(with permission: CloudShare.Permission, accept: Bool = true) async throws -> CloudShare {
+        var share = CloudShare(rootRecordID: game, title: "Poker night")
+        share.participants.append(CloudShare.Participant(user: "bob", permission: permission))
+        share = try await alice.saveShare(share)
+        if accept { share = try await cloud.container(user: "bob").acceptShare(url: share.url) }
+        return share
+    }
+
+    func bobSees() async throws -> [String] {
+        let shared = cloud.container(user: "bob").sharedDatabase
+        return try await shared.fetchZoneChanges(zone, since: nil, limit: 100).changed.map(\.id.name).sorted()
+    }
+
+    @Test func aParticipantSeesTheRootAndItsDescendantsOnlyOnceAccepted() async throws {
+        try await seed()
+        let share = try await share(with: .readOnly, accept: false)
+        #expect(share.participant("bob")?.acceptance == .pending)
+        #expect(share.participant("alice")?.role == .owner)
+        let bob = cloud.container(user: "bob")
+        #expect(try await bob.sharedDatabase.fetchDatabaseChanges(since: nil).changedZones.isEmpty)
+        _ = try await bob.acceptShare(url: share.url)
+        #expect(try await bobSees() == ["g1:games", "p1:players"])
+        let fetched = try await bob.sharedDatabase.fetchRecords([game, other])
+        #expect((try? fetched[game]?.get())?.fields["title"] == .text("Poker"))
+        #expect(fetched[other].map { if case .failure(.permissionFailure) = $0 { true } else { false } } == true)
+    }
+
+    @Test func aUserNeverInvitedCanNeitherJoinNorReadNorWrite() async throws {
+        try await seed()
+        let share = try await share(with: .readWrite)
+        let eve = cloud.container(user: "eve")
+        await #expect(throws: CloudError.unknownItem(game)) { _ = try await eve.acceptShare(url: share.url) }
+        await #expect(throws: CloudError.permissionFailure(nil)) {
+            _ = try await eve.sharedDatabase.fetchZoneChanges(self.zone, since: nil, limit: 10)
+        }
+        let results = try await eve.sharedDatabase.modifyRecords(
+            saving: [CloudRecord(id: CloudRecordID(name: "p9:players", zone: zone), type: "players", parent: game)], deleting: [])
+        #expect(results.saveResults.values.allSatisfy { if case .failure(.permissionFailure) = $0 { true } else { false } })
+        #expect(try await eve.sharedDatabase.fetchDatabaseChanges(since: nil).changedZones.isEmpty)
+    }
+
+    @Test func aPublicShareLetsAnyoneJoinWithItsPermission() async throws {
+        try await seed()
+        var share = CloudShare(rootRecordID: game, publicPermission: .readOnly)
+        share = try await alice.saveShare(share)
+        let joined = try await cloud.container(user: "carol").acceptShare(url: share.url)
+        #expect(joined.participant("carol") == CloudShare.Participant(user: "carol", role: .publicUser, permission: .readOnly, acceptance: .accepted))
+    }
+
+    @Test func aReadWriteParticipantEditsAndAddsChildrenButCannotReachOutsideTheShare() async throws {
+        try await seed()
+        try await share(with: .readWrite)
+        let shared = cloud.container(user: "bob").sharedDatabase
+        let current = try #require(try await shared.fetchRecords([player])[player]?.get())
+        var edited = current
+        edited.fields["name"] = .text("Blob Jr")
+        let newChild = CloudRecord(id: CloudRecordID(name: "p2:players", zone: zone), type: "players", parent: game)
+        let result = try await shared.modifyRecords(saving: [edited, newChild], deleting: [])
+        #expect(result.saveResults.values.allSatisfy { (try? $0.get()) != nil })
+        #expect(try await bobSees() == ["g1:games", "p1:players", "p2:players"])
+        // Moving a shared child under a game that is not shared would take it out of the share.
+        var moved = try #require(try await shared.fetchRecords([player])[player]?.get())
+        moved.parent = other
+        let refused = try await shared.modifyRecords(saving: [moved], deleting: [])
+        #expect(refused.saveResults[player].map { if case .failure(.permissionFailure) = $0 { true } else { false } } == true)
+        // The shared root is the owner's to delete.
+        let rootDelete = try await shared.modifyRecords(saving: [], deleting: [game])
+        #expect(rootDelete.deleteResults[game].map { if case .failure(.permissionFailure) = $0 { true } else { false } } == true)
+    }
+
+    @Test func aReadOnlyParticipantsWritesAreRefusedAndChangeNothing() async throws {
+        try await seed()
+        try await share(with: .readOnly)
+        let shared = cloud.container(user: "bob").sharedDatabase
+        var edited = try #require(try await shared.fetchRecords([player])[player]?.get())
+        edited.fields["name"] = .text("Hacked")
+        let result = try await shared.modifyRecords(saving: [edited], deleting: [player])
+        #expect(result.saveResults[player].map { if case .failure(.permissionFailure) = $0 { true } else { false } } == true)
+        #expect(cloud.records(in: zone).first { $0.id == player }?.fields["name"] == .text("Blob"))
+    }
+
+    @Test func theOwnerRemovingAParticipantTakesTheZoneOutOfTheirSharedDatabase() async throws {
+        try await seed()
+        var share = try await share(with: .readWrite)
+        let bob = cloud.container(user: "bob").sharedDatabase
+        let token = try await bob.fetchDatabaseChanges(since: nil).token
+        share.participants.removeAll { $0.user == "bob" }
+        share = try await alice.saveShare(share)
+        let changes = try await bob.fetchDatabaseChanges(since: token)
+        #expect(changes.deletedZones == [zone])
+        #expect(changes.changedZones.isEmpty)
+        await #expect(throws: CloudError.unknownItem(game)) { _ = try await cloud.container(user: "bob").acceptShare(url: share.url) }
+    }
+
+    @Test func aParticipantLeavingEndsTheShareForThemOnly() async throws {
+        try await seed()
+        var share = CloudShare(rootRecordID: game)
+        share.participants += [CloudShare.Participant(user: "bob", permission: .readWrite), CloudShare.Participant(user: "carol", permission: .readOnly)]
+        share = try await alice.saveShare(share)
+        _ = try await cloud.container(user: "bob").acceptShare(url: share.url)
+        _ = try await cloud.container(user: "carol").acceptShare(url: share.url)
+        try await cloud.container(user: "bob").sharedDatabase.deleteShare(rootRecordID: game)
+        #expect(cloud.share(of: game)?.participant("bob")?.acceptance == .removed)
+        await #expect(throws: CloudError.permissionFailure(nil)) {
+            _ = try await cloud.container(user: "bob").sharedDatabase.fetchZoneChanges(self.zone, since: nil, limit: 10)
+        }
+        let carol = cloud.container(user: "carol").sharedDatabase
+        #expect(try await carol.fetchZoneChanges(zone, since: nil, limit: 10).changed.count == 2)
+        #expect(cloud.records(in: zone).count == 3)
+    }
+
+    @Test func theOwnerEndingTheShareOrDeletingTheRootEndsItForEveryone() async throws {
+        try await seed()
+        let share = try await share(with: .readWrite)
+        try await alice.deleteShare(rootRecordID: game)
+        #expect(cloud.share(of: game) == nil)
+        #expect(cloud.records(in: zone).count == 3)
+        await #expect(throws: CloudError.permissionFailure(nil)) {
+            _ = try await cloud.container(user: "bob").sharedDatabase.fetchZoneChanges(self.zone, since: nil, limit: 10)
+        }
+        // Shared again, then the owner deletes the root and its child.
+        var again = CloudShare(rootRecordID: game)
+        again.participants.append(CloudShare.Participant(user: "bob", permission: .readWrite))
+        _ = try await alice.saveShare(again)
+        _ = try await cloud.container(user: "bob").acceptShare(url: share.url)
+        let bob = cloud.container(user: "bob").sharedDatabase
+        let token = try await bob.fetchDatabaseChanges(since: nil).token
+        _ = try await alice.modifyRecords(saving: [], deleting: [player, game])
+        #expect(cloud.share(of: game) == nil)
+        #expect(try await bob.fetchDatabaseChanges(since: token).deletedZones == [zone])
+    }
+
+    @Test func aParticipantSeesDeletionsInsideTheShareOnly() async throws {
+        try await seed()
+        try await share(with: .readWrite)
+        let bob = cloud.container(user: "bob").sharedDatabase
+        let first = try await bob.fetchZoneChanges(zone, since: nil, limit: 100)
+        _ = try await alice.modifyRecords(saving: [], deleting: [player, other])
+        let next = try await bob.fetchZoneChanges(zone, since: first.token, limit: 100)
+        #expect(next.deleted.map(\.id) == [player])
+    }
+
+    @Test func onlyTheOwnerSavesAShareAndOnlyOfARecordThatExists() async throws {
+        try await seed()
+        let share = try await share(with: .readWrite)
+        await #expect(throws: CloudError.permissionFailure(game)) {
+            _ = try await cloud.container(user: "bob").sharedDatabase.saveShare(share)
+        }
+        let missing = CloudRecordID(name: "g9:games", zone: zone)
+        await #expect(throws: CloudError.unknownItem(missing)) { _ = try await alice.saveShare(CloudShare(rootRecordID: missing)) }
+    }
+
+    @Test func shareURLsRoundTrip() {
+        let share = CloudShare(rootRecordID: game)
+        #expect(CloudShare.rootRecordID(fromURL: share.url) == game)
+        #expect(CloudShare.rootRecordID(fromURL: "https://example.com") == nil)
+    }
+}
