@@ -73,7 +73,7 @@ extension SyncEngine {
             let schedule = SyncSchedule(clock: clock, sendDelay: .seconds(1), pollInterval: .seconds(1))
             return try SyncEngine(
                 for: database, tableNames: names, container: container ?? MockCloud().container(user: user),
-                configuration: SyncEngineConfiguration(schedule: schedule), logger: logger)
+                configuration: SyncEngineConfiguration(schedule: schedule, sendsBeforeSharing: true), logger: logger)
         case .test:
             return try SyncEngine(
                 for: database, tableNames: names, container: container ?? MockCloud().container(user: user),

@@ -27,7 +27,10 @@ enum ChangeLogDrain {
             } else if let stored = try RecordMetadata.fetch(name, in: db) {
                 metadata = stored
             } else {
-                metadata = RecordMetadata(name: name, zone: zone)
+                let recordZone = entry.operation == .save
+                    ? try SyncEngine.zoneForNewRecord(name, table: table, default: zone, touched: touched, in: db)
+                    : zone
+                metadata = RecordMetadata(name: name, zone: recordZone)
             }
             switch entry.operation {
             case .save:

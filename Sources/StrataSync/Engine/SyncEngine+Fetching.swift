@@ -30,6 +30,33 @@ extension SyncEngine {
 
     func performFetchBody() async throws {
         let user = try await availableUser()
+        try await fetchPrivateDatabase(user: user)
+        try await fetchSharedDatabase(user: user)
+    }
+
+    /// Other users' zones that hold records shared with this user: a zone the user lost
+    /// access to (left, removed, share ended) goes from this device.
+    private func fetchSharedDatabase(user: String) async throws {
+        let cloud = container.sharedDatabase
+        let databaseKey = EngineState.databaseToken(.shared)
+        let token = try await database.write { db in try EngineState.value(databaseKey, in: db) }.map(CloudChangeToken.init)
+        let changes: CloudDatabaseChanges
+        do {
+            changes = try await cloud.fetchDatabaseChanges(since: token)
+        } catch CloudError.changeTokenExpired {
+            changes = try await cloud.fetchDatabaseChanges(since: nil)
+        }
+        for zone in changes.deletedZones where zone.owner != user {
+            try await deleteLocalRecords(in: zone)
+        }
+        for zone in changes.changedZones where zone.owner != user {
+            try await fetchZone(zone, cloud: cloud, localZone: defaultZone(for: user))
+            try await refreshShares(in: zone, cloud: cloud, user: user)
+        }
+        try await database.write { db in try EngineState.set(databaseKey, to: changes.token.value, in: db) }
+    }
+
+    private func fetchPrivateDatabase(user: String) async throws {
         let cloud = container.privateDatabase
         let databaseKey = EngineState.databaseToken(.private)
         let token = try await database.write { db in try EngineState.value(databaseKey, in: db) }.map(CloudChangeToken.init)
@@ -43,13 +70,13 @@ extension SyncEngine {
             try await deleteLocalRecords(in: zone)
         }
         for zone in changes.changedZones where zone.owner == user {
-            try await fetchZone(zone, localZone: defaultZone(for: user))
+            try await fetchZone(zone, cloud: cloud, localZone: defaultZone(for: user))
+            try await refreshShares(in: zone, cloud: cloud, user: user)
         }
         try await database.write { db in try EngineState.set(databaseKey, to: changes.token.value, in: db) }
     }
 
-    private func fetchZone(_ zone: CloudZoneID, localZone: CloudZoneID) async throws {
-        let cloud = container.privateDatabase
+    private func fetchZone(_ zone: CloudZoneID, cloud: any CloudDatabase, localZone: CloudZoneID) async throws {
         let zoneKey = EngineState.zoneToken(zone)
         var token = try await database.write { db in try EngineState.value(zoneKey, in: db) }.map(CloudChangeToken.init)
         let incoming = IncomingChanges(schema: schema, clock: clock, logger: logger)

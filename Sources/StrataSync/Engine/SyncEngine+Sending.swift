@@ -48,6 +48,7 @@ extension SyncEngine {
         let schema = self.schema
         let node = deviceID
         try await drainChangeLog(into: zone)
+        try await leaveDeletedShares(user: user)
         let cloud = container.privateDatabase
         let zoneKey = "zone.created.\(zone.owner).\(zone.name)"
         if try await database.write({ db in try EngineState.value(zoneKey, in: db) }) == nil {
@@ -78,9 +79,9 @@ extension SyncEngine {
                 blobs: try await AssetTransfer.largeBlobs(in: records, schema: schema, database: database))
             let result: CloudModifyResult
             do {
-                result = try await cloud.modifyRecords(
+                result = try await modifyRecords(
                     saving: items.compactMap(\.record),
-                    deleting: items.filter { $0.record == nil }.map(\.metadata.recordID))
+                    deleting: items.filter { $0.record == nil }.map(\.metadata.recordID), user: user)
             } catch CloudError.limitExceeded where items.count > 1 {
                 limit = max(1, items.count / 2)
                 logger.info("request over the cloud's limits: retrying with \(limit) records")
@@ -170,6 +171,11 @@ extension SyncEngine {
                     outcome.needsFetch = true
                 case .failure(.batchRequestFailed), .failure(.zoneNotFound):
                     break
+                case .failure(.permissionFailure) where item.metadata.zone.owner != (try EngineState.value(EngineState.userName, in: db) ?? ""):
+                    // A read-only participant's delete: the record comes back.
+                    try restoreServerCopy(of: item, incoming: incoming, in: db)
+                    outcome.progress += 1
+                    outcome.events.append(SyncEvent(action: .failed, recordType: name.table, recordName: id.name))
                 case .failure(let error):
                     if error.isTransient { throw error }
                     outcome.failures[id.name] = error
@@ -206,11 +212,38 @@ extension SyncEngine {
             try handleMissingParent(item: item, outcome: &outcome, in: db)
         case .batchRequestFailed:
             break
+        case .permissionFailure where item.metadata.zone.owner != (try EngineState.value(EngineState.userName, in: db) ?? ""):
+            // The owner made this user's permission read-only: the cloud's copy comes back.
+            try restoreServerCopy(of: item, incoming: incoming, in: db)
+            outcome.progress += 1
+            outcome.events.append(SyncEvent(action: .failed, recordType: name.table, recordName: name.text))
+            logger.warning("\(name.text) is shared read-only with this user: the local change was undone")
         default:
             if error.isTransient { throw error }
             outcome.failures[name.text] = error
             outcome.events.append(SyncEvent(action: .failed, recordType: name.table, recordName: name.text))
         }
+    }
+
+    /// Undoes a local change the cloud refused: the row goes back to the last known server
+    /// record (re-inserted after a refused delete), and nothing stays pending.
+    private func restoreServerCopy(of item: OutgoingChanges.Item, incoming: IncomingChanges, in db: Database) throws {
+        guard var metadata = try RecordMetadata.fetch(item.metadata.name, in: db) else { return }
+        guard let server = metadata.lastKnownServerRecord else {
+            // Never in the cloud: a child added under a read-only record; it goes.
+            if let table = schema.table(named: metadata.name.table) {
+                try db.execute(
+                    sql: "DELETE FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) = ?",
+                    arguments: [metadata.name.primaryKey])
+            }
+            try RecordMetadata.delete(metadata.name, in: db)
+            return
+        }
+        metadata.pendingOperation = nil
+        metadata.fieldVersions = [:]
+        try metadata.save(in: db)
+        var report = IncomingChanges.Report()
+        try incoming.apply(server, in: db, report: &report)
     }
 
     /// A save failed because the cloud lacks the record's parent. If the parent was never

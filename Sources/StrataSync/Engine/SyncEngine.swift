@@ -33,6 +33,8 @@ public final class SyncEngine: Sendable, Observable {
     public let logger: Logger
     /// Decides what account changes do to local data; nil deletes it.
     public let delegate: (any SyncEngineDelegate)?
+    /// The synced tables whose rows are never shared.
+    public let privateTableNames: Set<String>
     let configuration: SyncEngineConfiguration
     let work = SerialWork()
     let statusStorage = Mutex(SyncEngineStatus())
@@ -53,14 +55,17 @@ public final class SyncEngine: Sendable, Observable {
         startImmediately: Bool = true
     ) throws {
         try self.init(
-            for: database, tableNames: (tables + privateTables).map { $0.tableName }, container: container,
+            for: database, tableNames: (tables + privateTables).map { $0.tableName },
+            privateTableNames: privateTables.map { $0.tableName }, container: container,
             configuration: configuration, delegate: delegate, logger: logger, startImmediately: startImmediately)
     }
 
-    /// Creates an engine syncing the tables with these names.
+    /// Creates an engine syncing the tables with these names; those of `privateTableNames`
+    /// (also listed in `tableNames`) are never shared.
     public init(
         for database: any DatabaseWriter,
         tableNames: [String],
+        privateTableNames: [String] = [],
         container: any CloudContainer,
         configuration: SyncEngineConfiguration = SyncEngineConfiguration(),
         delegate: (any SyncEngineDelegate)? = nil,
@@ -70,6 +75,7 @@ public final class SyncEngine: Sendable, Observable {
         self.database = database
         self.container = container
         self.delegate = delegate
+        self.privateTableNames = Set(privateTableNames)
         self.configuration = configuration
         self.logger = logger
         let containerIdentifier = container.identifier
@@ -87,6 +93,7 @@ public final class SyncEngine: Sendable, Observable {
         schema = try database.writeWithoutTransaction { db in
             let schema = try capture.install(on: db)
             try ChangeLogDrain.reconcileMark(in: db)
+            try PermissionTriggers.installIfNeeded(on: db, schema: schema)
             return schema
         }
         try prepareSchemaChanges()

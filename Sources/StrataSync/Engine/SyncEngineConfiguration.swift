@@ -17,6 +17,9 @@ public struct SyncEngineConfiguration: Sendable {
     /// A plain BLOB value larger than this travels as an asset (content by hash, beside the
     /// record) instead of inside the record, whose size the cloud limits.
     public var blobAssetThreshold: Int
+    /// Whether `share(record:)` sends a record that has not reached the cloud yet before
+    /// sharing it, instead of refusing: what previews want, where nothing waits for a tick.
+    public var sendsBeforeSharing: Bool
 
     /// The configuration; every value has a default suited to a live app.
     public init(
@@ -26,9 +29,11 @@ public struct SyncEngineConfiguration: Sendable {
         batchSize: Int = 400,
         fetchPageSize: Int = 200,
         schedule: SyncSchedule? = SyncSchedule(),
-        blobAssetThreshold: Int = 256 * 1024
+        blobAssetThreshold: Int = 256 * 1024,
+        sendsBeforeSharing: Bool = false
     ) {
         self.blobAssetThreshold = blobAssetThreshold
+        self.sendsBeforeSharing = sendsBeforeSharing
         self.deviceID = deviceID
         self.physicalTime = physicalTime
         self.zoneName = zoneName

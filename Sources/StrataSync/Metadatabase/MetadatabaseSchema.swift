@@ -17,6 +17,8 @@ enum MetadatabaseSchema {
             pendingTransaction INTEGER,
             userModificationTime TEXT,
             isShared INTEGER NOT NULL DEFAULT 0,
+            share TEXT,
+            sharePermission TEXT CHECK (sharePermission IN ('none', 'readOnly', 'readWrite')),
             PRIMARY KEY (recordType, recordPrimaryKey)
         ) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS strata_sync.metadata_pending

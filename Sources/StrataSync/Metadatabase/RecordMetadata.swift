@@ -70,15 +70,22 @@ struct RecordMetadata: Sendable, Hashable {
         try Int.fetchOne(db, sql: "SELECT count(*) FROM strata_sync.metadata WHERE pendingOperation IS NOT NULL") ?? 0
     }
 
-    /// Inserts or replaces the row.
+    /// Inserts or updates the row; the share columns, which the sharing calls own, stay.
     func save(in db: Database) throws {
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO strata_sync.metadata
+                INSERT INTO strata_sync.metadata
                     (recordType, recordPrimaryKey, zoneName, ownerName, parentRecordType, parentRecordPrimaryKey,
                      lastKnownServerRecord, serverChangeTag, fieldVersions, pendingOperation, pendingRevision,
                      pendingTransaction, userModificationTime)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (recordType, recordPrimaryKey) DO UPDATE SET
+                    zoneName = excluded.zoneName, ownerName = excluded.ownerName,
+                    parentRecordType = excluded.parentRecordType, parentRecordPrimaryKey = excluded.parentRecordPrimaryKey,
+                    lastKnownServerRecord = excluded.lastKnownServerRecord, serverChangeTag = excluded.serverChangeTag,
+                    fieldVersions = excluded.fieldVersions, pendingOperation = excluded.pendingOperation,
+                    pendingRevision = excluded.pendingRevision, pendingTransaction = excluded.pendingTransaction,
+                    userModificationTime = excluded.userModificationTime
                 """,
             arguments: StatementArguments(([
                 name.table, name.primaryKey, zone.name, zone.owner, parent?.table, parent?.primaryKey,

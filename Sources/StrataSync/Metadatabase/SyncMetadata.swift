@@ -43,4 +43,11 @@ public struct SyncMetadata: Sendable, Equatable {
     public var userModificationTime: String?
     /// Whether the record is the root of a share.
     public var isShared: Bool
+    /// The share, on a shared root: its owner, participants (name, role, permission,
+    /// acceptance) and public permission, stored as JSON a view can select.
+    @Column(as: JSONRepresentation<CloudShare>?.self)
+    public var share: CloudShare?
+    /// What the current user may do with a record another user shared with them
+    /// (`"readOnly"` or `"readWrite"`); nil for the user's own records.
+    public var sharePermission: String?
 }

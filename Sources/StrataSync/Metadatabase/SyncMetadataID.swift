@@ -41,6 +41,12 @@ extension SyncMetadata.TableColumns {
     }
 }
 
+extension NullableColumns where Base == SyncMetadata {
+    /// The metadata id columns of a left-joined ``SyncMetadata``:
+    /// `Game.leftJoin(SyncMetadata.all) { $0.syncMetadataID.eq($1.id) }`.
+    public var id: SyncMetadataIDColumns { SyncMetadata.columns.id }
+}
+
 extension PrimaryKeyedTableDefinition {
     /// The id of the rows' sync metadata, for joins:
     ///

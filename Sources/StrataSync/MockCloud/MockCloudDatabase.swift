@@ -211,7 +211,7 @@ struct MockCloudDatabase: CloudDatabase {
         return try cloud.serve(.fetchZoneChanges, user: user) { state in
             guard state.canAccess(zoneID, user: user, scope: scope) else { throw CloudError.permissionFailure(nil) }
             guard let zone = state.zones[zoneID] else { throw CloudError.zoneNotFound(zoneID) }
-            let start = try Self.position(of: token, prefix: "z")
+            let (start, tokenAccess) = try Self.zonePosition(of: token)
             if token != nil && start < zone.horizon { throw CloudError.changeTokenExpired }
             enum Change { case saved(CloudRecord), deleted(CloudTombstone) }
             let records = zone.records
@@ -219,8 +219,11 @@ struct MockCloudDatabase: CloudDatabase {
             let visible: (String) -> Bool = { name in
                 scope == .private || snapshot.permission(of: user, for: name, in: zoneID, scope: scope) { records[$0]?.record.parent } > .none
             }
-            // A participant who gained access since the token sees the whole share again.
-            let since = (snapshot.shares.values.contains { $0.share.rootRecordID.zone == zoneID && ($0.accessChanged[user] ?? 0) > start }) ? 0 : start
+            // A participant who gained access after the token was issued sees the whole share
+            // again: the token carries the access it was issued under.
+            let access = scope == .private ? 0 : snapshot.shares.values.filter { $0.share.rootRecordID.zone == zoneID }
+                .map { $0.accessChanged[user] ?? 0 }.max() ?? 0
+            let since = tokenAccess < access ? 0 : start
             var changes: [(Int64, Change)] = zone.records.values.filter { $0.sequence > since && visible($0.record.id.name) }
                 .map { ($0.sequence, .saved($0.record)) }
             changes += zone.tombstones.filter { name, tombstone in
@@ -233,7 +236,7 @@ struct MockCloudDatabase: CloudDatabase {
             let page = changes.prefix(max(1, limit))
             let moreComing = changes.count > page.count
             let end = moreComing ? (page.last?.0 ?? start) : max(start, zone.lastChange, zone.horizon)
-            var result = CloudZoneChanges(changed: [], deleted: [], token: CloudChangeToken("z:\(end)"), moreComing: moreComing)
+            var result = CloudZoneChanges(changed: [], deleted: [], token: CloudChangeToken(access == 0 ? "z:\(end)" : "z:\(end):\(access)"), moreComing: moreComing)
             for (_, change) in page {
                 switch change {
                 case .saved(let record): result.changed.append(record)
@@ -303,6 +306,19 @@ struct MockCloudDatabase: CloudDatabase {
                 state.recordRevocations(in: root.zone, formerParticipants: [user])
             }
         }
+    }
+
+    /// The position a zone token encodes, and the participant access it was issued under
+    /// (`z:position[:access]`).
+    private static func zonePosition(of token: CloudChangeToken?) throws -> (Int64, Int64) {
+        guard let token else { return (0, 0) }
+        let parts = token.value.split(separator: ":")
+        guard parts.count == 2 || parts.count == 3, parts[0] == "z", let position = Int64(parts[1]) else {
+            throw CloudError.changeTokenExpired
+        }
+        let access = parts.count == 3 ? Int64(parts[2]) : 0
+        guard let access else { throw CloudError.changeTokenExpired }
+        return (position, access)
     }
 
     /// The sequence position a token encodes.

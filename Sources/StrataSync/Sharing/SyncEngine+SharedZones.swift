@@ -1,0 +1,73 @@
+import StrataSQLite
+
+extension SyncEngine {
+    /// Sends saves and deletes to the database that holds each record: the user's own zones
+    /// through the private database, zones shared by other users through the shared one.
+    func modifyRecords(saving saves: [CloudRecord], deleting deletes: [CloudRecordID], user: String) async throws -> CloudModifyResult {
+        let ownSaves = saves.filter { $0.id.zone.owner == user }
+        let ownDeletes = deletes.filter { $0.zone.owner == user }
+        var result = CloudModifyResult()
+        if !ownSaves.isEmpty || !ownDeletes.isEmpty {
+            result = try await container.privateDatabase.modifyRecords(saving: ownSaves, deleting: ownDeletes)
+        }
+        let sharedSaves = saves.filter { $0.id.zone.owner != user }
+        let sharedDeletes = deletes.filter { $0.zone.owner != user }
+        if !sharedSaves.isEmpty || !sharedDeletes.isEmpty {
+            let shared = try await container.sharedDatabase.modifyRecords(saving: sharedSaves, deleting: sharedDeletes)
+            result.saveResults.merge(shared.saveResults) { $1 }
+            result.deleteResults.merge(shared.deleteResults) { $1 }
+        }
+        return result
+    }
+
+    /// A participant who deleted a shared root leaves its share: the share ends for them, and
+    /// the root's subtree goes from this device without deleting anything in the cloud.
+    func leaveDeletedShares(user: String) async throws {
+        let roots = try await database.write { db in
+            try db.fetchAll(
+                sql: """
+                    SELECT recordType, recordPrimaryKey, zoneName, ownerName FROM strata_sync.metadata
+                    WHERE pendingOperation = 'delete' AND share IS NOT NULL AND ownerName <> ?
+                    """,
+                arguments: [user]
+            ) { row in
+                (SyncMetadata.ID(recordType: try row[0], recordPrimaryKey: try row[1]), CloudZoneID(name: try row[2], owner: try row[3]))
+            }
+        }
+        for (id, zone) in roots {
+            try await container.sharedDatabase.deleteShare(rootRecordID: CloudRecordID(name: id.description, zone: zone))
+            try await database.write { db in
+                try db.execute(
+                    sql: """
+                        WITH RECURSIVE subtree(recordType, recordPrimaryKey) AS (
+                            SELECT ?, ?
+                            UNION
+                            SELECT m.recordType, m.recordPrimaryKey FROM strata_sync.metadata m
+                            JOIN subtree s ON m.parentRecordType = s.recordType AND m.parentRecordPrimaryKey = s.recordPrimaryKey
+                        )
+                        DELETE FROM strata_sync.metadata
+                        WHERE (recordType, recordPrimaryKey) IN (SELECT recordType, recordPrimaryKey FROM subtree)
+                        """,
+                    arguments: [id.recordType, id.recordPrimaryKey])
+            }
+            logger.info("left the share of \(id), owned by \(zone.owner)")
+        }
+    }
+
+    /// The zone a new record goes to: its parent's, when the parent lives in a zone shared by
+    /// another user (a participant adding a child to a shared record), else `zone`.
+    static func zoneForNewRecord(
+        _ name: RecordName, table: SyncedTable, default zone: CloudZoneID,
+        touched: [RecordName: RecordMetadata], in db: Database
+    ) throws -> CloudZoneID {
+        guard let reference = table.parent else { return zone }
+        guard let parentKey = try String.fetchOne(
+            db,
+            sql: "SELECT CAST(\(reference.column.quotedIdentifier) AS TEXT) FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) = ?",
+            arguments: [name.primaryKey])
+        else { return zone }
+        let parentName = RecordName(table: reference.parentTable, primaryKey: parentKey)
+        if let parent = touched[parentName] { return parent.zone }
+        return try RecordMetadata.fetch(parentName, in: db)?.zone ?? zone
+    }
+}

@@ -1,0 +1,152 @@
+import StrataQueries
+import StrataSQLite
+
+extension SyncEngine {
+    /// The start of the message of the error a write to a record shared read-only with this
+    /// user fails with, at once, from a trigger: match it with
+    /// ``StrataSQLite/DatabaseError/isWritePermissionError``.
+    public static let writePermissionError = "strata_sync.writePermission"
+
+    /// Shares a root record with other users, or updates its share: `configure` sets the
+    /// title, public permission and participants (the owner adds and removes participants by
+    /// sharing again). Sharing a record a second time returns its existing share, configured.
+    ///
+    /// ```swift
+    /// let shared = try await syncEngine.share(record: game) { share in
+    ///     share.title = "Poker night"
+    ///     share.participants.append(CloudShare.Participant(user: "blob", permission: .readWrite))
+    /// }
+    /// // Hand `shared.url` to the participants; their engines call `acceptShare(url:)`.
+    /// ```
+    ///
+    /// - Throws: ``SharingError`` naming the table and the reason (engine stopped, table not
+    ///   synced, not a root, private table, record not synced yet, another user's record);
+    ///   the cloud's errors.
+    @discardableResult
+    public func share<Record: PrimaryKeyedTable>(
+        record: Record, configure: (inout CloudShare) -> Void = { _ in }
+    ) async throws -> SharedRecord {
+        let id = try record.syncMetadataID()
+        let user = try await availableUser()
+        var metadata = try await shareableMetadata(id)
+        if metadata.serverChangeTag == nil && configuration.sendsBeforeSharing {
+            try await sendChanges()
+            metadata = try await shareableMetadata(id)
+        }
+        guard metadata.serverChangeTag != nil else {
+            throw SharingError.recordNotSynced(table: id.recordType, primaryKey: id.recordPrimaryKey)
+        }
+        guard metadata.zone.owner == user else {
+            throw SharingError.notTheOwner(table: id.recordType, primaryKey: id.recordPrimaryKey, owner: metadata.zone.owner)
+        }
+        let existing = try await database.write { db in try SyncMetadata.find(id).fetchOne(db)?.share }
+        var share = existing ?? CloudShare(rootRecordID: metadata.recordID)
+        configure(&share)
+        let saved = try await container.privateDatabase.saveShare(share)
+        try await storeShare(saved, of: id, permission: nil)
+        logger.info("shared \(id) with \(saved.participants.count - 1) participant(s)")
+        return SharedRecord(share: saved)
+    }
+
+    /// Ends the share of a root record, for every participant; the record stays.
+    ///
+    /// - Throws: ``SharingError/recordNotShared(table:primaryKey:)``; the cloud's errors.
+    public func unshare<Record: PrimaryKeyedTable>(record: Record) async throws {
+        let id = try record.syncMetadataID()
+        let metadata = try await shareableMetadata(id)
+        guard try await database.write({ db in try SyncMetadata.find(id).fetchOne(db)?.share }) != nil else {
+            throw SharingError.recordNotShared(table: id.recordType, primaryKey: id.recordPrimaryKey)
+        }
+        try await container.privateDatabase.deleteShare(rootRecordID: metadata.recordID)
+        try await storeShare(nil, of: id, permission: nil)
+    }
+
+    /// Accepts a share another user made (its ``SharedRecord/url``): the root and its
+    /// descendants come into this device, and stay in sync from then on.
+    ///
+    /// - Throws: ``SharingError/invalidShareURL(_:)``; ``CloudError/unknownItem(_:)`` when the
+    ///   share does not exist or is not open to this user.
+    @discardableResult
+    public func acceptShare(url: String) async throws -> CloudShare {
+        guard CloudShare.rootRecordID(fromURL: url) != nil else { throw SharingError.invalidShareURL(url) }
+        guard status.isRunning else { throw SharingError.engineNotRunning }
+        let share = try await container.acceptShare(url: url)
+        try await fetchChanges()
+        return share
+    }
+
+    /// The metadata of a record that may be shared: checks the engine and the table.
+    private func shareableMetadata(_ id: SyncMetadata.ID) async throws -> RecordMetadata {
+        guard status.isRunning else { throw SharingError.engineNotRunning }
+        guard let table = schema.table(named: id.recordType) else { throw SharingError.tableNotSynced(id.recordType) }
+        guard !privateTableNames.contains(table.name) else { throw SharingError.privateTable(table.name) }
+        if let parent = table.referencedTables.first {
+            throw SharingError.notARoot(table: table.name, parentTable: parent)
+        }
+        let name = RecordName(table: id.recordType, primaryKey: id.recordPrimaryKey)
+        if let metadata = try await database.write({ db in try RecordMetadata.fetch(name, in: db) }) { return metadata }
+        return RecordMetadata(name: name, zone: defaultZone(for: try await availableUser()))
+    }
+
+    /// Stores a root's share (nil: not shared) and, for records shared with this user, the
+    /// permission they have on the root and every descendant.
+    func storeShare(_ share: CloudShare?, of id: SyncMetadata.ID, permission: CloudShare.Permission?) async throws {
+        let schema = self.schema
+        try await database.write { db in
+            try Self.storeShare(share, of: id, permission: permission, in: db)
+            try PermissionTriggers.installIfNeeded(on: db, schema: schema)
+        }
+    }
+
+    static func storeShare(_ share: CloudShare?, of id: SyncMetadata.ID, permission: CloudShare.Permission?, in db: Database) throws {
+        try db.execute(
+            sql: "UPDATE strata_sync.metadata SET share = ?, isShared = ? WHERE recordType = ? AND recordPrimaryKey = ?",
+            arguments: [try share.map { try SyncJSON.encode($0) }, share != nil, id.recordType, id.recordPrimaryKey])
+        try db.execute(
+            sql: """
+                WITH RECURSIVE subtree(recordType, recordPrimaryKey) AS (
+                    SELECT ?, ?
+                    UNION
+                    SELECT m.recordType, m.recordPrimaryKey FROM strata_sync.metadata m
+                    JOIN subtree s ON m.parentRecordType = s.recordType AND m.parentRecordPrimaryKey = s.recordPrimaryKey
+                )
+                UPDATE strata_sync.metadata SET sharePermission = ?
+                WHERE (recordType, recordPrimaryKey) IN (SELECT recordType, recordPrimaryKey FROM subtree)
+                """,
+            arguments: [id.recordType, id.recordPrimaryKey, permission?.rawValue])
+    }
+
+    /// Refreshes the shares of the roots in `zone` from `cloud`: the owner's own shared roots
+    /// (acceptance changes), or the roots another user shared with this one, with the
+    /// permission this user has on each root's subtree.
+    func refreshShares(in zone: CloudZoneID, cloud: any CloudDatabase, user: String) async throws {
+        let roots = try await database.write { db in
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT recordName FROM strata_sync.metadata
+                    WHERE zoneName = ? AND ownerName = ? AND parentRecordType IS NULL
+                        AND (ownerName <> ? OR isShared)
+                    """,
+                arguments: [zone.name, zone.owner, user])
+        }
+        for root in roots {
+            guard let name = RecordName(root) else { continue }
+            let id = SyncMetadata.ID(recordType: name.table, recordPrimaryKey: name.primaryKey)
+            do {
+                let share = try await cloud.fetchShare(rootRecordID: CloudRecordID(name: root, zone: zone))
+                try await storeShare(share, of: id, permission: zone.owner == user ? nil : share.permission(of: user))
+            } catch CloudError.unknownItem {
+                try await storeShare(nil, of: id, permission: nil)
+            }
+        }
+    }
+}
+
+extension DatabaseError {
+    /// Whether the write failed because it changed a record another user shared read-only
+    /// with this one (see ``SyncEngine/writePermissionError``).
+    public var isWritePermissionError: Bool {
+        message.hasPrefix(SyncEngine.writePermissionError)
+    }
+}
