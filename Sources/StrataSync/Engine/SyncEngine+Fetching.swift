@@ -30,15 +30,18 @@ extension SyncEngine {
 
     func performFetchBody() async throws {
         let user = try await availableUser()
-        try await fetchPrivateDatabase(user: user)
-        try await fetchSharedDatabase(user: user)
+        try await fetchDatabase(.private, user: user)
+        try await fetchDatabase(.shared, user: user)
     }
 
-    /// Other users' zones that hold records shared with this user: a zone the user lost
-    /// access to (left, removed, share ended) goes from this device.
-    private func fetchSharedDatabase(user: String) async throws {
-        let cloud = container.sharedDatabase
-        let databaseKey = EngineState.databaseToken(.shared)
+    /// Fetches the zones of one database that changed since its token: the user's own zones
+    /// (private), or other users' zones holding records shared with this user (shared). A zone
+    /// deleted, or no longer shared with the user (left, removed, share ended), goes from this
+    /// device.
+    private func fetchDatabase(_ scope: CloudDatabaseScope, user: String) async throws {
+        let cloud = scope == .private ? container.privateDatabase : container.sharedDatabase
+        let ownsZone: (CloudZoneID) -> Bool = { scope == .private ? $0.owner == user : $0.owner != user }
+        let databaseKey = EngineState.databaseToken(scope)
         let token = try await database.write { db in try EngineState.value(databaseKey, in: db) }.map(CloudChangeToken.init)
         let changes: CloudDatabaseChanges
         do {
@@ -46,30 +49,10 @@ extension SyncEngine {
         } catch CloudError.changeTokenExpired {
             changes = try await cloud.fetchDatabaseChanges(since: nil)
         }
-        for zone in changes.deletedZones where zone.owner != user {
+        for zone in changes.deletedZones where ownsZone(zone) {
             try await deleteLocalRecords(in: zone)
         }
-        for zone in changes.changedZones where zone.owner != user {
-            try await fetchZone(zone, cloud: cloud, localZone: defaultZone(for: user))
-            try await refreshShares(in: zone, cloud: cloud, user: user)
-        }
-        try await database.write { db in try EngineState.set(databaseKey, to: changes.token.value, in: db) }
-    }
-
-    private func fetchPrivateDatabase(user: String) async throws {
-        let cloud = container.privateDatabase
-        let databaseKey = EngineState.databaseToken(.private)
-        let token = try await database.write { db in try EngineState.value(databaseKey, in: db) }.map(CloudChangeToken.init)
-        let changes: CloudDatabaseChanges
-        do {
-            changes = try await cloud.fetchDatabaseChanges(since: token)
-        } catch CloudError.changeTokenExpired {
-            changes = try await cloud.fetchDatabaseChanges(since: nil)
-        }
-        for zone in changes.deletedZones where zone.owner == user {
-            try await deleteLocalRecords(in: zone)
-        }
-        for zone in changes.changedZones where zone.owner == user {
+        for zone in changes.changedZones where ownsZone(zone) {
             try await fetchZone(zone, cloud: cloud, localZone: defaultZone(for: user))
             try await refreshShares(in: zone, cloud: cloud, user: user)
         }

@@ -39,12 +39,7 @@ extension SyncEngine {
             try await database.write { db in
                 try db.execute(
                     sql: """
-                        WITH RECURSIVE subtree(recordType, recordPrimaryKey) AS (
-                            SELECT ?, ?
-                            UNION
-                            SELECT m.recordType, m.recordPrimaryKey FROM strata_sync.metadata m
-                            JOIN subtree s ON m.parentRecordType = s.recordType AND m.parentRecordPrimaryKey = s.recordPrimaryKey
-                        )
+                        \(Self.subtreeCTE)
                         DELETE FROM strata_sync.metadata
                         WHERE (recordType, recordPrimaryKey) IN (SELECT recordType, recordPrimaryKey FROM subtree)
                         """,

@@ -104,17 +104,23 @@ extension SyncEngine {
             arguments: [try share.map { try SyncJSON.encode($0) }, share != nil, id.recordType, id.recordPrimaryKey])
         try db.execute(
             sql: """
-                WITH RECURSIVE subtree(recordType, recordPrimaryKey) AS (
-                    SELECT ?, ?
-                    UNION
-                    SELECT m.recordType, m.recordPrimaryKey FROM strata_sync.metadata m
-                    JOIN subtree s ON m.parentRecordType = s.recordType AND m.parentRecordPrimaryKey = s.recordPrimaryKey
-                )
+                \(subtreeCTE)
                 UPDATE strata_sync.metadata SET sharePermission = ?
                 WHERE (recordType, recordPrimaryKey) IN (SELECT recordType, recordPrimaryKey FROM subtree)
                 """,
             arguments: [id.recordType, id.recordPrimaryKey, permission?.rawValue])
     }
+
+    /// `subtree(recordType, recordPrimaryKey)`: a record (the two first arguments) and every
+    /// record under it, through the metadata's parent links.
+    static let subtreeCTE = """
+        WITH RECURSIVE subtree(recordType, recordPrimaryKey) AS (
+            SELECT ?, ?
+            UNION
+            SELECT m.recordType, m.recordPrimaryKey FROM strata_sync.metadata m
+            JOIN subtree s ON m.parentRecordType = s.recordType AND m.parentRecordPrimaryKey = s.recordPrimaryKey
+        )
+        """
 
     /// Refreshes the shares of the roots in `zone` from `cloud`: the owner's own shared roots
     /// (acceptance changes), or the roots another user shared with this one, with the
