@@ -61,7 +61,15 @@ struct IncomingChanges {
             report.unknownTable.append(record.id.name)
             return
         }
-        var metadata = try RecordMetadata.fetch(name, in: db) ?? RecordMetadata(name: name, zone: record.id.zone)
+        let stored = try RecordMetadata.fetch(name, in: db)
+        if let stored, stored.zone != record.id.zone, let reference = table.parent,
+           let local = stored.fieldVersions[reference.column],
+           record.fieldVersions[reference.column].map({ $0 < local }) ?? true {
+            // The copy a move left in the record's old zone (see ZoneMoves): the record lives
+            // where its newest parent is, and this copy is on its way out.
+            return
+        }
+        var metadata = stored ?? RecordMetadata(name: name, zone: record.id.zone)
         if metadata.pendingOperation == .delete {
             // A local delete not sent yet wins: remember the server's copy and send the delete.
             metadata.lastKnownServerRecord = record
@@ -182,6 +190,8 @@ struct IncomingChanges {
             arguments: [id.zone.name, id.zone.owner, id.name])
         guard let name = RecordName(id.name), let table = schema.table(named: name.table) else { return }
         var metadata = try RecordMetadata.fetch(name, in: db)
+        // The record moved to another zone: this deletes the copy it left behind.
+        if let metadata, metadata.zone != id.zone { return }
         if metadata?.pendingOperation == .save, var pending = metadata {
             pending.serverChangeTag = nil
             metadata = pending

@@ -16,8 +16,10 @@ struct OutgoingChanges {
     }
 
     /// The next batch: whole local transactions while they fit in `limit` items (so another
-    /// device never sees half of one), deletes children first, saves parents first.
-    func nextBatch(limit: Int, in db: Database) throws -> [Item] {
+    /// device never sees half of one), deletes children first, saves parents first. A record
+    /// whose new parent lives in another zone moves there first, with its subtree
+    /// (``ZoneMoves``).
+    func nextBatch(limit: Int, in db: Database, movingRecords: Bool = true) throws -> [Item] {
         // One more than fits: when it is there, the last transaction read may be cut short,
         // and is only taken if it is the first (a transaction larger than a request).
         let pending = try RecordMetadata.fetchPending(limit: limit + 1, in: db)
@@ -40,12 +42,19 @@ struct OutgoingChanges {
             index = end
         }
         var items: [Item] = []
+        var parentZones: [String: CloudZoneID?] = [:]
+        var moves: [(RecordName, RecordName, CloudZoneID)] = []
         for metadata in sortedForSending(chosen) {
             switch metadata.pendingOperation {
             case .delete:
                 items.append(Item(metadata: metadata, record: nil, revision: metadata.pendingRevision))
             case .save:
                 if let record = try record(for: metadata, in: db) {
+                    if movingRecords, let parent = record.parent, let parentName = RecordName(parent.name) {
+                        let parentZone = try parentZones[parent.name] ?? Self.zone(of: parentName, in: db)
+                        parentZones[parent.name] = parentZone
+                        if let parentZone, parentZone != metadata.zone { moves.append((metadata.name, parentName, parentZone)) }
+                    }
                     items.append(Item(metadata: metadata, record: record, revision: metadata.pendingRevision))
                 } else {
                     // The row is gone without a logged delete: the engine itself removed it
@@ -60,7 +69,19 @@ struct OutgoingChanges {
                 continue
             }
         }
-        return items
+        guard !moves.isEmpty else { return items }
+        for (name, parent, zone) in moves {
+            try ZoneMoves.move(name, under: parent, to: zone, schema: schema, in: db)
+        }
+        return try nextBatch(limit: limit, in: db, movingRecords: false)
+    }
+
+    /// The zone the engine knows a record in.
+    private static func zone(of name: RecordName, in db: Database) throws -> CloudZoneID? {
+        try db.fetchOne(
+            sql: "SELECT zoneName, ownerName FROM strata_sync.metadata WHERE recordType = ? AND recordPrimaryKey = ?",
+            arguments: [name.table, name.primaryKey]
+        ) { row in CloudZoneID(name: try row[0], owner: try row[1]) }
     }
 
     /// Deletes first, children before parents; then saves, parents before children.

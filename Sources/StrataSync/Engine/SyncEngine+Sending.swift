@@ -112,7 +112,46 @@ extension SyncEngine {
         }
         // Entries drained while answers were recorded leave the log now.
         try await database.write { db in try ChangeLogDrain.removeDrained(in: db) }
+        try await deleteOldCopiesOfMovedRecords(user: user, limit: limit, rounds: maximumRounds)
         if !permanentFailures.isEmpty { throw SyncEngineError.sendFailed(permanentFailures) }
+    }
+
+    /// Deletes the copies records left in their old zone when they moved to another one
+    /// (``ZoneMoves``), once the copy in the new zone is sent; children before parents.
+    private func deleteOldCopiesOfMovedRecords(user: String, limit: Int, rounds: Int) async throws {
+        for _ in 0..<rounds {
+            let ids = try await database.write { db in
+                try ZoneMoves.pendingDeletes(limit: limit, in: db).filter { id in
+                    guard let name = RecordName(id.name) else { return true }
+                    return try RecordMetadata.fetch(name, in: db)?.pendingOperation == nil
+                }
+            }
+            guard !ids.isEmpty else { return }
+            let result = try await modifyRecords(saving: [], deleting: ids, user: user)
+            let progress = try await database.write { db in
+                var progress = 0
+                for id in ids {
+                    switch result.deleteResults[id] {
+                    case .success?, .failure(.unknownItem)?, .failure(.zoneNotFound)?:
+                        try ZoneMoves.forget(id, in: db)
+                        progress += 1
+                    case .failure(.batchRequestFailed)?, nil:
+                        break
+                    case .failure(.referenceViolation)?:
+                        // Someone added a child to the old copy meanwhile: it stays until the
+                        // child is gone.
+                        self.logger.warning("the old copy of \(id.name) in \(id.zone) still has children: not deleted yet")
+                    case .failure(let error)?:
+                        if error.isTransient { throw error }
+                        self.logger.warning("the old copy of \(id.name) in \(id.zone) cannot be deleted: \(error)")
+                        try ZoneMoves.forget(id, in: db)
+                        progress += 1
+                    }
+                }
+                return progress
+            }
+            if progress == 0 { return }
+        }
     }
 
     /// What one batch's answers changed.
@@ -140,6 +179,7 @@ extension SyncEngine {
                 case .success(let saved):
                     var metadata = try RecordMetadata.fetch(name, in: db) ?? item.metadata
                     metadata.lastKnownServerRecord = saved
+                    metadata.parent = saved.parent.flatMap { RecordName($0.name) }
                     metadata.serverChangeTag = saved.changeTag
                     if metadata.pendingOperation == .save && metadata.pendingRevision == item.revision {
                         metadata.pendingOperation = nil

@@ -49,5 +49,12 @@ enum MetadatabaseSchema {
             record TEXT NOT NULL,
             PRIMARY KEY (zoneName, ownerName, recordName)
         ) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS strata_sync.moved_records (
+            recordName TEXT NOT NULL,
+            zoneName TEXT NOT NULL,
+            ownerName TEXT NOT NULL,
+            depth INTEGER NOT NULL,
+            PRIMARY KEY (zoneName, ownerName, recordName)
+        ) WITHOUT ROWID;
         """
 }

@@ -97,6 +97,7 @@ public final class MockCloud: Sendable {
         state.withLock { state in
             guard var stored = state.zones[zone] else { return }
             stored.tombstones.removeAll()
+            stored.departures.removeAll()
             // Every token issued so far is before the horizon.
             stored.horizon = state.nextSequence()
             state.zones[zone] = stored

@@ -156,20 +156,26 @@ struct MockCloudDatabase: CloudDatabase {
     }
 
     /// Applies a zone's checked operations: new change tags, tombstones for deletes, and a new
-    /// tag for every parent that gained a child (as the service does).
+    /// tag for every parent that gained a child (as the service does). A save that moves a
+    /// record under another share (or out of one) moves its subtree with it: the new share's
+    /// participants get the subtree whole, the old share's see it go.
     private static func apply(_ saves: [CloudRecord], _ deletes: [CloudRecordID], in zoneID: CloudZoneID, state: inout MockCloudState) {
         guard var zone = state.zones[zoneID] else { return }
-        let records = zone.records
-        let roots = deletes.map { id in state.sharedRoot(of: id.name, in: zoneID) { records[$0]?.record.parent } }
-        for (id, root) in zip(deletes, roots) {
+        let before = zone.records
+        let parentBefore: (String) -> CloudRecordID? = { before[$0]?.record.parent }
+        let audiences = deletes.map { id in state.audience(of: state.sharedRoot(of: id.name, in: zoneID, parentOf: parentBefore)) }
+        for (id, audience) in zip(deletes, audiences) {
             guard let removed = zone.records.removeValue(forKey: id.name) else { continue }
-            zone.tombstones[id.name] = MockCloudState.Tombstone(type: removed.record.type, sequence: state.nextSequence(), sharedRoot: root)
+            zone.tombstones[id.name] = MockCloudState.Tombstone(type: removed.record.type, sequence: state.nextSequence(), audience: audience)
+            zone.departures[id.name] = nil
         }
         // Deleting a shared root ends its share, for everyone.
         for id in deletes {
             guard let ended = state.shares.removeValue(forKey: id) else { continue }
             state.recordRevocations(in: zoneID, formerParticipants: Set(ended.share.participants.map(\.user)))
         }
+        let moved = saves.filter { save in before[save.id.name].map { $0.record.parent != save.parent } ?? false }.map(\.id.name)
+        let rootsBefore = moved.map { state.sharedRoot(of: $0, in: zoneID, parentOf: parentBefore) }
         for var record in saves {
             record.changeTag = state.newTag()
             zone.records[record.id.name] = MockCloudState.StoredRecord(record: record, sequence: state.nextSequence())
@@ -180,6 +186,18 @@ struct MockCloudDatabase: CloudDatabase {
             stored.record.changeTag = state.newTag()
             stored.sequence = state.nextSequence()
             zone.records[parent.name] = stored
+        }
+        let after = zone.records
+        for (name, rootBefore) in zip(moved, rootsBefore) {
+            let rootAfter = state.sharedRoot(of: name, in: zoneID) { after[$0]?.record.parent }
+            guard rootAfter != rootBefore else { continue }
+            for member in state.subtree(of: name, in: zone) where member != name {
+                zone.records[member]?.sequence = state.nextSequence()
+            }
+            zone.lastChange = state.sequence
+            state.zones[zoneID] = zone
+            state.recordDepartures(under: name, in: zoneID, audience: state.audience(of: rootBefore).subtracting(state.audience(of: rootAfter)))
+            zone = state.zones[zoneID] ?? zone
         }
         zone.lastChange = state.sequence
         state.zones[zoneID] = zone
@@ -227,10 +245,19 @@ struct MockCloudDatabase: CloudDatabase {
             var changes: [(Int64, Change)] = zone.records.values.filter { $0.sequence > since && visible($0.record.id.name) }
                 .map { ($0.sequence, .saved($0.record)) }
             changes += zone.tombstones.filter { name, tombstone in
-                tombstone.sequence > start
-                    && (scope == .private || (tombstone.sharedRoot.map { snapshot.shares[$0]?.share.permission(of: user) ?? .none } ?? .none) > .none)
+                tombstone.sequence > start && (scope == .private || tombstone.audience.contains(user))
             }.map { name, tombstone in
                 (tombstone.sequence, .deleted(CloudTombstone(id: CloudRecordID(name: name, zone: zoneID), type: tombstone.type)))
+            }
+            if scope == .shared {
+                // Records that left this participant's view stay in the zone, but are gone
+                // for them.
+                changes += zone.departures.filter { name, departure in
+                    departure.sequence > start && departure.audience.contains(user)
+                        && zone.tombstones[name] == nil && !visible(name)
+                }.map { name, departure in
+                    (departure.sequence, .deleted(CloudTombstone(id: CloudRecordID(name: name, zone: zoneID), type: departure.type)))
+                }
             }
             changes.sort { $0.0 < $1.0 }
             let page = changes.prefix(max(1, limit))
@@ -269,6 +296,7 @@ struct MockCloudDatabase: CloudDatabase {
             stored.share = saved
             state.shares[root] = stored
             state.recordRevocations(in: root.zone, formerParticipants: before)
+            state.recordDepartures(under: root.name, in: root.zone, audience: before.subtracting(state.audience(of: root)))
             if var zone = state.zones[root.zone] {
                 zone.lastChange = state.nextSequence()
                 state.zones[root.zone] = zone
@@ -294,8 +322,10 @@ struct MockCloudDatabase: CloudDatabase {
             switch scope {
             case .private:
                 guard root.zone.owner == user else { throw CloudError.permissionFailure(root) }
+                let audience = state.audience(of: root)
                 state.shares[root] = nil
                 state.recordRevocations(in: root.zone, formerParticipants: Set(stored.share.participants.map(\.user)))
+                state.recordDepartures(under: root.name, in: root.zone, audience: audience)
             case .shared:
                 guard let index = stored.share.participants.firstIndex(where: { $0.user == user }) else {
                     throw CloudError.unknownItem(root)
@@ -304,6 +334,7 @@ struct MockCloudDatabase: CloudDatabase {
                 stored.share.changeTag = state.newTag()
                 state.shares[root] = stored
                 state.recordRevocations(in: root.zone, formerParticipants: [user])
+                state.recordDepartures(under: root.name, in: root.zone, audience: [user])
             }
         }
     }

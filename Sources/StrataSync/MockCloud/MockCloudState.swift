@@ -7,12 +7,14 @@ struct MockCloudState {
         var sequence: Int64
     }
 
+    /// A record gone from some feeds: deleted (every feed of the zone), or no longer under a
+    /// share some participants could see (a departure: their feeds only).
     struct Tombstone {
         var type: String
         var sequence: Int64
-        /// The shared root the record was under when deleted: participants of that share see
-        /// the deletion.
-        var sharedRoot: CloudRecordID?
+        /// The participants who could see the record when it went: their shared database
+        /// reports it deleted.
+        var audience: Set<String>
     }
 
     struct StoredShare {
@@ -25,6 +27,9 @@ struct MockCloudState {
     struct Zone {
         var records: [String: StoredRecord] = [:]
         var tombstones: [String: Tombstone] = [:]
+        /// Records that left the view of some participants while staying in the zone: moved
+        /// out of a share, or under a share that ended for them.
+        var departures: [String: Tombstone] = [:]
         /// Tokens older than this fail with changeTokenExpired (tombstones were purged).
         var horizon: Int64 = 0
         var lastChange: Int64
@@ -125,6 +130,43 @@ struct MockCloudState {
             guard zone.owner != user, let root = sharedRoot(of: name, in: zone, parentOf: parentOf) else { return .none }
             return shares[root]?.share.permission(of: user) ?? .none
         }
+    }
+
+    /// The participants who can see the records under `root` now (the owner excluded).
+    func audience(of root: CloudRecordID?) -> Set<String> {
+        guard let root, let share = shares[root]?.share else { return [] }
+        return Set(share.participants.map(\.user).filter { $0 != share.owner && share.permission(of: $0) > .none })
+    }
+
+    /// The records of `zone` under `name` (itself included), through their parents.
+    func subtree(of name: String, in zone: Zone) -> [String] {
+        var children: [String: [String]] = [:]
+        for stored in zone.records.values {
+            if let parent = stored.record.parent { children[parent.name, default: []].append(stored.record.id.name) }
+        }
+        var result: [String] = []
+        var queue = zone.records[name] == nil ? [] : [name]
+        var seen: Set<String> = []
+        while let next = queue.popLast() {
+            guard seen.insert(next).inserted else { continue }
+            result.append(next)
+            queue += children[next] ?? []
+        }
+        return result
+    }
+
+    /// Records that the records under `name` left the view of `audience`: their shared
+    /// database reports them deleted, though the records stay in the zone.
+    mutating func recordDepartures(under name: String, in zoneID: CloudZoneID, audience: Set<String>) {
+        let audience = audience.subtracting([zoneID.owner])
+        guard !audience.isEmpty, var zone = zones[zoneID] else { return }
+        for member in subtree(of: name, in: zone) {
+            guard let stored = zone.records[member] else { continue }
+            let earlier = zone.departures[member]?.audience ?? []
+            zone.departures[member] = Tombstone(type: stored.record.type, sequence: nextSequence(), audience: earlier.union(audience))
+        }
+        zone.lastChange = sequence
+        zones[zoneID] = zone
     }
 
     /// Records, for every participant who can no longer see any share of `zone`, that they

@@ -34,10 +34,15 @@ enum PermissionTriggers {
                 AND recordPrimaryKey = \(primaryKey) AND sharePermission = 'readOnly'\(extra))
             """
         }
+        // Moving a row under a read-only parent is a write to that parent's share.
+        let intoReadOnlyParent = table.parent.map { parent in
+            let column = parent.column.quotedIdentifier
+            return " OR (NEW.\(column) IS NOT OLD.\(column) AND \(readOnly(parent.parentTable, "NEW.\(column)")))"
+        } ?? ""
         var statements = [
             """
             CREATE TEMP TRIGGER IF NOT EXISTS \(triggerName(name, "update")) BEFORE UPDATE ON main.\(quoted)
-            WHEN \(notSynchronizing) AND \(readOnly(name, "OLD.\(key)"))
+            WHEN \(notSynchronizing) AND (\(readOnly(name, "OLD.\(key)"))\(intoReadOnlyParent))
             BEGIN SELECT RAISE(ABORT, \(message)); END
             """,
         ]

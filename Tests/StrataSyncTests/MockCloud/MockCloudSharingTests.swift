@@ -182,4 +182,70 @@ import Testing
         #expect(CloudShare.rootRecordID(fromURL: share.url) == game)
         #expect(CloudShare.rootRecordID(fromURL: "https://example.com") == nil)
     }
+
+    /// Bob's feed of the zone after `token`: what changed and what went, and the next token.
+    func bobChanges(since token: CloudChangeToken?) async throws -> (changed: [String], deleted: [String], token: CloudChangeToken) {
+        let page = try await cloud.container(user: "bob").sharedDatabase.fetchZoneChanges(zone, since: token, limit: 100)
+        return (page.changed.map(\.id.name).sorted(), page.deleted.map(\.id.name).sorted(), page.token)
+    }
+
+    @Test func aRecordMovedIntoAShareArrivesWithItsSubtreeAndOneMovedOutIsGoneForTheParticipant() async throws {
+        try await seed()
+        let turn = CloudRecordID(name: "t1:turns", zone: zone)
+        let secretPlayer = CloudRecordID(name: "p2:players", zone: zone)
+        _ = try await alice.modifyRecords(
+            saving: [
+                CloudRecord(id: secretPlayer, type: "players", fields: ["name": .text("Hidden")], parent: other),
+                CloudRecord(id: turn, type: "turns", fields: ["points": .integer(3)], parent: secretPlayer),
+            ],
+            deleting: [])
+        try await share(with: .readOnly)
+        let start = try await bobChanges(since: nil)
+        #expect(start.changed == ["g1:games", "p1:players"])
+
+        // Alice moves p2 (and with it t1) from the private game into the shared one.
+        var moved = try #require(try await alice.fetchRecords([secretPlayer])[secretPlayer]?.get())
+        moved.parent = game
+        _ = try await alice.modifyRecords(saving: [moved], deleting: [])
+        let arrived = try await bobChanges(since: start.token)
+        #expect(arrived.changed.contains("p2:players") && arrived.changed.contains("t1:turns"))
+        #expect(arrived.deleted.isEmpty)
+
+        // And back out: bob's feed reports both gone, alice's own feed reports nothing deleted.
+        moved = try #require(try await alice.fetchRecords([secretPlayer])[secretPlayer]?.get())
+        moved.parent = other
+        let aliceBefore = try await alice.fetchZoneChanges(zone, since: nil, limit: 100).token
+        _ = try await alice.modifyRecords(saving: [moved], deleting: [])
+        let left = try await bobChanges(since: arrived.token)
+        #expect(left.deleted == ["p2:players", "t1:turns"])
+        #expect(left.changed.isEmpty)
+        #expect(try await alice.fetchZoneChanges(zone, since: aliceBefore, limit: 100).deleted.isEmpty)
+        #expect(try await bobSees() == ["g1:games", "p1:players"])
+    }
+
+    @Test func whenOneOfTwoSharesInAZoneEndsTheParticipantSeesOnlyItsRecordsGo() async throws {
+        try await seed()
+        let player3 = CloudRecordID(name: "p3:players", zone: zone)
+        _ = try await alice.modifyRecords(saving: [CloudRecord(id: player3, type: "players", parent: other)], deleting: [])
+        try await share(with: .readWrite)
+        var second = CloudShare(rootRecordID: other)
+        second.participants.append(CloudShare.Participant(user: "bob", permission: .readOnly))
+        second = try await alice.saveShare(second)
+        _ = try await cloud.container(user: "bob").acceptShare(url: second.url)
+        let start = try await bobChanges(since: nil)
+        #expect(start.changed == ["g1:games", "g2:games", "p1:players", "p3:players"])
+
+        try await alice.deleteShare(rootRecordID: game)
+        let afterUnshare = try await bobChanges(since: start.token)
+        #expect(afterUnshare.deleted == ["g1:games", "p1:players"])
+        #expect(try await cloud.container(user: "bob").sharedDatabase.fetchDatabaseChanges(since: nil).changedZones == [zone])
+
+        // The second share's records deleted by alice still reach bob as deletions; once its
+        // root goes, bob has no share left and the zone is gone for him.
+        _ = try await alice.modifyRecords(saving: [], deleting: [player3])
+        let afterDelete = try await bobChanges(since: afterUnshare.token)
+        #expect(afterDelete.deleted == ["p3:players"])
+        _ = try await alice.modifyRecords(saving: [], deleting: [other])
+        #expect(try await cloud.container(user: "bob").sharedDatabase.fetchDatabaseChanges(since: nil).deletedZones == [zone])
+    }
 }
