@@ -70,6 +70,9 @@ public struct CloudShare: Sendable, Hashable, Codable {
     public var participants: [Participant]
     /// The server's change tag; nil for a share not saved yet.
     public var changeTag: String?
+    /// The user the cloud answered, as it answers each user with their own view of the share;
+    /// nil on a share built locally.
+    public var currentUser: String?
 
     /// A new share of `root`, owned by the root zone's owner.
     public init(rootRecordID: CloudRecordID, title: String? = nil, publicPermission: Permission = .none) {
@@ -95,6 +98,23 @@ public struct CloudShare: Sendable, Hashable, Codable {
         let parts = url.dropFirst(prefix.count).split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
         guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else { return nil }
         return CloudRecordID(name: String(parts[2]), zone: CloudZoneID(name: String(parts[1]), owner: String(parts[0])))
+    }
+
+    /// The current user's own entry in the share: their role, permission and acceptance.
+    public var currentUserParticipant: Participant? {
+        currentUser.flatMap(participant)
+    }
+
+    /// Whether the current user owns the shared record.
+    public var isOwnedByCurrentUser: Bool {
+        currentUser == owner
+    }
+
+    /// The share as the cloud answers `user`.
+    public func seen(by user: String) -> CloudShare {
+        var share = self
+        share.currentUser = user
+        return share
     }
 
     /// The participant who is `user`, if any.

@@ -14,6 +14,10 @@ struct IncomingChanges {
     let logger: Logger
     /// The downloaded content of large BLOB values, by hash (``LargeBlobs``).
     var blobs: [String: Data] = [:]
+    /// The signed-in user: a record new to this device in another user's zone starts with
+    /// its parent's share permission (`none` for a root, until its share is read), so it never
+    /// looks like the user's own.
+    var currentUser: String?
 
     /// The column value of a field: a large BLOB's bytes for a reference in a plain column,
     /// the value itself otherwise.
@@ -171,6 +175,15 @@ struct IncomingChanges {
             metadata.pendingOperation = nil
         }
         try metadata.save(in: db)
+        if stored == nil, let currentUser, record.id.zone.owner != currentUser {
+            try db.execute(
+                sql: """
+                    UPDATE strata_sync.metadata SET sharePermission = coalesce(
+                        (SELECT sharePermission FROM strata_sync.metadata WHERE recordType = ? AND recordPrimaryKey = ?), 'none')
+                    WHERE recordType = ? AND recordPrimaryKey = ?
+                    """,
+                arguments: [metadata.parent?.table, metadata.parent?.primaryKey, name.table, name.primaryKey])
+        }
         try db.execute(
             sql: "DELETE FROM strata_sync.unsynced_records WHERE zoneName = ? AND ownerName = ? AND recordName = ?",
             arguments: [record.id.zone.name, record.id.zone.owner, record.id.name])

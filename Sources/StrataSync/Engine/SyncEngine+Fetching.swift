@@ -62,7 +62,8 @@ extension SyncEngine {
     private func fetchZone(_ zone: CloudZoneID, cloud: any CloudDatabase, localZone: CloudZoneID) async throws {
         let zoneKey = EngineState.zoneToken(zone)
         var token = try await database.write { db in try EngineState.value(zoneKey, in: db) }.map(CloudChangeToken.init)
-        let incoming = IncomingChanges(schema: schema, clock: clock, logger: logger)
+        var incoming = IncomingChanges(schema: schema, clock: clock, logger: logger)
+        incoming.currentUser = localZone.owner
         // After an expired token the zone is fetched whole; records the cloud no longer has
         // were deleted while their tombstones were forgotten, and go here too.
         var refetchedNames: Set<String>?

@@ -19,6 +19,7 @@ enum MetadatabaseSchema {
             isShared INTEGER NOT NULL DEFAULT 0,
             share TEXT,
             sharePermission TEXT CHECK (sharePermission IN ('none', 'readOnly', 'readWrite')),
+            isOwnedByCurrentUser INTEGER GENERATED ALWAYS AS (sharePermission IS NULL) VIRTUAL,
             PRIMARY KEY (recordType, recordPrimaryKey)
         ) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS strata_sync.metadata_pending

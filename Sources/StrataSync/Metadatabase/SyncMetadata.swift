@@ -50,4 +50,8 @@ public struct SyncMetadata: Sendable, Equatable {
     /// What the current user may do with a record another user shared with them
     /// (`"readOnly"` or `"readWrite"`); nil for the user's own records.
     public var sharePermission: String?
+    /// Whether the record is the current user's own, rather than one another user shared
+    /// with them.
+    @Column(generated: .virtual)
+    public var isOwnedByCurrentUser: Bool
 }

@@ -70,7 +70,7 @@ public final class MockCloudContainer: CloudContainer {
             stored.accessChanged[user] = state.nextSequence()
             state.shares[root] = stored
             state.revokedZones[user]?[root.zone] = nil
-            return stored.share
+            return stored.share.seen(by: user)
         }
     }
 }

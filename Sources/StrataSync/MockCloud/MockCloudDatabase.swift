@@ -293,6 +293,7 @@ struct MockCloudDatabase: CloudDatabase {
                     return participant
                 }
             saved.changeTag = state.newTag()
+            saved.currentUser = nil
             stored.share = saved
             state.shares[root] = stored
             state.recordRevocations(in: root.zone, formerParticipants: before)
@@ -301,7 +302,7 @@ struct MockCloudDatabase: CloudDatabase {
                 zone.lastChange = state.nextSequence()
                 state.zones[root.zone] = zone
             }
-            return saved
+            return saved.seen(by: user)
         }
     }
 
@@ -311,7 +312,7 @@ struct MockCloudDatabase: CloudDatabase {
             guard let stored = state.shares[root], state.canAccess(root.zone, user: user, scope: scope),
                   stored.share.permission(of: user) > .none
             else { throw CloudError.unknownItem(root) }
-            return stored.share
+            return stored.share.seen(by: user)
         }
     }
 

@@ -173,6 +173,23 @@ import Testing
         await #expect(throws: SharingError.recordNotShared(table: "games", primaryKey: "g1")) { try await a1.engine.unshare(record: game) }
     }
 
+    @Test func unsharingOneOfTwoGamesTakesOnlyThatOneFromTheParticipant() async throws {
+        try await seed()
+        try a1.execute("INSERT INTO games (id, title) VALUES ('g2', 'Chess'); INSERT INTO players (id, gameID, name) VALUES ('p2', 'g2', 'Ada')")
+        try await a1.engine.sendChanges()
+        try await b.engine.acceptShare(url: try await shareWithBob(.readWrite).url)
+        let second = try await a1.engine.share(record: SharedGame(id: "g2")) { share in
+            share.participants.append(CloudShare.Participant(user: "bob", permission: .readOnly))
+        }
+        try await b.engine.acceptShare(url: second.url)
+        #expect(try b.rows().count == 4)
+
+        try await a1.engine.unshare(record: game)
+        try await b.engine.syncChanges()
+        #expect(try b.rows() == ["game g2 'Chess' NULL", "player p2 'g2' 'Ada'"])
+        #expect(try await b.pending() == 0)
+    }
+
     @Test func sharingASecondTimeReturnsTheSameShare() async throws {
         try await seed()
         let first = try await shareWithBob(.readOnly)
