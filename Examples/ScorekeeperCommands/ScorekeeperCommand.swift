@@ -19,6 +19,8 @@ public struct ScorekeeperCommand: AsyncParsableCommand {
               scorekeeper watch               # scripted changes, reprinted live
               scorekeeper players "Mahjong Club"
               scorekeeper devices             # two devices syncing the same game
+              scorekeeper share "Mahjong Club" # Blob shares a game with Blob Jr
+              scorekeeper accept              # Blob Jr's side of a share
 
             Keep your own scores in a file:
               scorekeeper add-game "Game night" --database scores.sqlite
@@ -31,7 +33,7 @@ public struct ScorekeeperCommand: AsyncParsableCommand {
             AddGame.self, RenameGame.self, DeleteGame.self,
             AddPlayer.self, RenamePlayer.self, DeletePlayer.self,
             Increment.self, Decrement.self, SetAvatar.self,
-            WatchCommand.self, DevicesCommand.self,
+            WatchCommand.self, DevicesCommand.self, ShareCommand.self, AcceptCommand.self,
         ],
         defaultSubcommand: Show.self
     )

@@ -67,12 +67,12 @@ struct DemoDevice {
     let database: DatabaseQueue
     let engine: SyncEngine
 
-    init(name: String, cloud: MockCloud, log: SyncLogCollector, clock: DemoClock) throws {
+    init(name: String, user: String = "blob", cloud: MockCloud, log: SyncLogCollector, clock: DemoClock) throws {
         self.name = name
         database = try DatabaseQueue()
         try Schema.migrator(erasingOnSchemaChange: false).migrate(database)
         engine = try SyncEngine(
-            for: database, tables: Game.self, Player.self, container: cloud.container(user: "blob"),
+            for: database, tables: Game.self, Player.self, container: cloud.container(user: user),
             configuration: SyncEngineConfiguration(deviceID: name, physicalTime: clock.read, schedule: nil),
             logger: log.logger(device: name), startImmediately: false)
     }

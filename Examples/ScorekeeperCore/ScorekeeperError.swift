@@ -7,6 +7,7 @@ public enum ScorekeeperError: Error, Sendable, Equatable, CustomStringConvertibl
     case duplicatePlayer(String, game: String)
     case emptyName
     case unreadableAvatar(path: String, reason: String)
+    case notASampleShare(url: String)
 
     public var description: String {
         switch self {
@@ -27,6 +28,8 @@ public enum ScorekeeperError: Error, Sendable, Equatable, CustomStringConvertibl
             return "Names cannot be empty."
         case .unreadableAvatar(let path, let reason):
             return "Could not read the image at \(path): \(reason)"
+        case .notASampleShare(let url):
+            return "\(url) is not a share of one of the preview's sample games. `scorekeeper share GAME` prints one."
         }
     }
 }

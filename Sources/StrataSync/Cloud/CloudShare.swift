@@ -1,3 +1,5 @@
+import Foundation
+
 /// A root record shared with other users, with its descendants (records whose parent chain
 /// reaches the root).
 ///
@@ -86,18 +88,29 @@ public struct CloudShare: Sendable, Hashable, Codable {
     /// The owner: the user whose zone holds the root.
     public var owner: String { rootRecordID.zone.owner }
 
-    /// What the owner hands to others to accept the share.
+    /// What the owner hands to others to accept the share:
+    /// `strata-share://<owner>/<zone>/<record>`, each part percent-encoded.
     public var url: String {
-        "strata-share://\(rootRecordID.zone.owner)/\(rootRecordID.zone.name)/\(rootRecordID.name)"
+        let parts = [rootRecordID.zone.owner, rootRecordID.zone.name, rootRecordID.name].map(Self.encode)
+        return "strata-share://" + parts.joined(separator: "/")
     }
 
     /// The root a share URL names, or nil when `url` is not one.
     public static func rootRecordID(fromURL url: String) -> CloudRecordID? {
         let prefix = "strata-share://"
         guard url.hasPrefix(prefix) else { return nil }
-        let parts = url.dropFirst(prefix.count).split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else { return nil }
-        return CloudRecordID(name: String(parts[2]), zone: CloudZoneID(name: String(parts[1]), owner: String(parts[0])))
+        let parts = url.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+            .map { $0.removingPercentEncoding }
+        guard parts.count == 3, let owner = parts[0], let zone = parts[1], let name = parts[2],
+              !owner.isEmpty, !zone.isEmpty, !name.isEmpty
+        else { return nil }
+        return CloudRecordID(name: name, zone: CloudZoneID(name: zone, owner: owner))
+    }
+
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:")
+
+    private static func encode(_ part: String) -> String {
+        part.addingPercentEncoding(withAllowedCharacters: unreserved) ?? part
     }
 
     /// The current user's own entry in the share: their role, permission and acceptance.

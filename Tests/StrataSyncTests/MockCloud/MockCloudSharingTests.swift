@@ -248,4 +248,14 @@ import Testing
         _ = try await alice.modifyRecords(saving: [], deleting: [other])
         #expect(try await cloud.container(user: "bob").sharedDatabase.fetchDatabaseChanges(since: nil).deletedZones == [zone])
     }
+
+    @Test func aShareURLCarriesAnyNamesAndNothingElseParsesAsOne() {
+        let root = CloudRecordID(name: "7/8:games", zone: CloudZoneID(name: "zone %1", owner: "Blob Jr"))
+        let url = CloudShare(rootRecordID: root).url
+        #expect(url == "strata-share://Blob%20Jr/zone%20%251/7%2F8:games")
+        #expect(CloudShare.rootRecordID(fromURL: url) == root)
+        for bad in ["https://x/y/z", "strata-share://a/b", "strata-share://a//c", "strata-share://a/b/c/d", "strata-share://a/%zz/c"] {
+            #expect(CloudShare.rootRecordID(fromURL: bad) == nil, "\(bad)")
+        }
+    }
 }
