@@ -49,6 +49,21 @@ struct ContextualSyncEngineTests {
         #expect(engine.container is MockCloudContainer)
     }
 
+    @Test("preview: share(record:) sends an unsent record first, and isShared flips in a @FetchAll", .timeLimit(.minutes(1)))
+    func previewShare() async throws {
+        let database = try database()
+        try await database.write { db in try db.execute(sql: "INSERT INTO games VALUES ('g1', 'Poker')") }
+        let engine = try withDependencies { $0.context = .preview } operation: {
+            try SyncEngine.contextual(for: database, tables: [Game.self])
+        }
+        defer { engine.stop() }
+        @FetchAll(SyncMetadata.where { $0.isShared }, database: database) var sharedRecords
+        let shared = try await engine.share(record: Game(id: "g1", title: "Poker"))
+        #expect(shared.share.isOwnedByCurrentUser)
+        for await records in $sharedRecords.values where !records.isEmpty { break }
+        #expect(sharedRecords.map(\.recordPrimaryKey) == ["g1"])
+    }
+
     @Test("defaultSyncEngine can be set and read")
     func defaultSyncEngine() throws {
         let database = try database()

@@ -75,6 +75,13 @@ extension SyncEngine {
         return share
     }
 
+    /// Accepts a share another user made, from what their ``share(record:configure:)``
+    /// returned: the same as ``acceptShare(url:)`` with its URL.
+    @discardableResult
+    public func acceptShare(_ shared: SharedRecord) async throws -> CloudShare {
+        try await acceptShare(url: shared.url)
+    }
+
     /// The metadata of a record that may be shared: checks the engine and the table.
     private func shareableMetadata(_ id: SyncMetadata.ID) async throws -> RecordMetadata {
         guard status.isRunning else { throw SharingError.engineNotRunning }

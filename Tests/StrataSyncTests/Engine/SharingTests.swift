@@ -61,7 +61,7 @@ import Testing
         try await seed()
         let shared = try await shareWithBob(.readWrite)
         #expect(shared.share.title == "Poker night")
-        try await b.engine.acceptShare(url: shared.url)
+        try await b.engine.acceptShare(shared)
         #expect(try b.rows() == ["game g1 'Poker' NULL", "player p1 'g1' 'Blob'"])
 
         try b.execute("UPDATE players SET name = 'Blob Jr' WHERE id = 'p1'")
