@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "StrataAssets", targets: ["StrataAssets"]),
         .library(name: "StrataSync", targets: ["StrataSync"]),
         .library(name: "Strata", targets: ["Strata"]),
+        .library(name: "StrataCloudStore", targets: ["StrataCloudStore"]),
         .executable(name: "scorekeeper", targets: ["ScorekeeperCLI"]),
         .executable(name: "strata-sync-crash-writer", targets: ["StrataSyncCrashWriter"]),
     ],
@@ -28,6 +29,7 @@ let package = Package(
         // 603 matches the Swift 6.3 toolchain the project builds with.
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
         .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         .systemLibrary(
@@ -87,6 +89,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+            ]
+        ),
+        // The cloud's semantics in PostgreSQL (postgres-nio), for the live cloud service and
+        // trusted server-side processes; apps never link it.
+        .target(
+            name: "StrataCloudStore",
+            dependencies: [
+                "StrataSync",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The umbrella: re-exports the modules above and adds the dependency container
@@ -172,6 +184,14 @@ let package = Package(
             dependencies: [
                 "StrataSync", "StrataSQLite", "StrataQueries", "StrataAssets", "StrataTestSupport",
                 .product(name: "Clocks", package: "swift-clocks"),
+            ]
+        ),
+        .testTarget(
+            name: "StrataCloudStoreTests",
+            dependencies: [
+                "StrataCloudStore", "StrataSync",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

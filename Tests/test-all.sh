@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the package on a fresh machine: installs the system libraries the package
-# links (when they are missing and apt is available), then `swift test`.
+# links (when they are missing and apt is available), starts a throwaway PostgreSQL cluster for
+# the cloud store's tests, then `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,5 +28,11 @@ swift build --build-tests
 if [ "${STRATA_SKIP_BENCHMARKS:-0}" != "1" ]; then
   bash Benchmarks/quick.sh
 fi
+
+# StrataCloudStoreTests run against a private PostgreSQL cluster, installed when missing,
+# started here and stopped on exit.
+postgres_dir=$(mktemp -d /tmp/strata-postgres.XXXXXX)
+trap 'bash Tests/postgres.sh stop "$postgres_dir"' EXIT
+eval "$(bash Tests/postgres.sh start "$postgres_dir")"
 
 swift test --skip-build --disable-xctest

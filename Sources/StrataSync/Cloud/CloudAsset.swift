@@ -28,6 +28,23 @@ public struct CloudAsset: Hashable, Sendable, Codable {
         self.chunks = chunks
     }
 
+    /// Why the asset cannot be stored, or nil when it is whole: its chunk sizes must add up to
+    /// its size, and every chunk must match its CRC-32.
+    public var damage: String? {
+        let total = chunks.reduce(Int64(0)) { $0 + $1.size }
+        guard total == size else { return "chunk sizes add up to \(total), not \(size)" }
+        for (index, chunk) in chunks.enumerated() where CRC32.checksum(index: index, data: chunk.data) != chunk.crc32 {
+            return "chunk \(index) fails its CRC-32"
+        }
+        return nil
+    }
+
+    /// The CRC-32 a chunk carries: over its index (8 bytes, little-endian), then its stored
+    /// bytes, so swapped chunks fail too.
+    public static func checksum(ofChunk index: Int, data: Data) -> UInt32 {
+        CRC32.checksum(index: index, data: data)
+    }
+
     /// The field value pointing at this asset.
     public var reference: CloudAssetReference { CloudAssetReference(hash: hash, size: size) }
 }

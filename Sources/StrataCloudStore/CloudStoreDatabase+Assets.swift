@@ -1,0 +1,72 @@
+import Foundation
+import PostgresNIO
+import StrataSync
+
+extension CloudStoreDatabase {
+    /// The hashes among `hashes` whose content the user has not uploaded.
+    public func missingAssets(_ hashes: [String]) async throws -> Set<String> {
+        let (user, logger) = (user, logger)
+        return try await store.transaction(as: user) { connection in
+            var held: Set<String> = []
+            for try await hash in try await connection.query(
+                "SELECT hash FROM strata_cloud.assets WHERE owner = \(user) AND hash = ANY(\(hashes))", logger: logger
+            ).decode(String.self) {
+                held.insert(hash)
+            }
+            return Set(hashes).subtracting(held)
+        }
+    }
+
+    /// Stores assets whole or not at all: each must match its size and chunk checksums
+    /// (``StrataSync/CloudError/invalidAsset(_:reason:)``). Content already held is skipped.
+    public func uploadAssets(_ assets: [CloudAsset]) async throws {
+        for asset in assets {
+            if let damage = asset.damage { throw CloudError.invalidAsset(asset.hash, reason: damage) }
+        }
+        let (user, logger) = (user, logger)
+        try await store.transaction(as: user) { connection in
+            try await Self.ensureUser(user, on: connection, logger: logger)
+            for asset in assets {
+                let inserted = try await connection.query(
+                    """
+                    INSERT INTO strata_cloud.assets (owner, hash, size, chunk_size) VALUES (\(user), \(asset.hash), \(asset.size), \(asset.chunkSize))
+                    ON CONFLICT (owner, hash) DO NOTHING RETURNING hash
+                    """,
+                    logger: logger)
+                var isNew = false
+                for try await _ in inserted.decode(String.self) { isNew = true }
+                guard isNew else { continue }
+                for (index, chunk) in asset.chunks.enumerated() {
+                    try await connection.query(
+                        """
+                        INSERT INTO strata_cloud.asset_chunks (owner, hash, index, encoding, size, crc32, data)
+                        VALUES (\(user), \(asset.hash), \(index), \(chunk.encoding), \(chunk.size), \(Int64(chunk.crc32)), \(chunk.data))
+                        """,
+                        logger: logger)
+                }
+            }
+        }
+    }
+
+    /// An asset's content, as uploaded.
+    public func fetchAsset(_ hash: String) async throws -> CloudAsset {
+        let (user, logger) = (user, logger)
+        return try await store.transaction(as: user, repeatableRead: true) { connection in
+            var header: (Int64, Int64)?
+            for try await row in try await connection.query(
+                "SELECT size, chunk_size FROM strata_cloud.assets WHERE owner = \(user) AND hash = \(hash)", logger: logger
+            ).decode((Int64, Int64).self) {
+                header = row
+            }
+            guard let (size, chunkSize) = header else { throw CloudError.assetNotFound(hash) }
+            var chunks: [CloudAsset.Chunk] = []
+            for try await (encoding, chunkSizeValue, crc, data) in try await connection.query(
+                "SELECT encoding, size, crc32, data FROM strata_cloud.asset_chunks WHERE owner = \(user) AND hash = \(hash) ORDER BY index",
+                logger: logger
+            ).decode((Int, Int64, Int64, Data).self) {
+                chunks.append(CloudAsset.Chunk(data: data, encoding: encoding, size: chunkSizeValue, crc32: UInt32(truncatingIfNeeded: crc)))
+            }
+            return CloudAsset(hash: hash, size: size, chunkSize: chunkSize, chunks: chunks)
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StrataSync
+
+extension CloudStoreDatabase {
+    /// Saves and deletes records: atomic per zone (one failure fails the zone's other
+    /// operations with ``StrataSync/CloudError/batchRequestFailed(_:)`` and changes nothing),
+    /// with change-tag checks, reference checks, tombstones, and a new tag for every parent that
+    /// gained a child.
+    ///
+    /// - Throws: ``StrataSync/CloudError/limitExceeded`` for a request over ``CloudStore/limits``.
+    public func modifyRecords(saving saves: [CloudRecord], deleting deletes: [CloudRecordID]) async throws -> CloudModifyResult {
+        let limits = store.limits
+        guard saves.count + deletes.count <= limits.maximumItemsPerRequest,
+              saves.reduce(0, { $0 + $1.encodedSize }) <= limits.maximumBytesPerRequest
+        else { throw CloudError.limitExceeded }
+        var result = CloudModifyResult()
+        let zones = Set(saves.map(\.id.zone)).union(deletes.map(\.zone)).sorted { $0.description < $1.description }
+        for zone in zones {
+            let zoneSaves = saves.filter { $0.id.zone == zone }
+            let zoneDeletes = deletes.filter { $0.zone == zone }
+            let zoneResult = try await modify(zone, saving: zoneSaves, deleting: zoneDeletes)
+            result.saveResults.merge(zoneResult.saveResults) { $1 }
+            result.deleteResults.merge(zoneResult.deleteResults) { $1 }
+        }
+        return result
+    }
+
+    private func modify(_ zone: CloudZoneID, saving saves: [CloudRecord], deleting deletes: [CloudRecordID]) async throws -> CloudModifyResult {
+        func failAll(_ failure: (CloudRecordID) -> CloudError) -> CloudModifyResult {
+            var result = CloudModifyResult()
+            for record in saves { result.saveResults[record.id] = .failure(failure(record.id)) }
+            for id in deletes { result.deleteResults[id] = .failure(failure(id)) }
+            return result
+        }
+        guard zone.owner == user else { return failAll { .permissionFailure($0) } }
+        let (user, logger) = (user, logger)
+        return try await store.transaction(as: user) { connection in
+            // The zone's row lock orders this request's positions against every other writer
+            // of the zone until commit.
+            var position: Int64?
+            for try await sequence in try await connection.query(
+                "SELECT sequence FROM strata_cloud.zones WHERE owner = \(user) AND name = \(zone.name) AND NOT deleted FOR UPDATE",
+                logger: logger
+            ).decode(Int64.self) {
+                position = sequence
+            }
+            guard var position else { return failAll { _ in .zoneNotFound(zone) } }
+
+            let saveNames = saves.map(\.id.name)
+            let deleteNames = deletes.map(\.name)
+            let parentNames = saves.compactMap { $0.parent?.zone == zone ? $0.parent?.name : nil }
+            var existing: [String: CloudRecord] = [:]
+            let rows = try await connection.query(
+                """
+                SELECT \(unescaped: RecordCoding.columns) FROM strata_cloud.records
+                WHERE owner = \(user) AND zone = \(zone.name) AND name = ANY(\(saveNames + deleteNames + parentNames))
+                """,
+                logger: logger)
+            for try await row in rows.decode(RecordCoding.Row.self) {
+                existing[row.0] = try RecordCoding.record(
+                    zone: zone, name: row.0, type: row.1, fields: row.2, versions: row.3, parent: row.4, changeTag: row.5)
+            }
+            var children: [(name: String, parent: String)] = []
+            if !deleteNames.isEmpty {
+                for try await (name, parent) in try await connection.query(
+                    "SELECT name, parent FROM strata_cloud.records WHERE owner = \(user) AND zone = \(zone.name) AND parent = ANY(\(deleteNames))",
+                    logger: logger
+                ).decode((String, String).self) {
+                    children.append((name, parent))
+                }
+            }
+
+            let failures = Self.check(saves, deletes, in: zone, existing: existing, children: children)
+            if !failures.isEmpty {
+                return failAll { failures[$0] ?? .batchRequestFailed($0) }
+            }
+
+            var result = CloudModifyResult()
+            for id in deletes {
+                guard let removed = existing[id.name] else {
+                    result.deleteResults[id] = .success(())
+                    continue
+                }
+                position += 1
+                try await connection.query(
+                    "DELETE FROM strata_cloud.records WHERE owner = \(user) AND zone = \(zone.name) AND name = \(id.name)", logger: logger)
+                try await connection.query(
+                    """
+                    INSERT INTO strata_cloud.tombstones (owner, zone, name, type, sequence) VALUES (\(user), \(zone.name), \(id.name), \(removed.type), \(position))
+                    ON CONFLICT (owner, zone, name) DO UPDATE SET type = excluded.type, sequence = excluded.sequence, audience = '{}'
+                    """,
+                    logger: logger)
+                result.deleteResults[id] = .success(())
+            }
+            for var record in saves {
+                position += 1
+                record.changeTag = "t\(position)"
+                try await Self.write(record, at: position, on: connection, logger: logger)
+                result.saveResults[record.id] = .success(record)
+            }
+            // A parent that gained a child gets a new tag, as CloudKit gives one.
+            for parent in Set(parentNames).sorted() where !deleteNames.contains(parent) {
+                position += 1
+                try await connection.query(
+                    """
+                    UPDATE strata_cloud.records SET change_tag = \("t\(position)"), sequence = \(position)
+                    WHERE owner = \(user) AND zone = \(zone.name) AND name = \(parent)
+                    """,
+                    logger: logger)
+                if let saved = saves.first(where: { $0.id.name == parent }), case .success(var record)? = result.saveResults[saved.id] {
+                    record.changeTag = "t\(position)"
+                    result.saveResults[saved.id] = .success(record)
+                }
+            }
+            try await connection.query(
+                "UPDATE strata_cloud.zones SET sequence = \(position) WHERE owner = \(user) AND name = \(zone.name)", logger: logger)
+            try await Self.markChanged([zone.name], of: user, on: connection, logger: logger)
+            return result
+        }
+    }
+
+    private static func write(_ record: CloudRecord, at position: Int64, on connection: PostgresConnection, logger: Logger) async throws {
+        let zone = record.id.zone
+        let fields = try RecordCoding.encodeFields(record.fields)
+        let versions = try RecordCoding.encodeVersions(record.fieldVersions)
+        let tag = record.changeTag ?? ""
+        try await connection.query(
+            """
+            INSERT INTO strata_cloud.records (owner, zone, name, type, fields, field_versions, parent, change_tag, sequence, size)
+            VALUES (\(zone.owner), \(zone.name), \(record.id.name), \(record.type), \(fields)::jsonb, \(versions)::jsonb,
+                    \(record.parent?.name), \(tag), \(position), \(record.encodedSize))
+            ON CONFLICT (owner, zone, name) DO UPDATE SET
+                type = excluded.type, fields = excluded.fields, field_versions = excluded.field_versions,
+                parent = excluded.parent, change_tag = excluded.change_tag, sequence = excluded.sequence, size = excluded.size
+            """,
+            logger: logger)
+        try await connection.query(
+            "DELETE FROM strata_cloud.tombstones WHERE owner = \(zone.owner) AND zone = \(zone.name) AND name = \(record.id.name)",
+            logger: logger)
+    }
+
+    /// The failures of one zone's operations, checked against the zone as it would be after
+    /// all of them: stale or missing change tags, parents that would not exist, and deletes
+    /// that would leave children behind.
+    static func check(
+        _ saves: [CloudRecord], _ deletes: [CloudRecordID], in zone: CloudZoneID,
+        existing: [String: CloudRecord], children: [(name: String, parent: String)]
+    ) -> [CloudRecordID: CloudError] {
+        var failures: [CloudRecordID: CloudError] = [:]
+        let deleted = Set(deletes.map(\.name))
+        let saved = Dictionary(saves.map { ($0.id.name, $0) }, uniquingKeysWith: { $1 })
+        for record in saves {
+            let current = existing[record.id.name]
+            switch (record.changeTag, current) {
+            case (nil, let current?):
+                failures[record.id] = .serverRecordChanged(current)
+            case (_?, nil):
+                failures[record.id] = .unknownItem(record.id)
+            case (let tag?, let current?) where current.changeTag != tag:
+                failures[record.id] = .serverRecordChanged(current)
+            default:
+                break
+            }
+            if failures[record.id] == nil, let parent = record.parent {
+                let parentStays = parent.zone == zone && !deleted.contains(parent.name)
+                    && (existing[parent.name] != nil || saved[parent.name] != nil)
+                if !parentStays { failures[record.id] = .referenceViolation(record.id) }
+            }
+        }
+        for id in deletes {
+            let childStays = children.contains { child in
+                child.parent == id.name && !deleted.contains(child.name)
+                    && (saved[child.name].map { $0.parent?.name == id.name } ?? true)
+            } || saves.contains { $0.parent == id }
+            if childStays { failures[id] = .referenceViolation(id) }
+        }
+        return failures
+    }
+}

@@ -1,0 +1,142 @@
+import Logging
+import PostgresNIO
+
+/// The store's schema, as numbered migrations: each runs once, in its own transaction, in
+/// order, under an advisory lock so that many service instances starting together migrate once.
+enum CloudStoreMigrations {
+    /// The role every request runs as (`SET LOCAL ROLE`): no login, no ownership, no bypass of
+    /// row-level security. A service's login role must be a member of it.
+    static let requestRole = "strata_request"
+
+    struct Migration: Sendable {
+        var version: Int
+        var statements: [String]
+    }
+
+    static let all: [Migration] = [
+        Migration(version: 1, statements: version1),
+    ]
+
+    /// Applies the migrations not applied yet; returns the versions it applied.
+    @discardableResult
+    static func run(on client: PostgresClient, logger: Logger) async throws -> [Int] {
+        try await client.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('strata_cloud.migrate'))", logger: logger)
+            try await connection.query("CREATE SCHEMA IF NOT EXISTS strata_cloud", logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS strata_cloud.migrations (
+                    version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
+                """,
+                logger: logger)
+            var applied: Set<Int> = []
+            for try await version in try await connection.query("SELECT version FROM strata_cloud.migrations", logger: logger).decode(Int.self) {
+                applied.insert(version)
+            }
+            var done: [Int] = []
+            for migration in all where !applied.contains(migration.version) {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query("INSERT INTO strata_cloud.migrations (version) VALUES (\(migration.version))", logger: logger)
+                logger.info("applied migration \(migration.version)")
+                done.append(migration.version)
+            }
+            return done
+        }
+    }
+
+    /// `owner = the request's user`, evaluated once per query (a sub-select), not per row.
+    static let isRequestUser = "(SELECT current_setting('strata.user', true))"
+
+    static let version1: [String] = [
+        """
+        DO $$ BEGIN
+            IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '\(requestRole)') THEN
+                CREATE ROLE \(requestRole) NOLOGIN NOSUPERUSER NOBYPASSRLS;
+            END IF;
+        END $$
+        """,
+        """
+        CREATE TABLE strata_cloud.users (
+            name text PRIMARY KEY,
+            database_sequence bigint NOT NULL DEFAULT 0)
+        """,
+        """
+        CREATE TABLE strata_cloud.zones (
+            owner text NOT NULL REFERENCES strata_cloud.users (name),
+            name text NOT NULL,
+            sequence bigint NOT NULL DEFAULT 0,
+            horizon bigint NOT NULL DEFAULT 0,
+            database_change bigint NOT NULL,
+            deleted boolean NOT NULL DEFAULT false,
+            PRIMARY KEY (owner, name))
+        """,
+        "CREATE INDEX zones_database_feed ON strata_cloud.zones (owner, database_change)",
+        """
+        CREATE TABLE strata_cloud.records (
+            owner text NOT NULL,
+            zone text NOT NULL,
+            name text NOT NULL,
+            type text NOT NULL,
+            fields jsonb NOT NULL,
+            field_versions jsonb NOT NULL,
+            parent text,
+            change_tag text NOT NULL,
+            sequence bigint NOT NULL,
+            size integer NOT NULL,
+            PRIMARY KEY (owner, zone, name),
+            FOREIGN KEY (owner, zone) REFERENCES strata_cloud.zones (owner, name) ON DELETE CASCADE)
+        """,
+        "CREATE INDEX records_feed ON strata_cloud.records (owner, zone, sequence)",
+        "CREATE INDEX records_children ON strata_cloud.records (owner, zone, parent) WHERE parent IS NOT NULL",
+        """
+        CREATE TABLE strata_cloud.tombstones (
+            owner text NOT NULL,
+            zone text NOT NULL,
+            name text NOT NULL,
+            type text NOT NULL,
+            sequence bigint NOT NULL,
+            audience text[] NOT NULL DEFAULT '{}',
+            PRIMARY KEY (owner, zone, name),
+            FOREIGN KEY (owner, zone) REFERENCES strata_cloud.zones (owner, name) ON DELETE CASCADE)
+        """,
+        "CREATE INDEX tombstones_feed ON strata_cloud.tombstones (owner, zone, sequence)",
+        """
+        CREATE TABLE strata_cloud.assets (
+            owner text NOT NULL REFERENCES strata_cloud.users (name),
+            hash text NOT NULL,
+            size bigint NOT NULL,
+            chunk_size bigint NOT NULL,
+            PRIMARY KEY (owner, hash))
+        """,
+        """
+        CREATE TABLE strata_cloud.asset_chunks (
+            owner text NOT NULL,
+            hash text NOT NULL,
+            index integer NOT NULL,
+            encoding integer NOT NULL,
+            size bigint NOT NULL,
+            crc32 bigint NOT NULL,
+            data bytea NOT NULL,
+            PRIMARY KEY (owner, hash, index),
+            FOREIGN KEY (owner, hash) REFERENCES strata_cloud.assets (owner, hash) ON DELETE CASCADE)
+        """,
+    ] + ["users"].flatMap { table in
+        [
+            "ALTER TABLE strata_cloud.\(table) ENABLE ROW LEVEL SECURITY",
+            "CREATE POLICY self ON strata_cloud.\(table) USING (name = \(isRequestUser)) WITH CHECK (name = \(isRequestUser))",
+        ]
+    } + ["zones", "records", "tombstones", "assets", "asset_chunks"].flatMap { table in
+        [
+            "ALTER TABLE strata_cloud.\(table) ENABLE ROW LEVEL SECURITY",
+            "CREATE POLICY owner ON strata_cloud.\(table) USING (owner = \(isRequestUser)) WITH CHECK (owner = \(isRequestUser))",
+        ]
+    } + [
+        "GRANT USAGE ON SCHEMA strata_cloud TO \(requestRole)",
+        """
+        GRANT SELECT, INSERT, UPDATE, DELETE ON strata_cloud.users, strata_cloud.zones, strata_cloud.records,
+            strata_cloud.tombstones, strata_cloud.assets, strata_cloud.asset_chunks TO \(requestRole)
+        """,
+    ]
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StrataCloudStore
+import StrataSync
+import Testing
+
+/// The PostgreSQL server the tests use: `STRATA_TEST_POSTGRES` (a `postgres://` URL), which
+/// `Tests/test-all.sh` sets after starting a throwaway cluster.
+enum TestPostgres {
+    static let url: URL? = ProcessInfo.processInfo.environment["STRATA_TEST_POSTGRES"].flatMap(URL.init(string:))
+
+    static var isAvailable: Bool { url != nil }
+
+    static func configuration() throws -> PostgresClient.Configuration {
+        let url = try #require(url, "STRATA_TEST_POSTGRES is not set: run Tests/test-all.sh, or start Tests/postgres.sh")
+        return PostgresClient.Configuration(
+            host: url.host ?? "127.0.0.1", port: url.port ?? 5432, username: url.user ?? "postgres",
+            password: url.password, database: String(url.path.dropFirst()), tls: .disable)
+    }
+}
+
+/// A migrated store over a running client, for one test. Every test uses users of its own (a
+/// random prefix), so tests share the database without seeing each other's data.
+struct StoreFixture {
+    let store: CloudStore
+    let client: PostgresClient
+    let prefix = "u\(UInt32.random(in: 0...UInt32.max))-"
+    private let runner: Task<Void, Never>
+
+    init(limits: CloudLimits = CloudLimits()) async throws {
+        var logger = Logger(label: "strata.cloud.store.tests")
+        logger.logLevel = .warning
+        client = PostgresClient(configuration: try TestPostgres.configuration(), backgroundLogger: logger)
+        let client = self.client
+        runner = Task { await client.run() }
+        store = CloudStore(client: client, limits: limits, logger: logger)
+        try await store.migrate()
+    }
+
+    /// A user name unique to this test.
+    func user(_ name: String) -> String { prefix + name }
+
+    func database(_ name: String) -> CloudStoreDatabase { store.privateDatabase(of: user(name)) }
+
+    func zone(_ name: String, of owner: String) -> CloudZoneID { CloudZoneID(name: name, owner: user(owner)) }
+
+    func stop() { runner.cancel() }
+}
