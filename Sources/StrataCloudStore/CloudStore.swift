@@ -28,6 +28,7 @@ public final class CloudStore: Sendable {
     /// What one request may carry.
     public let limits: CloudLimits
     let logger: Logger
+    let listener: ChangeListener
 
     /// The role requests run as: no login, no ownership, subject to row-level security. The
     /// service's login role must be a member of it.
@@ -37,6 +38,11 @@ public final class CloudStore: Sendable {
         self.client = client
         self.limits = limits
         self.logger = logger
+        listener = ChangeListener(client: client, logger: logger)
+    }
+
+    deinit {
+        listener.stop()
     }
 
     /// Brings the schema up to date; safe to call from many processes at once.
@@ -49,7 +55,27 @@ public final class CloudStore: Sendable {
 
     /// The private database of `user`: their own zones.
     public func privateDatabase(of user: String) -> CloudStoreDatabase {
-        CloudStoreDatabase(store: self, user: user)
+        CloudStoreDatabase(store: self, user: user, scope: .private)
+    }
+
+    /// The shared database of `user`: the shared records of other users' zones, for the
+    /// shares `user` accepted.
+    public func sharedDatabase(of user: String) -> CloudStoreDatabase {
+        CloudStoreDatabase(store: self, user: user, scope: .shared)
+    }
+
+    /// `user`'s view of the store as a ``StrataSync/CloudContainer``: what a `SyncEngine`
+    /// syncs through, in a trusted process or behind the service once it authenticated `user`.
+    public func container(for user: String, identifier: String = "strata.cloud") -> CloudStoreContainer {
+        CloudStoreContainer(store: self, user: user, identifier: identifier)
+    }
+
+    /// Hints that something changed for `user`, from the commits of every process writing to
+    /// this PostgreSQL database (LISTEN/NOTIFY, one listening connection per store). A hint
+    /// is not a change: the receiver fetches with its change tokens, so a hint lost while
+    /// reconnecting costs nothing but latency (every subscriber gets one on each connect).
+    public func changeHints(for user: String) -> AsyncStream<Void> {
+        listener.subscribe(user: user)
     }
 
     /// Forgets a zone's tombstones, as the service does after a while: change tokens issued
@@ -85,7 +111,14 @@ public final class CloudStore: Sendable {
         } catch let error as PostgresTransactionError {
             // The caller's own error (a CloudError) comes out as itself.
             if let cloudError = error.closureError as? CloudError { throw cloudError }
+            if let refused = (error.closureError as? PSQLError).flatMap(Self.refusal) { throw refused }
             throw error
         }
+    }
+
+    /// Row-level security refusing a write (SQLSTATE 42501, insufficient_privilege) means the
+    /// user tried to touch what is not theirs: a permission failure, with nothing changed.
+    static func refusal(_ error: PSQLError) -> CloudError? {
+        error.serverInfo?[.sqlState] == "42501" ? .permissionFailure(nil) : nil
     }
 }

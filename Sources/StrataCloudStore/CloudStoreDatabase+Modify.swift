@@ -34,71 +34,85 @@ extension CloudStoreDatabase {
             for id in deletes { result.deleteResults[id] = .failure(failure(id)) }
             return result
         }
-        guard zone.owner == user else { return failAll { .permissionFailure($0) } }
-        let (user, logger) = (user, logger)
+        guard reaches(zone) else { return failAll { .permissionFailure($0) } }
+        let (user, logger, scope) = (user, logger, scope)
         return try await store.transaction(as: user) { connection in
+            guard try await Self.zoneExists(zone, on: connection, logger: logger) else {
+                return failAll { scope == .private ? .zoneNotFound(zone) : .permissionFailure($0) }
+            }
+            let saveNames = saves.map(\.id.name)
+            let deleteNames = deletes.map(\.name)
+            let parentNames = saves.compactMap { $0.parent?.zone == zone ? $0.parent?.name : nil }
+            let shape = try await ZoneShape.load(
+                zone, names: saveNames + deleteNames + parentNames, children: deleteNames, on: connection, logger: logger)
+
+            if scope == .shared {
+                let failures = shape.permissionFailures(saving: saves, deleting: deletes)
+                if !failures.isEmpty { return failAll { failures[$0] ?? .batchRequestFailed($0) } }
+            }
             // The zone's row lock orders this request's positions against every other writer
             // of the zone until commit.
-            var position: Int64?
+            var position: Int64 = 0
             for try await sequence in try await connection.query(
-                "SELECT sequence FROM strata_cloud.zones WHERE owner = \(user) AND name = \(zone.name) AND NOT deleted FOR UPDATE",
+                "SELECT sequence FROM strata_cloud.zones WHERE owner = \(zone.owner) AND name = \(zone.name) FOR UPDATE",
                 logger: logger
             ).decode(Int64.self) {
                 position = sequence
             }
-            guard var position else { return failAll { _ in .zoneNotFound(zone) } }
 
-            let saveNames = saves.map(\.id.name)
-            let deleteNames = deletes.map(\.name)
-            let parentNames = saves.compactMap { $0.parent?.zone == zone ? $0.parent?.name : nil }
-            var existing: [String: CloudRecord] = [:]
-            let rows = try await connection.query(
-                """
-                SELECT \(unescaped: RecordCoding.columns) FROM strata_cloud.records
-                WHERE owner = \(user) AND zone = \(zone.name) AND name = ANY(\(saveNames + deleteNames + parentNames))
-                """,
-                logger: logger)
-            for try await row in rows.decode(RecordCoding.Row.self) {
-                existing[row.0] = try RecordCoding.record(
-                    zone: zone, name: row.0, type: row.1, fields: row.2, versions: row.3, parent: row.4, changeTag: row.5)
-            }
-            var children: [(name: String, parent: String)] = []
-            if !deleteNames.isEmpty {
-                for try await (name, parent) in try await connection.query(
-                    "SELECT name, parent FROM strata_cloud.records WHERE owner = \(user) AND zone = \(zone.name) AND parent = ANY(\(deleteNames))",
-                    logger: logger
-                ).decode((String, String).self) {
-                    children.append((name, parent))
-                }
-            }
-
-            let failures = Self.check(saves, deletes, in: zone, existing: existing, children: children)
+            let failures = Self.check(saves, deletes, in: zone, existing: shape.existing.mapValues(\.record), children: shape.children)
             if !failures.isEmpty {
                 return failAll { failures[$0] ?? .batchRequestFailed($0) }
             }
 
             var result = CloudModifyResult()
+            var endedShares: [String] = []
             for id in deletes {
-                guard let removed = existing[id.name] else {
+                guard let removed = shape.existing[id.name] else {
                     result.deleteResults[id] = .success(())
                     continue
                 }
                 position += 1
                 try await connection.query(
-                    "DELETE FROM strata_cloud.records WHERE owner = \(user) AND zone = \(zone.name) AND name = \(id.name)", logger: logger)
+                    "DELETE FROM strata_cloud.records WHERE owner = \(zone.owner) AND zone = \(zone.name) AND name = \(id.name)",
+                    logger: logger)
                 try await connection.query(
                     """
-                    INSERT INTO strata_cloud.tombstones (owner, zone, name, type, sequence) VALUES (\(user), \(zone.name), \(id.name), \(removed.type), \(position))
-                    ON CONFLICT (owner, zone, name) DO UPDATE SET type = excluded.type, sequence = excluded.sequence, audience = '{}'
+                    INSERT INTO strata_cloud.tombstones (owner, zone, name, type, sequence, audience)
+                    VALUES (\(zone.owner), \(zone.name), \(id.name), \(removed.record.type), \(position), \(shape.audience(of: removed.shareRoot)))
+                    ON CONFLICT (owner, zone, name) DO UPDATE SET type = excluded.type, sequence = excluded.sequence, audience = excluded.audience
                     """,
                     logger: logger)
+                if shape.sharedRoots.contains(id.name) {
+                    // Deleting a shared root ends its share, for everyone.
+                    endedShares += shape.audience(of: id.name)
+                    try await connection.query(
+                        "DELETE FROM strata_cloud.shares WHERE owner = \(zone.owner) AND zone = \(zone.name) AND root = \(id.name)",
+                        logger: logger)
+                }
                 result.deleteResults[id] = .success(())
             }
             for var record in saves {
                 position += 1
                 record.changeTag = "t\(position)"
-                try await Self.write(record, at: position, on: connection, logger: logger)
+                try await Self.write(record, shareRoot: shape.shareRoot(after: record.id.name, saving: saves), at: position, on: connection, logger: logger)
                 result.saveResults[record.id] = .success(record)
+            }
+            // A record moved under another share (or out of one) takes its subtree along: the
+            // new share's participants get it, the old share's see it leave.
+            for record in saves {
+                guard let before = shape.existing[record.id.name], before.record.parent != record.parent else { continue }
+                let rootAfter = shape.shareRoot(after: record.id.name, saving: saves)
+                guard rootAfter != before.shareRoot else { continue }
+                position = try await Self.moveSubtree(
+                    of: record.id.name, in: zone, to: rootAfter, after: position, on: connection, logger: logger)
+                let leaving = Set(shape.audience(of: before.shareRoot)).subtracting(shape.audience(of: rootAfter))
+                for try await last in try await connection.query(
+                    "SELECT strata_cloud.record_departures(\(zone.owner), \(zone.name), \(record.id.name), \(leaving.sorted()), \(position))",
+                    logger: logger
+                ).decode(Int64.self) {
+                    position = last
+                }
             }
             // A parent that gained a child gets a new tag, as CloudKit gives one.
             for parent in Set(parentNames).sorted() where !deleteNames.contains(parent) {
@@ -106,7 +120,7 @@ extension CloudStoreDatabase {
                 try await connection.query(
                     """
                     UPDATE strata_cloud.records SET change_tag = \("t\(position)"), sequence = \(position)
-                    WHERE owner = \(user) AND zone = \(zone.name) AND name = \(parent)
+                    WHERE owner = \(zone.owner) AND zone = \(zone.name) AND name = \(parent)
                     """,
                     logger: logger)
                 if let saved = saves.first(where: { $0.id.name == parent }), case .success(var record)? = result.saveResults[saved.id] {
@@ -115,25 +129,53 @@ extension CloudStoreDatabase {
                 }
             }
             try await connection.query(
-                "UPDATE strata_cloud.zones SET sequence = \(position) WHERE owner = \(user) AND name = \(zone.name)", logger: logger)
-            try await Self.markChanged([zone.name], of: user, on: connection, logger: logger)
+                "UPDATE strata_cloud.zones SET sequence = \(position) WHERE owner = \(zone.owner) AND name = \(zone.name)", logger: logger)
+            try await Self.markChanged([zone.name], of: zone.owner, notifying: endedShares, on: connection, logger: logger)
             return result
         }
     }
 
-    private static func write(_ record: CloudRecord, at position: Int64, on connection: PostgresConnection, logger: Logger) async throws {
+    /// Gives the records under `name` (up to nested shares) the shared root `root` and new
+    /// positions after `position`, so feeds that now see them receive them; returns the last
+    /// position used.
+    static func moveSubtree(
+        of name: String, in zone: CloudZoneID, to root: String?, after position: Int64, on connection: PostgresConnection, logger: Logger
+    ) async throws -> Int64 {
+        var moved: Int64 = 0
+        for try await count in try await connection.query(
+            """
+            WITH members AS (
+                SELECT s.name, row_number() OVER (ORDER BY s.name) AS offset_in_move
+                FROM strata_cloud.share_subtree(\(zone.owner), \(zone.name), \(name)) s),
+            updated AS (
+                UPDATE strata_cloud.records r SET share_root = \(root), sequence = \(position) + m.offset_in_move
+                FROM members m WHERE r.owner = \(zone.owner) AND r.zone = \(zone.name) AND r.name = m.name
+                RETURNING 1)
+            SELECT count(*) FROM updated
+            """,
+            logger: logger
+        ).decode(Int64.self) {
+            moved = count
+        }
+        return position + moved
+    }
+
+    private static func write(
+        _ record: CloudRecord, shareRoot: String?, at position: Int64, on connection: PostgresConnection, logger: Logger
+    ) async throws {
         let zone = record.id.zone
         let fields = try RecordCoding.encodeFields(record.fields)
         let versions = try RecordCoding.encodeVersions(record.fieldVersions)
         let tag = record.changeTag ?? ""
         try await connection.query(
             """
-            INSERT INTO strata_cloud.records (owner, zone, name, type, fields, field_versions, parent, change_tag, sequence, size)
+            INSERT INTO strata_cloud.records (owner, zone, name, type, fields, field_versions, parent, change_tag, sequence, size, share_root)
             VALUES (\(zone.owner), \(zone.name), \(record.id.name), \(record.type), \(fields)::jsonb, \(versions)::jsonb,
-                    \(record.parent?.name), \(tag), \(position), \(record.encodedSize))
+                    \(record.parent?.name), \(tag), \(position), \(record.encodedSize), \(shareRoot))
             ON CONFLICT (owner, zone, name) DO UPDATE SET
                 type = excluded.type, fields = excluded.fields, field_versions = excluded.field_versions,
-                parent = excluded.parent, change_tag = excluded.change_tag, sequence = excluded.sequence, size = excluded.size
+                parent = excluded.parent, change_tag = excluded.change_tag, sequence = excluded.sequence, size = excluded.size,
+                share_root = excluded.share_root
             """,
             logger: logger)
         try await connection.query(

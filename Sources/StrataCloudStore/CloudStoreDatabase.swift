@@ -3,14 +3,15 @@ import Logging
 import PostgresNIO
 import StrataSync
 
-/// One user's private database in a ``CloudStore``: the operations of
-/// ``StrataSync/CloudDatabase`` on their own zones, each a transaction under row-level security.
-public struct CloudStoreDatabase: Sendable {
+/// One user's database in a ``CloudStore``: the private one (their own zones) or the shared
+/// one (the shared records of other users' zones, for shares they accepted). Every operation of
+/// ``StrataSync/CloudDatabase`` is one transaction under row-level security, as that user.
+public struct CloudStoreDatabase: CloudDatabase {
     let store: CloudStore
     /// The user every request runs for.
     public let user: String
-
-    public var scope: CloudDatabaseScope { .private }
+    /// Which of the user's databases this is.
+    public let scope: CloudDatabaseScope
 
     var logger: Logger { store.logger }
 
@@ -19,7 +20,7 @@ public struct CloudStoreDatabase: Sendable {
     /// Creates zones (or brings back deleted ones, with an empty feed from a new horizon).
     public func saveZones(_ zones: [CloudZoneID]) async throws {
         let (user, logger) = (user, logger)
-        guard zones.allSatisfy({ $0.owner == user }) else { throw CloudError.permissionFailure(nil) }
+        guard scope == .private, zones.allSatisfy({ $0.owner == user }) else { throw CloudError.permissionFailure(nil) }
         guard !zones.isEmpty else { return }
         try await store.transaction(as: user) { connection in
             try await Self.ensureUser(user, on: connection, logger: logger)
@@ -43,10 +44,18 @@ public struct CloudStoreDatabase: Sendable {
     /// their next database fetch.
     public func deleteZones(_ zones: [CloudZoneID]) async throws {
         let (user, logger) = (user, logger)
-        guard zones.allSatisfy({ $0.owner == user }) else { throw CloudError.permissionFailure(nil) }
+        guard scope == .private, zones.allSatisfy({ $0.owner == user }) else { throw CloudError.permissionFailure(nil) }
         guard !zones.isEmpty else { return }
         let names = zones.map(\.name)
         try await store.transaction(as: user) { connection in
+            // Participants of the zones' shares lose them with the zones: they hear it too.
+            var participants: [String] = []
+            for try await participant in try await connection.query(
+                "SELECT DISTINCT participant FROM strata_cloud.share_participants WHERE owner = \(user) AND zone = ANY(\(names))",
+                logger: logger
+            ).decode(String.self) {
+                participants.append(participant)
+            }
             try await connection.query(
                 "DELETE FROM strata_cloud.records WHERE owner = \(user) AND zone = ANY(\(names))", logger: logger)
             try await connection.query(
@@ -59,7 +68,9 @@ public struct CloudStoreDatabase: Sendable {
                 logger: logger)
             var deleted: [String] = []
             for try await name in rows.decode(String.self) { deleted.append(name) }
-            if !deleted.isEmpty { try await Self.markChanged(deleted, of: user, on: connection, logger: logger) }
+            if !deleted.isEmpty {
+                try await Self.markChanged(deleted, of: user, notifying: participants, on: connection, logger: logger)
+            }
         }
     }
 
@@ -68,35 +79,41 @@ public struct CloudStoreDatabase: Sendable {
             "INSERT INTO strata_cloud.users (name) VALUES (\(user)) ON CONFLICT (name) DO NOTHING", logger: logger)
     }
 
-    /// Moves the user's database feed past a change to `zones`. The user's row lock orders
-    /// these positions by commit, as zone positions are.
-    static func markChanged(_ zones: [String], of user: String, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query(
-            """
-            WITH position AS (
-                UPDATE strata_cloud.users SET database_sequence = database_sequence + 1 WHERE name = \(user)
-                RETURNING database_sequence)
-            UPDATE strata_cloud.zones SET database_change = (SELECT database_sequence FROM position)
-            WHERE owner = \(user) AND name = ANY(\(zones))
-            """,
-            logger: logger)
+    /// Moves the owner's database feed past a change to `zones` and tells listening service
+    /// instances who should fetch (`extra`: participants who just lost access). The user row's
+    /// lock orders database positions by commit, as the zone row's lock orders zone positions.
+    static func markChanged(
+        _ zones: [String], of owner: String, notifying extra: [String] = [], on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        try await connection.query("SELECT strata_cloud.mark_database_change(\(owner), \(zones))", logger: logger)
+        for zone in zones {
+            try await connection.query("SELECT strata_cloud.notify_zone_change(\(owner), \(zone), \(extra))", logger: logger)
+        }
     }
 
     // MARK: Reading records
 
-    /// The records `ids` name: each found, or why not (another user's zone, a missing zone or
-    /// record).
+    /// Whether this database reaches `zone` at all: the user's own zones through the private
+    /// database; through the shared one, other users' zones holding a share the user accepted.
+    func reaches(_ zone: CloudZoneID) -> Bool {
+        scope == .private ? zone.owner == user : zone.owner != user
+    }
+
+    /// The records `ids` name: each found, or why not. A record the user may not see is
+    /// reported as unknown, as a missing one is: the store does not tell who holds what.
     public func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
         guard ids.count <= store.limits.maximumItemsPerRequest else { throw CloudError.limitExceeded }
-        let (user, logger) = (user, logger)
+        let (user, logger, scope) = (user, logger, scope)
+        let reaches = reaches
         return try await store.transaction(as: user, repeatableRead: true) { connection in
             var results: [CloudRecordID: Result<CloudRecord, CloudError>] = [:]
             for (zone, zoneIDs) in Dictionary(grouping: ids, by: \.zone) {
-                guard zone.owner == user else {
+                let exists = try await Self.zoneExists(zone, on: connection, logger: logger)
+                guard reaches(zone), exists || scope == .private else {
                     for id in zoneIDs { results[id] = .failure(.permissionFailure(id)) }
                     continue
                 }
-                guard try await Self.zoneExists(zone, on: connection, logger: logger) else {
+                guard exists else {
                     for id in zoneIDs { results[id] = .failure(.zoneNotFound(zone)) }
                     continue
                 }
@@ -118,6 +135,8 @@ public struct CloudStoreDatabase: Sendable {
         }
     }
 
+    /// Whether the zone exists and the request's user sees it (row-level security hides other
+    /// users' zones that hold no share they accepted).
     static func zoneExists(_ zone: CloudZoneID, on connection: PostgresConnection, logger: Logger) async throws -> Bool {
         let rows = try await connection.query(
             "SELECT 1 FROM strata_cloud.zones WHERE owner = \(zone.owner) AND name = \(zone.name) AND NOT deleted", logger: logger)
@@ -127,8 +146,12 @@ public struct CloudStoreDatabase: Sendable {
 
     // MARK: Change feeds
 
-    /// The user's zones that changed or were deleted since `token`.
+    /// The zones that changed or were deleted since `token`. The private database's token is a
+    /// position in the user's own database feed; the shared database's lists the position of
+    /// each shared zone it has seen, so a zone whose position moved is changed and a zone no
+    /// longer reachable (unshared, left, deleted) is reported deleted.
     public func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {
+        if scope == .shared { return try await fetchSharedDatabaseChanges(since: token) }
         let start = try Self.position(of: token, prefix: "d")
         let (user, logger) = (user, logger)
         return try await store.transaction(as: user, repeatableRead: true) { connection in
@@ -152,35 +175,90 @@ public struct CloudStoreDatabase: Sendable {
         }
     }
 
+    private func fetchSharedDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {
+        let seen = try SharedDatabaseToken(token)
+        let (user, logger) = (user, logger)
+        return try await store.transaction(as: user, repeatableRead: true) { connection in
+            var now: [CloudZoneID: Int64] = [:]
+            let rows = try await connection.query(
+                """
+                SELECT z.owner, z.name, z.sequence FROM strata_cloud.zones z
+                WHERE NOT z.deleted AND z.owner <> \(user)
+                    AND (z.owner, z.name) IN (SELECT owner, zone FROM strata_cloud.readable_shares())
+                """,
+                logger: logger)
+            for try await (owner, name, sequence) in rows.decode((String, String, Int64).self) {
+                now[CloudZoneID(name: name, owner: owner)] = sequence
+            }
+            let order: (CloudZoneID, CloudZoneID) -> Bool = { $0.description < $1.description }
+            let changed = now.filter { seen.positions[$0.key] != $0.value }.map(\.key).sorted(by: order)
+            let deleted = seen.positions.keys.filter { now[$0] == nil }.sorted(by: order)
+            return CloudDatabaseChanges(changedZones: changed, deletedZones: deleted, token: try SharedDatabaseToken(positions: now).token)
+        }
+    }
+
     /// What changed in `zone` since `token`, oldest first, at most `limit` saves and deletions
     /// per page; ``StrataSync/CloudError/changeTokenExpired`` for a token from before the
     /// zone's tombstones were purged.
+    ///
+    /// Through the shared database, row-level security leaves only the shared records, the
+    /// deletions the user could see, and the records that left their view (departures). A
+    /// token issued before the user last gained access starts the zone over, as records
+    /// already in it became visible.
     public func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
-        guard zone.owner == user else { throw CloudError.permissionFailure(nil) }
-        let start = try Self.position(of: token, prefix: "z")
+        guard reaches(zone) else { throw CloudError.permissionFailure(nil) }
+        let (start, tokenAccess) = try Self.zonePosition(of: token)
         let pageSize = max(1, limit)
-        let (user, logger) = (user, logger)
+        let (user, logger, scope) = (user, logger, scope)
         return try await store.transaction(as: user, repeatableRead: true) { connection in
             var zoneState: (sequence: Int64, horizon: Int64)?
             for try await (sequence, horizon) in try await connection.query(
-                "SELECT sequence, horizon FROM strata_cloud.zones WHERE owner = \(user) AND name = \(zone.name) AND NOT deleted",
+                "SELECT sequence, horizon FROM strata_cloud.zones WHERE owner = \(zone.owner) AND name = \(zone.name) AND NOT deleted",
                 logger: logger
             ).decode((Int64, Int64).self) {
                 zoneState = (sequence, horizon)
             }
-            guard let zoneState else { throw CloudError.zoneNotFound(zone) }
+            guard let zoneState else {
+                throw scope == .private ? CloudError.zoneNotFound(zone) : CloudError.permissionFailure(nil)
+            }
             if token != nil && start < zoneState.horizon { throw CloudError.changeTokenExpired }
-            let rows = try await connection.query(
-                """
+            var access: Int64 = 0
+            if scope == .shared {
+                for try await latest in try await connection.query(
+                    """
+                    SELECT coalesce(max(access_changed), 0) FROM strata_cloud.share_participants
+                    WHERE owner = \(zone.owner) AND zone = \(zone.name) AND participant = \(user) AND acceptance = 'accepted'
+                    """,
+                    logger: logger
+                ).decode(Int64.self) {
+                    access = latest
+                }
+            }
+            let since = tokenAccess < access ? 0 : start
+            let departures = scope == .shared ? """
+                UNION ALL
+                SELECT d.sequence, d.name, d.type, NULL, NULL, NULL, NULL
+                FROM strata_cloud.departures d WHERE d.owner = $1 AND d.zone = $2 AND d.sequence > $4
+                    AND NOT EXISTS (SELECT 1 FROM strata_cloud.tombstones t WHERE t.owner = $1 AND t.zone = $2 AND t.name = d.name)
+                    AND NOT EXISTS (SELECT 1 FROM strata_cloud.records r WHERE r.owner = $1 AND r.zone = $2 AND r.name = d.name)
+                """ : ""
+            var bindings = PostgresBindings()
+            try bindings.append(zone.owner)
+            try bindings.append(zone.name)
+            try bindings.append(since)
+            try bindings.append(start)
+            try bindings.append(Int64(pageSize + 1))
+            let query = PostgresQuery(unsafeSQL: """
                 SELECT sequence, name, type, fields, field_versions, parent, change_tag FROM (
                     SELECT sequence, name, type, fields::text, field_versions::text, parent, change_tag
-                    FROM strata_cloud.records WHERE owner = \(user) AND zone = \(zone.name) AND sequence > \(start)
+                    FROM strata_cloud.records WHERE owner = $1 AND zone = $2 AND sequence > $3
                     UNION ALL
                     SELECT sequence, name, type, NULL, NULL, NULL, NULL
-                    FROM strata_cloud.tombstones WHERE owner = \(user) AND zone = \(zone.name) AND sequence > \(start)
-                ) AS changes ORDER BY sequence LIMIT \(pageSize + 1)
-                """,
-                logger: logger)
+                    FROM strata_cloud.tombstones WHERE owner = $1 AND zone = $2 AND sequence > $4
+                    \(departures)
+                ) AS changes ORDER BY sequence LIMIT $5
+                """, binds: bindings)
+            let rows = try await connection.query(query, logger: logger)
             var page = CloudZoneChanges(changed: [], deleted: [], token: CloudChangeToken(""), moreComing: false)
             var last = start
             var count = 0
@@ -199,7 +277,7 @@ public struct CloudStoreDatabase: Sendable {
                 }
             }
             let end = page.moreComing ? last : max(start, zoneState.sequence, zoneState.horizon)
-            page.token = CloudChangeToken("z:\(end)")
+            page.token = CloudChangeToken(access == 0 ? "z:\(end)" : "z:\(end):\(access)")
             return page
         }
     }
@@ -212,5 +290,15 @@ public struct CloudStoreDatabase: Sendable {
             throw CloudError.changeTokenExpired
         }
         return position
+    }
+
+    /// A zone token's position, and the access it was issued under (`z:position[:access]`).
+    static func zonePosition(of token: CloudChangeToken?) throws -> (position: Int64, access: Int64) {
+        guard let token else { return (0, 0) }
+        let parts = token.value.split(separator: ":")
+        guard parts.count == 2 || parts.count == 3, parts[0] == "z", let position = Int64(parts[1]), position >= 0,
+              let access = parts.count == 3 ? Int64(parts[2]) : 0
+        else { throw CloudError.changeTokenExpired }
+        return (position, access)
     }
 }

@@ -15,6 +15,7 @@ enum CloudStoreMigrations {
 
     static let all: [Migration] = [
         Migration(version: 1, statements: version1),
+        Migration(version: 2, statements: CloudStoreSharingSchema.statements),
     ]
 
     /// Applies the migrations not applied yet; returns the versions it applied.
