@@ -186,6 +186,15 @@ let package = Package(
                 .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),
+        // One suite of the cloud's behaviour, run against MockCloud and the PostgreSQL store.
+        .testTarget(
+            name: "StrataCloudConformanceTests",
+            dependencies: [
+                "StrataCloudStore", "StrataSync",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "StrataCloudStoreTests",
             dependencies: [

@@ -40,24 +40,21 @@ extension CloudStoreDatabase {
             guard try await Self.zoneExists(zone, on: connection, logger: logger) else {
                 return failAll { scope == .private ? .zoneNotFound(zone) : .permissionFailure($0) }
             }
+            // The zone's row lock orders this request's positions against every other writer
+            // of the zone until commit, and nothing the checks read below can change before
+            // then. Row-level security lets a participant lock only a zone where they may
+            // write some share.
+            guard var position = try await Self.lockZone(zone, on: connection, logger: logger) else {
+                return failAll { .permissionFailure($0) }
+            }
             let saveNames = saves.map(\.id.name)
             let deleteNames = deletes.map(\.name)
             let parentNames = saves.compactMap { $0.parent?.zone == zone ? $0.parent?.name : nil }
             let shape = try await ZoneShape.load(
                 zone, names: saveNames + deleteNames + parentNames, children: deleteNames, on: connection, logger: logger)
-
             if scope == .shared {
                 let failures = shape.permissionFailures(saving: saves, deleting: deletes)
                 if !failures.isEmpty { return failAll { failures[$0] ?? .batchRequestFailed($0) } }
-            }
-            // The zone's row lock orders this request's positions against every other writer
-            // of the zone until commit.
-            var position: Int64 = 0
-            for try await sequence in try await connection.query(
-                "SELECT sequence FROM strata_cloud.zones WHERE owner = \(zone.owner) AND name = \(zone.name) FOR UPDATE",
-                logger: logger
-            ).decode(Int64.self) {
-                position = sequence
             }
 
             let failures = Self.check(saves, deletes, in: zone, existing: shape.existing.mapValues(\.record), children: shape.children)

@@ -42,8 +42,12 @@ struct MockCloudDatabase: CloudDatabase {
                 let visible = state.permission(of: user, for: id.name, in: id.zone, scope: scope) {
                     zone?.records[$0]?.record.parent
                 } > .none
-                if !state.canAccess(id.zone, user: user, scope: scope) || (zone?.records[id.name] != nil && !visible) {
+                if !state.canAccess(id.zone, user: user, scope: scope) {
                     results[id] = .failure(.permissionFailure(id))
+                } else if zone?.records[id.name] != nil && !visible {
+                    // A record outside the user's shares is as unknown as a missing one: the
+                    // cloud does not tell who holds what.
+                    results[id] = .failure(.unknownItem(id))
                 } else if let zone {
                     results[id] = zone.records[id.name].map { .success($0.record) } ?? .failure(.unknownItem(id))
                 } else {

@@ -1,0 +1,105 @@
+import Foundation
+@testable import StrataSync
+import Testing
+
+/// Change feeds: paged records and tombstones since a token, changed and deleted zones,
+/// expired tokens.
+@Suite struct CloudChangeFeedTests {
+    var cloud: TestCloud { TestCloud.current }
+    let zone = CloudZoneID(name: "zone", owner: "alice")
+    var database: any CloudDatabase { cloud.container(user: "alice").privateDatabase }
+
+    func put(_ names: [String]) async throws {
+        let records = names.map { CloudRecord(id: CloudRecordID(name: $0, zone: zone), type: "games") }
+        _ = try await database.modifyRecords(saving: records, deleting: [])
+    }
+
+    @Test(arguments: CloudKind.available) func changesArePagedAndDeletesAreTombstones(_ kind: CloudKind) async throws {
+        try await kind.run {
+            try await database.saveZones([zone])
+            try await put(["a", "b", "c"])
+            _ = try await database.modifyRecords(saving: [], deleting: [CloudRecordID(name: "b", zone: zone)])
+            let first = try await database.fetchZoneChanges(zone, since: nil, limit: 1)
+            #expect(first.changed.map(\.id.name) == ["a"] && first.moreComing)
+            let rest = try await database.fetchZoneChanges(zone, since: first.token, limit: 10)
+            #expect(rest.changed.map(\.id.name) == ["c"])
+            #expect(rest.deleted == [CloudTombstone(id: CloudRecordID(name: "b", zone: zone), type: "games")])
+            #expect(!rest.moreComing)
+            let nothing = try await database.fetchZoneChanges(zone, since: rest.token, limit: 10)
+            #expect(nothing.changed.isEmpty && nothing.deleted.isEmpty)
+        }
+    }
+
+    @Test(arguments: CloudKind.available) func aTokenFromBeforeAPurgeHasExpired(_ kind: CloudKind) async throws {
+        try await kind.run {
+            try await database.saveZones([zone])
+            try await put(["a"])
+            let token = try await database.fetchZoneChanges(zone, since: nil, limit: 10).token
+            try await cloud.purgeTombstones(in: zone)
+            await #expect(throws: CloudError.changeTokenExpired) {
+                _ = try await database.fetchZoneChanges(zone, since: token, limit: 10)
+            }
+            #expect(try await database.fetchZoneChanges(zone, since: nil, limit: 10).changed.count == 1)
+        }
+    }
+
+    @Test(arguments: CloudKind.available) func databaseChangesNameChangedAndDeletedZones(_ kind: CloudKind) async throws {
+        try await kind.run {
+            let other = CloudZoneID(name: "other", owner: "alice")
+            try await database.saveZones([zone, other])
+            let start = try await database.fetchDatabaseChanges(since: nil)
+            #expect(start.changedZones == [other, zone])
+            try await put(["a"])
+            try await database.deleteZones([other])
+            let changes = try await database.fetchDatabaseChanges(since: start.token)
+            #expect(changes.changedZones == [zone])
+            #expect(changes.deletedZones == [other])
+            #expect(try await cloud.zones(owner: "alice") == [zone])
+        }
+    }
+
+    @Test(arguments: CloudKind.available) func anotherUsersPrivateZoneIsInvisible(_ kind: CloudKind) async throws {
+        try await kind.run {
+            try await database.saveZones([zone])
+            try await put(["a"])
+            let bob = cloud.container(user: "bob").privateDatabase
+            #expect(try await bob.fetchDatabaseChanges(since: nil).changedZones.isEmpty)
+            await #expect(throws: CloudError.permissionFailure(nil)) {
+                _ = try await bob.fetchZoneChanges(zone, since: nil, limit: 10)
+            }
+        }
+    }
+
+    @Test(arguments: CloudKind.available) func anAcceptedShareAppearsInTheSharedDatabase(_ kind: CloudKind) async throws {
+        try await kind.run {
+            try await database.saveZones([zone])
+            try await put(["a"])
+            var share = CloudShare(rootRecordID: CloudRecordID(name: "a", zone: zone))
+            share.participants.append(CloudShare.Participant(user: "bob", permission: .readOnly))
+            share = try await database.saveShare(share)
+            let bob = cloud.container(user: "bob")
+            _ = try await bob.acceptShare(url: share.url)
+            #expect(try await bob.sharedDatabase.fetchDatabaseChanges(since: nil).changedZones == [zone])
+            #expect(try await bob.sharedDatabase.fetchZoneChanges(zone, since: nil, limit: 10).changed.count == 1)
+        }
+    }
+
+    @Test(arguments: CloudKind.available) func twoDevicesOfOneUserSeeTheSameData(_ kind: CloudKind) async throws {
+        try await kind.run {
+            try await database.saveZones([zone])
+            try await put(["a"])
+            let laptop = cloud.container(user: "alice").privateDatabase
+            #expect(try await laptop.fetchZoneChanges(zone, since: nil, limit: 10).changed.map(\.id.name) == ["a"])
+        }
+    }
+
+    @Test(arguments: CloudKind.available) func otherDevicesHearAChangeHint(_ kind: CloudKind) async throws {
+        try await kind.run {
+            let phone = cloud.container(user: "alice")
+            let laptop = cloud.container(user: "alice")
+            var hints = laptop.changeHints().makeAsyncIterator()
+            try await phone.privateDatabase.saveZones([zone])
+            #expect(await hints.next() != nil)
+        }
+    }
+}

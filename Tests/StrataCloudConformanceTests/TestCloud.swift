@@ -1,0 +1,142 @@
+import Foundation
+import Logging
+import PostgresNIO
+import StrataCloudStore
+import StrataSync
+import Testing
+
+/// The clouds one conformance suite runs against: the in-memory mock, and the PostgreSQL
+/// store (when `STRATA_TEST_POSTGRES` names a server, as `Tests/test-all.sh` arranges).
+enum CloudKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    case mock
+    case store
+
+    static let postgresURL: URL? = ProcessInfo.processInfo.environment["STRATA_TEST_POSTGRES"].flatMap(URL.init(string:))
+
+    /// The kinds this run can reach.
+    static var available: [CloudKind] { postgresURL == nil ? [.mock] : allCases }
+
+    var testDescription: String { rawValue }
+
+    /// Runs `body` with a new, empty cloud of this kind as ``TestCloud/current``.
+    func run(limits: CloudLimits = CloudLimits(), _ body: () async throws -> Void) async throws {
+        let cloud = try await TestCloud.make(self, limits: limits)
+        defer { cloud.stop() }
+        try await TestCloud.$current.withValue(cloud) { try await body() }
+    }
+}
+
+/// One test's cloud, whatever its kind: users' containers, and what a test inspects through
+/// the owner's own view (its records, shares and zones). Every store test gets a database of
+/// its own, so users keep their plain names.
+final class TestCloud: Sendable {
+    @TaskLocal static var current: TestCloud = TestCloud(mock: MockCloud())
+
+    let mock: MockCloud?
+    let store: CloudStore?
+    private let runner: Task<Void, Never>?
+
+    private init(mock: MockCloud) {
+        self.mock = mock
+        store = nil
+        runner = nil
+    }
+
+    private init(store: CloudStore, runner: Task<Void, Never>) {
+        mock = nil
+        self.store = store
+        self.runner = runner
+    }
+
+    static func make(_ kind: CloudKind, limits: CloudLimits) async throws -> TestCloud {
+        switch kind {
+        case .mock:
+            return TestCloud(mock: MockCloud(limits: limits))
+        case .store:
+            let url = try #require(CloudKind.postgresURL)
+            let name = "conformance_\(UInt64.random(in: 0...UInt64.max))"
+            try await AdminConnection.shared.createDatabase(name)
+            var logger = Logger(label: "strata.cloud.conformance")
+            logger.logLevel = .error
+            let client = PostgresClient(configuration: AdminConnection.configuration(url, database: name), backgroundLogger: logger)
+            let runner = Task { await client.run() }
+            let store = CloudStore(client: client, limits: limits, logger: logger)
+            try await store.migrate()
+            return TestCloud(store: store, runner: runner)
+        }
+    }
+
+    func stop() {
+        runner?.cancel()
+    }
+
+    func container(user: String) -> any CloudContainer {
+        if let store { return store.container(for: user) }
+        return mock?.container(user: user) ?? MockCloud().container(user: user)
+    }
+
+    /// The records a zone holds, by name, as its owner sees them.
+    func records(in zone: CloudZoneID) async throws -> [CloudRecord] {
+        if let mock { return mock.records(in: zone) }
+        do {
+            return try await container(user: zone.owner).privateDatabase.fetchZoneChanges(zone, since: nil, limit: 10_000).changed
+                .sorted { $0.id.name < $1.id.name }
+        } catch CloudError.zoneNotFound {
+            return []
+        }
+    }
+
+    /// The share of a root, as its owner sees it (without the viewer).
+    func share(of root: CloudRecordID) async throws -> CloudShare? {
+        if let mock { return mock.share(of: root) }
+        do {
+            var share = try await container(user: root.zone.owner).privateDatabase.fetchShare(rootRecordID: root)
+            share.currentUser = nil
+            return share
+        } catch CloudError.unknownItem {
+            return nil
+        }
+    }
+
+    /// The zones a user owns, by name.
+    func zones(owner: String) async throws -> [CloudZoneID] {
+        if let mock { return mock.zones(owner: owner) }
+        return try await container(user: owner).privateDatabase.fetchDatabaseChanges(since: nil).changedZones
+            .sorted { $0.name < $1.name }
+    }
+
+    func purgeTombstones(in zone: CloudZoneID) async throws {
+        if let mock { return mock.purgeTombstones(in: zone) }
+        try await store?.purgeTombstones(in: zone)
+    }
+}
+
+/// A connection to the server's `postgres` database that creates one database per test.
+actor AdminConnection {
+    static let shared = AdminConnection()
+
+    private var client: PostgresClient?
+
+    static func configuration(_ url: URL, database: String) -> PostgresClient.Configuration {
+        PostgresClient.Configuration(
+            host: url.host ?? "127.0.0.1", port: url.port ?? 5432, username: url.user ?? "postgres",
+            password: url.password, database: database, tls: .disable)
+    }
+
+    func createDatabase(_ name: String) async throws {
+        let client = try adminClient()
+        try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
+    }
+
+    private func adminClient() throws -> PostgresClient {
+        if let client { return client }
+        let url = try #require(CloudKind.postgresURL)
+        var logger = Logger(label: "strata.cloud.conformance.admin")
+        logger.logLevel = .error
+        let client = PostgresClient(
+            configuration: Self.configuration(url, database: String(url.path.dropFirst())), backgroundLogger: logger)
+        Task.detached { await client.run() }
+        self.client = client
+        return client
+    }
+}
