@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import StrataSync
+import Synchronization
 
 /// The cloud's semantics in PostgreSQL: zones, records with per-field versions, change feeds,
 /// tombstones and assets, for the `strata-cloud` service and for trusted server-side processes.
@@ -29,6 +30,9 @@ public final class CloudStore: Sendable {
     public let limits: CloudLimits
     let logger: Logger
     let listener: ChangeListener
+    /// Runs inside every modify transaction once its writes are done, before it commits: tests
+    /// hold a writer there to show that readers never skip its positions.
+    let beforeModifyCommit = Mutex<(@Sendable () async -> Void)?>(nil)
 
     /// The role requests run as: no login, no ownership, subject to row-level security. The
     /// service's login role must be a member of it.

@@ -35,7 +35,7 @@ extension CloudStoreDatabase {
             return result
         }
         guard reaches(zone) else { return failAll { .permissionFailure($0) } }
-        let (user, logger, scope) = (user, logger, scope)
+        let (user, logger, scope, store) = (user, logger, scope, store)
         return try await store.transaction(as: user) { connection in
             guard try await Self.zoneExists(zone, on: connection, logger: logger) else {
                 return failAll { scope == .private ? .zoneNotFound(zone) : .permissionFailure($0) }
@@ -128,6 +128,7 @@ extension CloudStoreDatabase {
             try await connection.query(
                 "UPDATE strata_cloud.zones SET sequence = \(position) WHERE owner = \(zone.owner) AND name = \(zone.name)", logger: logger)
             try await Self.markChanged([zone.name], of: zone.owner, notifying: endedShares, on: connection, logger: logger)
+            if let hook = store.beforeModifyCommit.withLock({ $0 }) { await hook() }
             return result
         }
     }

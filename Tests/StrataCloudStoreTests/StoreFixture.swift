@@ -46,4 +46,17 @@ struct StoreFixture {
     func zone(_ name: String, of owner: String) -> CloudZoneID { CloudZoneID(name: name, owner: user(owner)) }
 
     func stop() { runner.cancel() }
+
+    /// Returns once some session of the server waits for a lock: a writer queued behind
+    /// another's zone lock. Polls the server's lock table, which is the event itself.
+    func waitUntilSomeoneWaitsForALock() async throws {
+        for _ in 0..<10_000 {
+            for try await waiting in try await client.query("SELECT count(*) FROM pg_locks WHERE NOT granted").decode(Int64.self)
+            where waiting > 0 {
+                return
+            }
+            await Task.yield()
+        }
+        Issue.record("no session ever waited for a lock")
+    }
 }
