@@ -190,7 +190,7 @@ let package = Package(
         .testTarget(
             name: "StrataCloudConformanceTests",
             dependencies: [
-                "StrataCloudStore", "StrataSync",
+                "StrataCloudStore", "StrataSync", "StrataSQLite", "StrataQueries",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
