@@ -221,7 +221,11 @@ public struct CloudStoreDatabase: CloudDatabase {
             guard let zoneState else {
                 throw scope == .private ? CloudError.zoneNotFound(zone) : CloudError.permissionFailure(nil)
             }
-            if token != nil && start < zoneState.horizon { throw CloudError.changeTokenExpired }
+            // A token ahead of the zone comes from a database restored to an earlier point:
+            // changes after it would be skipped, so the device starts the zone over.
+            if token != nil && (start < zoneState.horizon || start > max(zoneState.sequence, zoneState.horizon)) {
+                throw CloudError.changeTokenExpired
+            }
             var access: Int64 = 0
             if scope == .shared {
                 for try await latest in try await connection.query(
