@@ -127,9 +127,23 @@ extension CloudStoreDatabase {
             }
             try await connection.query(
                 "UPDATE strata_cloud.zones SET sequence = \(position) WHERE owner = \(zone.owner) AND name = \(zone.name)", logger: logger)
+            let growth = saves.reduce(Int64(0)) { $0 + Int64($1.encodedSize - (shape.existing[$1.id.name]?.record.encodedSize ?? 0)) }
+                - deletes.reduce(Int64(0)) { $0 + Int64(shape.existing[$1.name]?.record.encodedSize ?? 0) }
+            try await Self.useBytes(growth, of: zone.owner, quota: store.limits.maximumBytesPerUser, on: connection, logger: logger)
             try await Self.markChanged([zone.name], of: zone.owner, notifying: endedShares, on: connection, logger: logger)
             if let hook = store.beforeModifyCommit.withLock({ $0 }) { await hook() }
             return result
+        }
+    }
+
+    /// Counts `growth` bytes against the owner's quota; over it, the whole transaction fails
+    /// with ``StrataSync/CloudError/quotaExceeded`` and nothing it wrote stays.
+    static func useBytes(_ growth: Int64, of owner: String, quota: Int64?, on connection: PostgresConnection, logger: Logger) async throws {
+        guard growth != 0 else { return }
+        for try await fits in try await connection.query(
+            "SELECT strata_cloud.use_bytes(\(owner), \(growth), \(quota))", logger: logger
+        ).decode(Bool.self) where !fits {
+            throw CloudError.quotaExceeded
         }
     }
 

@@ -56,6 +56,14 @@ public struct CloudStoreDatabase: CloudDatabase {
             ).decode(String.self) {
                 participants.append(participant)
             }
+            var freed: Int64 = 0
+            for try await size in try await connection.query(
+                "SELECT coalesce(sum(size), 0)::bigint FROM strata_cloud.records WHERE owner = \(user) AND zone = ANY(\(names))",
+                logger: logger
+            ).decode(Int64.self) {
+                freed = size
+            }
+            try await CloudStoreDatabase.useBytes(-freed, of: user, quota: nil, on: connection, logger: logger)
             try await connection.query(
                 "DELETE FROM strata_cloud.records WHERE owner = \(user) AND zone = ANY(\(names))", logger: logger)
             try await connection.query(

@@ -16,6 +16,35 @@ enum CloudStoreMigrations {
     static let all: [Migration] = [
         Migration(version: 1, statements: version1),
         Migration(version: 2, statements: CloudStoreSharingSchema.statements),
+        Migration(version: 3, statements: quotaStatements),
+    ]
+
+    /// Migration 3: each user's stored bytes, kept as records are written, for quotas.
+    static let quotaStatements: [String] = [
+        "ALTER TABLE strata_cloud.users ADD COLUMN used_bytes bigint NOT NULL DEFAULT 0",
+        // Adds `p_delta` to the owner's stored bytes unless that would pass `p_quota` (deletes
+        // always pass); false when it would. The owner may, and so may a participant who can
+        // write one of the owner's shares: their saves count against the owner.
+        """
+        CREATE FUNCTION strata_cloud.use_bytes(p_owner text, p_delta bigint, p_quota bigint) RETURNS boolean
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = '' AS $$
+        DECLARE
+            me text := current_setting('strata.user', true);
+        BEGIN
+            IF me IS DISTINCT FROM p_owner AND NOT EXISTS (
+                SELECT 1 FROM strata_cloud.share_participants p
+                WHERE p.owner = p_owner AND p.participant = me AND p.acceptance = 'accepted' AND p.permission = 'readWrite')
+            THEN
+                RAISE EXCEPTION 'strata: % may not write for %', me, p_owner USING ERRCODE = '42501';
+            END IF;
+            UPDATE strata_cloud.users SET used_bytes = greatest(0, used_bytes + p_delta)
+            WHERE name = p_owner AND (p_delta <= 0 OR p_quota IS NULL OR used_bytes + p_delta <= p_quota);
+            RETURN FOUND;
+        END
+        $$
+        """,
+        "REVOKE ALL ON FUNCTION strata_cloud.use_bytes(text, bigint, bigint) FROM PUBLIC",
+        "GRANT EXECUTE ON FUNCTION strata_cloud.use_bytes(text, bigint, bigint) TO \(requestRole)",
     ]
 
     /// Applies the migrations not applied yet; returns the versions it applied.

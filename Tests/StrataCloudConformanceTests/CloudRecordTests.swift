@@ -132,6 +132,22 @@ import Testing
         }
     }
 
+    @Test(arguments: CloudKind.available) func aRequestPastTheUsersQuotaFailsWholeAndDeletesFreeSpace(_ kind: CloudKind) async throws {
+        try await kind.run(limits: CloudLimits(maximumBytesPerUser: 100)) {
+            try await database.saveZones([zone])
+            let big = String(repeating: "x", count: 50)
+            _ = try saved(try await save(record("a", title: big)), "a")
+            await #expect(throws: CloudError.quotaExceeded) {
+                _ = try await database.modifyRecords(saving: [record("b", title: big), record("c")], deleting: [])
+            }
+            #expect(try await cloud.records(in: zone).map(\.id.name) == ["a"])
+            // Deleting always passes, and frees room for what did not fit.
+            let freed = try await save(record("b", title: big), deleting: ["a"])
+            #expect(failure(freed, "a") == nil && failure(freed, "b") == nil)
+            #expect(try await cloud.records(in: zone).map(\.id.name) == ["b"])
+        }
+    }
+
     @Test(arguments: CloudKind.available) func deletingAMissingRecordSucceeds(_ kind: CloudKind) async throws {
         try await kind.run {
             try await database.saveZones([zone])

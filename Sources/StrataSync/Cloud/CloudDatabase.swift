@@ -79,11 +79,16 @@ public struct CloudLimits: Hashable, Sendable {
     /// The encoded size of the saved records in one request, assets excluded. CloudKit
     /// documents about 2 MB.
     public var maximumBytesPerRequest: Int
+    /// The encoded size of all records in a user's zones, whoever wrote them (a participant's
+    /// saves count against the owner); nil for no quota. A request that would grow a user's
+    /// records past it fails whole with ``CloudError/quotaExceeded``; deletes always pass.
+    public var maximumBytesPerUser: Int64?
 
-    /// Limits; the defaults are CloudKit's.
-    public init(maximumItemsPerRequest: Int = 400, maximumBytesPerRequest: Int = 2_000_000) {
+    /// Limits; the defaults are CloudKit's, with no quota.
+    public init(maximumItemsPerRequest: Int = 400, maximumBytesPerRequest: Int = 2_000_000, maximumBytesPerUser: Int64? = nil) {
         self.maximumItemsPerRequest = maximumItemsPerRequest
         self.maximumBytesPerRequest = maximumBytesPerRequest
+        self.maximumBytesPerUser = maximumBytesPerUser
     }
 }
 

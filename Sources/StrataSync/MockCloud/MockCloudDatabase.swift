@@ -65,6 +65,11 @@ struct MockCloudDatabase: CloudDatabase {
                   saves.reduce(0, { $0 + $1.encodedSize }) <= limits.maximumBytesPerRequest
             else { throw CloudError.limitExceeded }
             state.modifyRequestSizes.append(saves.count + deletes.count)
+            if let quota = limits.maximumBytesPerUser {
+                for (owner, growth) in state.growth(saving: saves, deleting: deletes) where growth > 0 {
+                    if state.usedBytes(of: owner) + growth > quota { throw CloudError.quotaExceeded }
+                }
+            }
             var result = CloudModifyResult()
             let zones = Set(saves.map(\.id.zone)).union(deletes.map(\.zone))
             for zoneID in zones.sorted(by: { $0.description < $1.description }) {

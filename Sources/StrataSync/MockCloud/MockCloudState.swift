@@ -179,6 +179,26 @@ struct MockCloudState {
         }
     }
 
+    /// The encoded size of the records in `owner`'s zones: what counts against their quota.
+    func usedBytes(of owner: String) -> Int64 {
+        zones.filter { $0.key.owner == owner }.values.reduce(Int64(0)) { total, zone in
+            zone.records.values.reduce(total) { $0 + Int64($1.record.encodedSize) }
+        }
+    }
+
+    /// How much each zone owner's records would grow if a request applied whole.
+    func growth(saving saves: [CloudRecord], deleting deletes: [CloudRecordID]) -> [String: Int64] {
+        var growth: [String: Int64] = [:]
+        for record in saves {
+            let before = zones[record.id.zone]?.records[record.id.name]?.record.encodedSize ?? 0
+            growth[record.id.zone.owner, default: 0] += Int64(record.encodedSize - before)
+        }
+        for id in deletes {
+            growth[id.zone.owner, default: 0] -= Int64(zones[id.zone]?.records[id.name]?.record.encodedSize ?? 0)
+        }
+        return growth
+    }
+
     /// The hint continuations of every other container whose user can see a changed zone.
     /// Conservative: every subscriber of another container of an owner or grantee hears it.
     func hintsForChange(by container: MockCloudContainer.ID?) -> [AsyncStream<Void>.Continuation] {
