@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import NIOCore
 import Prometheus
 import ServiceLifecycle
 import StrataSync

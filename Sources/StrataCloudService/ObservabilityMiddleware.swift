@@ -36,7 +36,7 @@ struct ObservabilityMiddleware: RouterMiddleware {
         let elapsed = ContinuousClock.now - start
         let dimensions = [("method", request.method.rawValue), ("route", route), ("status", String(status))]
         Counter(label: "strata_cloud_requests_total", dimensions: dimensions, factory: metricsFactory).increment()
-        Timer(label: "strata_cloud_request_duration_seconds", dimensions: dimensions, factory: metricsFactory)
+        Metrics.Timer(label: "strata_cloud_request_duration_seconds", dimensions: dimensions, factory: metricsFactory)
             .recordNanoseconds(Self.nanoseconds(elapsed))
         // A change stream is logged when its head goes out: its duration is time to connect.
         logger.info("request", metadata: [
