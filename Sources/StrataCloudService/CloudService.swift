@@ -42,7 +42,15 @@ public final class CloudService: Service, Sendable {
     }
 
     /// Runs the server until graceful shutdown or cancellation.
+    ///
+    /// - Throws: ``CloudServiceTokenError/keyTooShort`` when the configured key is too short.
     public func run() async throws {
+        do {
+            try CloudServiceTokens.checkKey(configuration.jwtKey)
+        } catch {
+            didFinish()
+            throw error
+        }
         let keys = await CloudServiceTokens.keyCollection(key: configuration.jwtKey)
         let router = makeRouter(verifier: TokenVerifier(keys: keys))
         let app = Application(

@@ -26,7 +26,7 @@ import Testing
             ("not bearer", "Basic YWxpY2U6c2VjcmV0"),
             ("garbage", "Bearer not-a-token"),
             ("expired", "Bearer " + (try await harness.token(user: "alice", expiresIn: .seconds(60), now: Date().addingTimeInterval(-3600)))),
-            ("wrong key", "Bearer " + (try await harness.token(user: "alice", key: "another-key-entirely-0123456789"))),
+            ("wrong key", "Bearer " + (try await harness.token(user: "alice", key: "another-key-entirely-0123456789abcdef"))),
             ("tampered payload", "Bearer " + tampered),
             ("alg none", "Bearer " + unsigned),
             ("no expiry", "Bearer " + noExpiry),
@@ -67,7 +67,7 @@ import Testing
     @Test func aClientWithABadTokenIsSignedOut() async throws {
         let cloud = MockCloud()
         try await ServiceHarness.with(cloud: cloud) { harness in
-            let container = harness.container(token: try await harness.token(user: "alice", key: "wrong-key-wrong-key-wrong-key"))
+            let container = harness.container(token: try await harness.token(user: "alice", key: "wrong-key-wrong-key-wrong-key-wrong-key"))
             #expect(try await container.accountStatus() == .noAccount)
             await #expect(throws: CloudError.notAuthenticated) { _ = try await container.currentUser() }
             await #expect(throws: CloudError.notAuthenticated) { try await container.privateDatabase.saveZones([CloudScript.zone]) }
@@ -77,9 +77,11 @@ import Testing
 
     @Test func aFailingTokenProviderIsNotAuthenticated() async throws {
         struct NoSession: Error {}
+        let noToken: CloudServiceContainer.TokenProvider = { throw NoSession() }
         try await ServiceHarness.with(cloud: MockCloud()) { harness in
-            let container = CloudServiceContainer(baseURL: harness.baseURL, token: { throw NoSession() }, identifier: "test")
-            #expect(try await container.accountStatus() == .noAccount)
+            let container = CloudServiceContainer(baseURL: harness.baseURL, token: noToken, identifier: "test")
+            let status = try await container.accountStatus()
+            #expect(status == .noAccount)
             await #expect(throws: CloudError.notAuthenticated) { _ = try await container.privateDatabase.fetchDatabaseChanges(since: nil) }
         }
     }
