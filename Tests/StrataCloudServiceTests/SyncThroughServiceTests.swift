@@ -1,5 +1,7 @@
+import AsyncHTTPClient
 import Foundation
 import StrataCloudClient
+import StrataCloudProtocol
 import StrataCloudService
 import StrataSQLite
 import StrataSync
@@ -109,5 +111,27 @@ import Testing
         #expect(harness.service.openChangeStreamCount == 1)
         try await harness.stop()
         #expect(harness.service.openChangeStreamCount == 0)
+    }
+}
+
+/// The change stream's heartbeats, read off the wire.
+@Suite struct ChangeStreamWireTests {
+    @Test func anIdleStreamSendsHeartbeats() async throws {
+        try await ServiceHarness.with(cloud: MockCloud(), configure: { $0.heartbeatInterval = .milliseconds(10) }) { harness in
+            let token = try await harness.token(user: "alice")
+            var request = HTTPClientRequest(url: harness.baseURL.absoluteString + CloudRoute.changes)
+            request.headers.add(name: "Authorization", value: "Bearer \(token)")
+            let response = try await HTTPClient.shared.execute(request, deadline: .distantFuture)
+            #expect(response.status == .ok)
+            #expect(response.headers.first(name: "Content-Type") == "text/event-stream")
+            var parser = ServerSentEventParser()
+            var heartbeats = 0
+            for try await buffer in response.body {
+                heartbeats += parser.feed(buffer.readableBytesView).filter { $0 == .heartbeat }.count
+                // The first comes at once; two more prove the timer.
+                if heartbeats >= 3 { break }
+            }
+            #expect(heartbeats >= 3)
+        }
     }
 }
