@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "StrataSync", targets: ["StrataSync"]),
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataCloudStore", targets: ["StrataCloudStore"]),
+        .library(name: "StrataCloudProtocol", targets: ["StrataCloudProtocol"]),
+        .library(name: "StrataCloudService", targets: ["StrataCloudService"]),
+        .library(name: "StrataCloudClient", targets: ["StrataCloudClient"]),
         .executable(name: "scorekeeper", targets: ["ScorekeeperCLI"]),
         .executable(name: "strata-sync-crash-writer", targets: ["StrataSyncCrashWriter"]),
     ],
@@ -30,6 +33,12 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-syntax", "600.0.1"..<"604.0.0"),
         .package(url: "https://github.com/pointfreeco/swift-macro-testing", from: "0.7.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         .systemLibrary(
@@ -99,6 +108,37 @@ let package = Package(
                 "StrataSync",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The JSON wire format the cloud service and its client share: request and response
+        // bodies, routes and a lossless encoding of CloudError. No networking.
+        .target(
+            name: "StrataCloudProtocol",
+            dependencies: ["StrataSync"]
+        ),
+        // The live cloud's HTTP service (Hummingbird) over any CloudContainer backend: JWT
+        // authentication, request limits, server-sent change hints, health and metrics.
+        .target(
+            name: "StrataCloudService",
+            dependencies: [
+                "StrataSync",
+                "StrataCloudProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The client of the live cloud: a CloudContainer over HTTP. The only module that brings
+        // networking into an app.
+        .target(
+            name: "StrataCloudClient",
+            dependencies: [
+                "StrataSync",
+                "StrataCloudProtocol",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
         // The umbrella: re-exports the modules above and adds the dependency container
@@ -201,6 +241,20 @@ let package = Package(
                 "StrataCloudStore", "StrataSync",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "StrataCloudServiceTests",
+            dependencies: [
+                "StrataCloudService", "StrataCloudClient", "StrataCloudProtocol", "StrataSync",
+                "StrataSQLite", "StrataTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(

@@ -1,0 +1,116 @@
+import AsyncHTTPClient
+import Foundation
+import StrataCloudProtocol
+import StrataSync
+
+/// A user's container on Strata's live cloud service, over HTTP: give it to a `SyncEngine` as
+/// any other `CloudContainer`.
+///
+/// ```swift
+/// let container = CloudServiceContainer(
+///     baseURL: URL(string: "https://cloud.example.com")!, token: { try await session.accessToken() },
+///     identifier: "com.example.app")
+/// let engine = try SyncEngine(for: database, tables: Game.self, container: container)
+/// ```
+///
+/// Failures come back as the `CloudError` the service reported; a lost connection or a missing
+/// answer is `CloudError.networkFailure`, and the engine retries what is transient.
+public final class CloudServiceContainer: CloudContainer {
+    /// Supplies the bearer token of each request, so an app can refresh it as it expires.
+    public typealias TokenProvider = @Sendable () async throws -> String
+
+    /// The container's identifier; part of the engine's metadatabase name.
+    public let identifier: String
+    /// The service's address, such as `https://cloud.example.com`.
+    public let baseURL: URL
+    /// How the change stream reconnects after a drop.
+    public let reconnection: Reconnection
+    let transport: CloudServiceTransport
+
+    /// How ``changeHints()`` retries a dropped change stream: the first delay, doubled after each
+    /// failure up to the maximum, and reset once a connection is up.
+    public struct Reconnection: Sendable, Hashable {
+        /// The delay before the first reconnect.
+        public var initialDelay: Duration
+        /// The longest delay between reconnects.
+        public var maximumDelay: Duration
+
+        /// A reconnection policy.
+        public init(initialDelay: Duration = .milliseconds(500), maximumDelay: Duration = .seconds(30)) {
+            self.initialDelay = initialDelay
+            self.maximumDelay = maximumDelay
+        }
+    }
+
+    /// A container talking to the service at `baseURL` with the tokens `token` provides.
+    ///
+    /// - Parameters:
+    ///   - httpClient: The client to send requests with; the process-wide one by default. The
+    ///     caller shuts down a client it created, after the container is gone.
+    ///   - timeout: How long one request may take, from sending to the last byte of its answer.
+    ///   - maximumResponseBytes: The largest answer read; a larger one is a network failure.
+    public init(
+        baseURL: URL, token: @escaping TokenProvider, identifier: String, httpClient: HTTPClient = .shared,
+        timeout: Duration = .seconds(60), maximumResponseBytes: Int = 256 * 1024 * 1024,
+        reconnection: Reconnection = Reconnection()
+    ) {
+        self.baseURL = baseURL
+        self.identifier = identifier
+        self.reconnection = reconnection
+        var base = baseURL.absoluteString
+        while base.hasSuffix("/") { base.removeLast() }
+        transport = CloudServiceTransport(
+            baseURL: base, token: token, httpClient: httpClient, timeout: timeout, maximumResponseBytes: maximumResponseBytes)
+    }
+
+    /// A container with a fixed bearer token.
+    public convenience init(
+        baseURL: URL, token: String, identifier: String, httpClient: HTTPClient = .shared,
+        reconnection: Reconnection = Reconnection()
+    ) {
+        self.init(baseURL: baseURL, token: { token }, identifier: identifier, httpClient: httpClient, reconnection: reconnection)
+    }
+
+    /// The account status the service reports; `noAccount` when the service does not accept
+    /// the token (or there is none).
+    public func accountStatus() async throws -> CloudAccountStatus {
+        do {
+            return try await transport.get(CloudRoute.account, as: AccountResponse.self).status
+        } catch CloudError.notAuthenticated {
+            return .noAccount
+        }
+    }
+
+    /// The user the token names, as the service knows them.
+    ///
+    /// - Throws: `CloudError.notAuthenticated` when the token is refused or the account is not
+    ///   available.
+    public func currentUser() async throws -> String {
+        let account = try await transport.get(CloudRoute.account, as: AccountResponse.self)
+        guard account.status == .available, let user = account.user else { throw CloudError.notAuthenticated }
+        return user
+    }
+
+    /// The user's own zones.
+    public var privateDatabase: any CloudDatabase { CloudServiceDatabase(transport: transport, scope: .private) }
+    /// Zones other users shared with the user.
+    public var sharedDatabase: any CloudDatabase { CloudServiceDatabase(transport: transport, scope: .shared) }
+
+    /// Accepts the share `url` names for the user.
+    public func acceptShare(url: String) async throws -> CloudShare {
+        try await transport.post(CloudRoute.acceptShare, AcceptShareRequest(url: url), as: CloudShare.self)
+    }
+
+    /// Hints from the service's change stream: one element each time it connects or reconnects
+    /// (changes may have landed while it was away, so the engine must fetch), and one per change
+    /// event. A dropped stream reconnects with backoff; the sequence ends when its consumer
+    /// stops listening.
+    public func changeHints() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let task = Task { [transport, reconnection] in
+            await ChangeHintConnection(transport: transport, reconnection: reconnection, hints: continuation).run()
+        }
+        continuation.onTermination = { _ in task.cancel() }
+        return stream
+    }
+}

@@ -1,0 +1,71 @@
+import StrataCloudProtocol
+import StrataSync
+
+/// One database of a ``CloudServiceContainer``: each call is one `POST /v1/{scope}/{operation}`.
+struct CloudServiceDatabase: CloudDatabase {
+    let transport: CloudServiceTransport
+    let scope: CloudDatabaseScope
+
+    private func call<Response: Decodable>(_ operation: CloudOperation, _ body: some Encodable, as _: Response.Type = Response.self) async throws -> Response {
+        try await transport.post(CloudRoute.database(scope, operation), body)
+    }
+
+    func saveZones(_ zones: [CloudZoneID]) async throws {
+        _ = try await call(.saveZones, ZonesRequest(zones: zones), as: EmptyResponse.self)
+    }
+
+    func deleteZones(_ zones: [CloudZoneID]) async throws {
+        _ = try await call(.deleteZones, ZonesRequest(zones: zones), as: EmptyResponse.self)
+    }
+
+    func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
+        let response = try await call(.fetchRecords, FetchRecordsRequest(ids: ids), as: FetchRecordsResponse.self)
+        return try Self.decoded { () throws(CloudWireError) in try RecordResult.map(response.results) }
+    }
+
+    func modifyRecords(saving: [CloudRecord], deleting: [CloudRecordID]) async throws -> CloudModifyResult {
+        let response = try await call(.modifyRecords, ModifyRecordsRequest(saving: saving, deleting: deleting), as: ModifyRecordsResponse.self)
+        return try Self.decoded { () throws(CloudWireError) in try response.modifyResult() }
+    }
+
+    func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {
+        try await call(.fetchDatabaseChanges, FetchDatabaseChangesRequest(since: token), as: DatabaseChangesResponse.self).changes
+    }
+
+    func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
+        try await call(.fetchZoneChanges, FetchZoneChangesRequest(zone: zone, since: token, limit: limit), as: ZoneChangesResponse.self).changes
+    }
+
+    func missingAssets(_ hashes: [String]) async throws -> Set<String> {
+        Set(try await call(.missingAssets, MissingAssetsRequest(hashes: hashes), as: MissingAssetsResponse.self).missing)
+    }
+
+    func uploadAssets(_ assets: [CloudAsset]) async throws {
+        _ = try await call(.uploadAssets, UploadAssetsRequest(assets: assets), as: EmptyResponse.self)
+    }
+
+    func fetchAsset(_ hash: String) async throws -> CloudAsset {
+        try await call(.fetchAsset, FetchAssetRequest(hash: hash))
+    }
+
+    func saveShare(_ share: CloudShare) async throws -> CloudShare {
+        try await call(.saveShare, SaveShareRequest(share: share))
+    }
+
+    func fetchShare(rootRecordID: CloudRecordID) async throws -> CloudShare {
+        try await call(.fetchShare, ShareRootRequest(rootRecordID: rootRecordID))
+    }
+
+    func deleteShare(rootRecordID: CloudRecordID) async throws {
+        _ = try await call(.deleteShare, ShareRootRequest(rootRecordID: rootRecordID), as: EmptyResponse.self)
+    }
+
+    /// Per-item results whose errors do not decode mean the two ends disagree on the format.
+    private static func decoded<T>(_ body: () throws(CloudWireError) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw CloudServiceClientError.unexpectedResponse(status: 200, message: "\(error)")
+        }
+    }
+}

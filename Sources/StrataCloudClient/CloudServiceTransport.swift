@@ -1,0 +1,94 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import StrataCloudProtocol
+import StrataSync
+
+/// Sends one request of the wire format and turns the answer, or its absence, into a value or a
+/// `CloudError`.
+struct CloudServiceTransport: Sendable {
+    let baseURL: String
+    let token: @Sendable () async throws -> String
+    let httpClient: HTTPClient
+    let timeout: Duration
+    let maximumResponseBytes: Int
+
+    /// `POST path` with `body`, decoding a `Response` from a 2xx answer.
+    func post<Response: Decodable>(_ path: String, _ body: some Encodable, as _: Response.Type = Response.self) async throws -> Response {
+        let data: Data
+        do {
+            data = try CloudWire.makeEncoder().encode(body)
+        } catch {
+            throw CloudServiceClientError.unencodableRequest("\(error)")
+        }
+        return try await send(.POST, path, body: data)
+    }
+
+    /// `GET path`, decoding a `Response` from a 2xx answer.
+    func get<Response: Decodable>(_ path: String, as _: Response.Type = Response.self) async throws -> Response {
+        try await send(.GET, path, body: nil)
+    }
+
+    /// A request with the user's bearer token.
+    ///
+    /// - Throws: `CloudError.notAuthenticated` when the token provider has no token.
+    func request(_ method: HTTPMethod, _ path: String) async throws -> HTTPClientRequest {
+        let bearer: String
+        do {
+            bearer = try await token()
+        } catch {
+            throw CloudError.notAuthenticated
+        }
+        var request = HTTPClientRequest(url: baseURL + path)
+        request.method = method
+        request.headers.add(name: CloudWire.authorizationHeader, value: "Bearer \(bearer)")
+        return request
+    }
+
+    private func send<Response: Decodable>(_ method: HTTPMethod, _ path: String, body: Data?) async throws -> Response {
+        var request = try await request(method, path)
+        if let body {
+            request.headers.add(name: "Content-Type", value: CloudWire.contentType)
+            request.body = .bytes(ByteBuffer(bytes: body))
+        }
+        let (status, headers, bytes) = try await exchange(request)
+        guard (200..<300).contains(status) else { throw Self.failure(status: status, headers: headers, body: bytes) }
+        do {
+            return try CloudWire.makeDecoder().decode(Response.self, from: bytes)
+        } catch {
+            // A 2xx body that does not decode was cut or garbled on the way: as good as lost.
+            throw CloudError.networkFailure
+        }
+    }
+
+    /// Runs the request and reads the whole answer; every failure to get one is a network
+    /// failure, as the request may or may not have landed.
+    private func exchange(_ request: HTTPClientRequest) async throws -> (Int, HTTPHeaders, Data) {
+        do {
+            let (seconds, attoseconds) = timeout.components
+            let amount = TimeAmount.nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+            let response = try await httpClient.execute(request, timeout: amount)
+            let buffer = try await response.body.collect(upTo: maximumResponseBytes)
+            return (Int(response.status.code), response.headers, Data(buffer.readableBytesView))
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw CloudError.networkFailure
+        }
+    }
+
+    /// The error a non-2xx answer stands for: the cloud error of its body, else what its status
+    /// means.
+    static func failure(status: Int, headers: HTTPHeaders, body: Data) -> any Error {
+        let retryAfter = headers.first(name: "Retry-After")
+        if let response = try? CloudWire.makeDecoder().decode(ErrorResponse.self, from: body) {
+            if let error = try? response.error.cloudError() { return error }
+            if let error = CloudErrorStatus.error(forStatus: status, retryAfter: retryAfter) { return error }
+            return CloudServiceClientError.unexpectedResponse(status: status, message: response.error.message ?? response.error.code)
+        }
+        if let error = CloudErrorStatus.error(forStatus: status, retryAfter: retryAfter) { return error }
+        // A 5xx without a body came from something in front of the service: retry later.
+        if (500..<600).contains(status) { return CloudError.serviceUnavailable(retryAfter: nil) }
+        return CloudServiceClientError.unexpectedResponse(status: status, message: String(decoding: body.prefix(512), as: UTF8.self))
+    }
+}

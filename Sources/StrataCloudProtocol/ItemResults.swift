@@ -1,0 +1,73 @@
+import StrataSync
+
+/// One record's outcome in a fetch or a save: the record, or why not.
+public struct RecordResult: Codable, Sendable, Hashable {
+    /// The record asked for or saved.
+    public var id: CloudRecordID
+    /// The record, on success.
+    public var record: CloudRecord?
+    /// The failure, otherwise.
+    public var error: CloudErrorBody?
+
+    /// The wire form of one entry of a result map.
+    public init(id: CloudRecordID, result: Result<CloudRecord, CloudError>) {
+        self.id = id
+        switch result {
+        case .success(let record): self.record = record
+        case .failure(let error): self.error = CloudErrorBody(error)
+        }
+    }
+
+    /// The entry's result.
+    ///
+    /// - Throws: ``CloudWireError`` when the entry has neither a record nor a valid error.
+    public func result() throws(CloudWireError) -> Result<CloudRecord, CloudError> {
+        if let error { return .failure(try error.cloudError()) }
+        guard let record else { throw CloudWireError.malformedError("record result without record or error") }
+        return .success(record)
+    }
+
+    /// A result map as wire entries, sorted so equal maps encode to equal bytes.
+    public static func entries(_ results: [CloudRecordID: Result<CloudRecord, CloudError>]) -> [RecordResult] {
+        results.map { RecordResult(id: $0.key, result: $0.value) }.sorted { $0.id.description < $1.id.description }
+    }
+
+    /// The result map wire entries describe.
+    public static func map(_ entries: [RecordResult]) throws(CloudWireError) -> [CloudRecordID: Result<CloudRecord, CloudError>] {
+        var results: [CloudRecordID: Result<CloudRecord, CloudError>] = [:]
+        for entry in entries { results[entry.id] = try entry.result() }
+        return results
+    }
+}
+
+/// One delete's outcome: success, or why not.
+public struct DeleteResult: Codable, Sendable, Hashable {
+    /// The record deleted.
+    public var id: CloudRecordID
+    /// The failure; absent on success.
+    public var error: CloudErrorBody?
+
+    /// The wire form of one entry of a result map.
+    public init(id: CloudRecordID, result: Result<Void, CloudError>) {
+        self.id = id
+        if case .failure(let error) = result { self.error = CloudErrorBody(error) }
+    }
+
+    /// The entry's result.
+    public func result() throws(CloudWireError) -> Result<Void, CloudError> {
+        if let error { return .failure(try error.cloudError()) }
+        return .success(())
+    }
+
+    /// A result map as wire entries, sorted so equal maps encode to equal bytes.
+    public static func entries(_ results: [CloudRecordID: Result<Void, CloudError>]) -> [DeleteResult] {
+        results.map { DeleteResult(id: $0.key, result: $0.value) }.sorted { $0.id.description < $1.id.description }
+    }
+
+    /// The result map wire entries describe.
+    public static func map(_ entries: [DeleteResult]) throws(CloudWireError) -> [CloudRecordID: Result<Void, CloudError>] {
+        var results: [CloudRecordID: Result<Void, CloudError>] = [:]
+        for entry in entries { results[entry.id] = try entry.result() }
+        return results
+    }
+}

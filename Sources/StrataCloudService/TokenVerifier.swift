@@ -1,0 +1,33 @@
+import Foundation
+import JWTKit
+
+/// Turns an `Authorization` header into the user it authenticates, or nil.
+struct TokenVerifier: Sendable {
+    let keys: JWTKeyCollection
+
+    /// The token's user when the header holds `Bearer <token>` signed HS256 with the service's
+    /// key, unexpired, with a subject.
+    func user(authorization: String?) async -> String? {
+        guard let authorization else { return nil }
+        let prefix = "bearer "
+        guard authorization.count > prefix.count, authorization.lowercased().hasPrefix(prefix) else { return nil }
+        let token = authorization.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
+        // jwt-kit verifies with the key it holds whatever the header claims; refusing other
+        // algorithms up front also keeps `alg: none` and key-confusion tokens from any parser.
+        guard Self.algorithm(of: token) == CloudServiceTokens.algorithm else { return nil }
+        guard let payload = try? await keys.verify(token, as: CloudTokenPayload.self) else { return nil }
+        let user = payload.sub.value
+        return user.isEmpty ? nil : user
+    }
+
+    /// The `alg` of a compact JWT's header.
+    static func algorithm(of token: String) -> String? {
+        guard let header = token.split(separator: ".", omittingEmptySubsequences: false).first else { return nil }
+        var base64 = header.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+        guard let data = Data(base64Encoded: base64),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any]
+        else { return nil }
+        return object["alg"] as? String
+    }
+}

@@ -1,0 +1,65 @@
+import Foundation
+import StrataCloudProtocol
+import StrataSync
+import Testing
+
+/// The wire format on its own: every CloudError survives JSON, and the event parser does not
+/// care how the bytes are chunked.
+@Suite struct WireFormatTests {
+    static let id = CloudRecordID(name: "r", zone: CloudZoneID(name: "z", owner: "alice"))
+
+    static let everyError: [CloudError] = [
+        .serverRecordChanged(CloudRecord(id: id, type: "t", fields: ["a": .real(.nan), "b": .integer(.min)], changeTag: "tag-1")),
+        .zoneNotFound(id.zone), .unknownItem(id), .assetNotFound("h"), .invalidAsset("h", reason: "chunk 0 fails its CRC-32"),
+        .referenceViolation(id), .permissionFailure(id), .permissionFailure(nil), .batchRequestFailed(id), .limitExceeded,
+        .quotaExceeded, .changeTokenExpired, .notAuthenticated, .networkFailure,
+        .serviceUnavailable(retryAfter: nil), .serviceUnavailable(retryAfter: Duration(secondsComponent: 3, attosecondsComponent: 17)),
+        .requestRateLimited(retryAfter: nil), .requestRateLimited(retryAfter: .milliseconds(250)),
+    ]
+
+    @Test func everyCloudErrorSurvivesJSON() throws {
+        for error in Self.everyError {
+            let data = try CloudWire.makeEncoder().encode(ErrorResponse(error))
+            let decoded = try CloudWire.makeDecoder().decode(ErrorResponse.self, from: data).error.cloudError()
+            if case .serverRecordChanged(let record) = decoded {
+                // NaN is never equal to itself: compare the bytes instead.
+                #expect(try CloudWire.makeEncoder().encode(record) == CloudWire.makeEncoder().encode(CloudErrorBody(error).record))
+            } else {
+                #expect(decoded == error)
+            }
+        }
+    }
+
+    @Test func perItemResultsSurviveJSON() throws {
+        let record = CloudRecord(id: Self.id, type: "t")
+        let other = CloudRecordID(name: "s", zone: Self.id.zone)
+        let result = CloudModifyResult(
+            saveResults: [Self.id: .success(record), other: .failure(.batchRequestFailed(other))],
+            deleteResults: [Self.id: .success(()), other: .failure(.referenceViolation(other))])
+        let data = try CloudWire.makeEncoder().encode(ModifyRecordsResponse(result))
+        let decoded = try CloudWire.makeDecoder().decode(ModifyRecordsResponse.self, from: data).modifyResult()
+        #expect(decoded.saveResults == result.saveResults)
+        #expect(try decoded.deleteResults[Self.id]?.get() != nil)
+        #expect(throws: CloudError.referenceViolation(other)) { try decoded.deleteResults[other]?.get() }
+    }
+
+    @Test func anUnknownErrorCodeIsMalformed() {
+        var body = CloudErrorBody(.limitExceeded)
+        body.code = "somethingNew"
+        #expect(throws: CloudWireError.malformedError("somethingNew")) { try body.cloudError() }
+    }
+
+    @Test func eventsParseWhateverTheChunking() {
+        let text = ChangeStreamEvent.heartbeat.text + ChangeStreamEvent.change.text + "event: other\r\ndata: x\r\n\r\n"
+            + ChangeStreamEvent.change.text
+        let bytes = Array(text.utf8)
+        for chunkSize in [1, 2, 3, 7, bytes.count] {
+            var parser = ServerSentEventParser()
+            var events: [ChangeStreamEvent] = []
+            for start in stride(from: 0, to: bytes.count, by: chunkSize) {
+                events += parser.feed(bytes[start..<min(start + chunkSize, bytes.count)])
+            }
+            #expect(events == [.heartbeat, .change, .change], "chunks of \(chunkSize)")
+        }
+    }
+}
