@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "StrataCloudService", targets: ["StrataCloudService"]),
         .library(name: "StrataCloudClient", targets: ["StrataCloudClient"]),
         .executable(name: "scorekeeper", targets: ["ScorekeeperCLI"]),
+        .executable(name: "strata-cloud", targets: ["StrataCloudServer"]),
         .executable(name: "strata-sync-crash-writer", targets: ["StrataSyncCrashWriter"]),
     ],
     dependencies: [
@@ -141,6 +142,17 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
+        // The `strata-cloud` executable: migrate, serve, token.
+        .executableTarget(
+            name: "StrataCloudServer",
+            dependencies: [
+                "StrataCloudService", "StrataCloudStore", "StrataSync",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The umbrella: re-exports the modules above and adds the dependency container
         // (`@Dependency(\.defaultDatabase)`, live / preview / test contexts) and seeding.
         .target(
@@ -230,7 +242,8 @@ let package = Package(
         .testTarget(
             name: "StrataCloudConformanceTests",
             dependencies: [
-                "StrataCloudStore", "StrataSync", "StrataSQLite", "StrataQueries",
+                "StrataCloudStore", "StrataSync", "StrataSQLite", "StrataQueries", "StrataCloudService", "StrataCloudClient",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -1,15 +1,20 @@
 import Foundation
 import Logging
 import PostgresNIO
+import ServiceLifecycle
+import StrataCloudClient
+import StrataCloudService
 import StrataCloudStore
 import StrataSync
 import Testing
 
-/// The clouds one conformance suite runs against: the in-memory mock, and the PostgreSQL
-/// store (when `STRATA_TEST_POSTGRES` names a server, as `Tests/test-all.sh` arranges).
+/// The clouds one conformance suite runs against: the in-memory mock, the PostgreSQL store,
+/// and the client talking HTTP to the `strata-cloud` service over the store (the last two when
+/// `STRATA_TEST_POSTGRES` names a server, as `Tests/test-all.sh` arranges).
 enum CloudKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case mock
     case store
+    case service
 
     static let postgresURL: URL? = ProcessInfo.processInfo.environment["STRATA_TEST_POSTGRES"].flatMap(URL.init(string:))
 
@@ -21,8 +26,13 @@ enum CloudKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     /// Runs `body` with a new, empty cloud of this kind as ``TestCloud/current``.
     func run(limits: CloudLimits = CloudLimits(), _ body: () async throws -> Void) async throws {
         let cloud = try await TestCloud.make(self, limits: limits)
-        defer { cloud.stop() }
-        try await TestCloud.$current.withValue(cloud) { try await body() }
+        do {
+            try await TestCloud.$current.withValue(cloud) { try await body() }
+        } catch {
+            try? await cloud.stop()
+            throw error
+        }
+        try await cloud.stop()
     }
 }
 
@@ -34,25 +44,31 @@ final class TestCloud: Sendable {
 
     let mock: MockCloud?
     let store: CloudStore?
+    /// The service in front of the store, and where it listens, for the `service` kind.
+    let service: (group: ServiceGroup, running: Task<Void, any Error>, baseURL: URL)?
     private let runner: Task<Void, Never>?
+
+    static let serviceKey = "strata-conformance-key-0123456789abcdef"
 
     private init(mock: MockCloud) {
         self.mock = mock
         store = nil
+        service = nil
         runner = nil
     }
 
-    private init(store: CloudStore, runner: Task<Void, Never>) {
+    private init(store: CloudStore, runner: Task<Void, Never>, service: (ServiceGroup, Task<Void, any Error>, URL)?) {
         mock = nil
         self.store = store
         self.runner = runner
+        self.service = service
     }
 
     static func make(_ kind: CloudKind, limits: CloudLimits) async throws -> TestCloud {
         switch kind {
         case .mock:
             return TestCloud(mock: MockCloud(limits: limits))
-        case .store:
+        case .store, .service:
             let url = try #require(CloudKind.postgresURL)
             let name = "conformance_\(UInt64.random(in: 0...UInt64.max))"
             try await AdminConnection.shared.createDatabase(name)
@@ -62,15 +78,36 @@ final class TestCloud: Sendable {
             let runner = Task { await client.run() }
             let store = CloudStore(client: client, limits: limits, logger: logger)
             try await store.migrate()
-            return TestCloud(store: store, runner: runner)
+            guard kind == .service else { return TestCloud(store: store, runner: runner, service: nil) }
+            let service = CloudService(
+                configuration: CloudServiceConfiguration(host: "127.0.0.1", port: 0, jwtKey: serviceKey, limits: limits, logger: logger)
+            ) { user in
+                store.container(for: user)
+            }
+            let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
+            let running = Task { try await group.run() }
+            let port = try await service.listeningPort()
+            let baseURL = try #require(URL(string: "http://127.0.0.1:\(port)"))
+            return TestCloud(store: store, runner: runner, service: (group, running, baseURL))
         }
     }
 
-    func stop() {
+    func stop() async throws {
+        if let service {
+            await service.group.triggerGracefulShutdown()
+            try await service.running.value
+        }
         runner?.cancel()
     }
 
     func container(user: String) -> any CloudContainer {
+        if let service {
+            return CloudServiceContainer(
+                baseURL: service.baseURL,
+                token: { try await CloudServiceTokens.issue(user: user, key: Self.serviceKey) },
+                identifier: "strata.cloud.conformance",
+                reconnection: .init(initialDelay: .milliseconds(20)))
+        }
         if let store { return store.container(for: user) }
         return mock?.container(user: user) ?? MockCloud().container(user: user)
     }
