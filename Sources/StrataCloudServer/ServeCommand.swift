@@ -42,6 +42,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard let key = jwtKey ?? environment["STRATA_JWT_KEY"], !key.isEmpty else {
             throw ValidationError("Give the token secret with --jwt-key or STRATA_JWT_KEY.")
         }
+        guard key.utf8.count >= CloudServiceTokens.minimumKeyBytes else {
+            throw ValidationError("The token secret must be at least \(CloudServiceTokens.minimumKeyBytes) bytes.")
+        }
         let limits = CloudLimits(
             maximumItemsPerRequest: maximumItemsPerRequest, maximumBytesPerRequest: maximumBytesPerRequest,
             maximumBytesPerUser: maximumBytesPerUser)

@@ -20,6 +20,9 @@ struct TokenCommand: AsyncParsableCommand {
         guard let key = jwtKey ?? ProcessInfo.processInfo.environment["STRATA_JWT_KEY"], !key.isEmpty else {
             throw ValidationError("Give the token secret with --jwt-key or STRATA_JWT_KEY.")
         }
+        guard key.utf8.count >= CloudServiceTokens.minimumKeyBytes else {
+            throw ValidationError("The token secret must be at least \(CloudServiceTokens.minimumKeyBytes) bytes.")
+        }
         guard !user.isEmpty else { throw ValidationError("The user must not be empty.") }
         print(try await CloudServiceTokens.issue(user: user, key: key, expiresIn: .seconds(expiresIn)))
     }
