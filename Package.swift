@@ -181,7 +181,7 @@ let package = Package(
         .target(
             name: "ScorekeeperCommands",
             dependencies: [
-                "ScorekeeperCore",
+                "ScorekeeperCore", "StrataCloudClient",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/ScorekeeperCommands"

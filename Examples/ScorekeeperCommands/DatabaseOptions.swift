@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import ScorekeeperCore
 import Strata
+import StrataCloudClient
 
 /// `--database PATH`, shared by every command, and the bootstrap it decides.
 struct DatabaseOptions: ParsableArguments {
@@ -12,7 +13,38 @@ struct DatabaseOptions: ParsableArguments {
             valueName: "path"))
     var database: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Sync the --database file through this strata-cloud service (for example http://127.0.0.1:8080).",
+            valueName: "url"))
+    var cloud: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The bearer token for --cloud (`strata-cloud token --user NAME`); default: $STRATA_CLOUD_TOKEN.", valueName: "token"))
+    var token: String?
+
     var isPreview: Bool { database == nil }
+
+    func validate() throws {
+        guard let cloud else { return }
+        guard database != nil else { throw ValidationError("--cloud syncs a database file: add --database PATH.") }
+        guard let url = URL(string: cloud), url.scheme == "http" || url.scheme == "https" else {
+            throw ValidationError("\(cloud) is not an http(s) URL.")
+        }
+        guard (token ?? ProcessInfo.processInfo.environment["STRATA_CLOUD_TOKEN"]) != nil else {
+            throw ValidationError("--cloud needs --token TOKEN (or STRATA_CLOUD_TOKEN).")
+        }
+    }
+
+    /// The live cloud's container, when `--cloud` is given.
+    func cloudContainer() -> (any CloudContainer)? {
+        guard let cloud, let url = URL(string: cloud),
+              let token = token ?? ProcessInfo.processInfo.environment["STRATA_CLOUD_TOKEN"]
+        else { return nil }
+        return CloudServiceContainer(baseURL: url, token: token, identifier: "strata.scorekeeper")
+    }
 
     /// The preview's clock time: fixed, so preview output and IDs are the same every run.
     static let previewDate = Date(timeIntervalSince1970: 1_767_258_000)
@@ -28,7 +60,11 @@ struct DatabaseOptions: ParsableArguments {
                 $0.context = .live
             }
             try $0.bootstrapDatabase(path: database)
-            if isPreview { try $0.bootstrapSyncEngine() }
+            if isPreview {
+                try $0.bootstrapSyncEngine()
+            } else if let container = cloudContainer() {
+                try $0.bootstrapSyncEngine(container: container)
+            }
         }
     }
 
@@ -36,6 +72,14 @@ struct DatabaseOptions: ParsableArguments {
     func previewSyncFootnote() async throws -> String {
         guard isPreview else { return "" }
         return "\n\n" + (try await Scorekeeper().previewSyncSummary())
+    }
+
+    /// With `--cloud`, exchanges changes with the service: before a command, to show what
+    /// other devices did; after it, so its change reaches them before the process exits.
+    func syncWithCloud() async throws {
+        guard cloud != nil else { return }
+        @Dependency(\.defaultSyncEngine) var engine
+        try await engine.syncChanges()
     }
 
     /// Printed after a change in preview mode, where it will not survive the process.
@@ -59,7 +103,9 @@ extension ScorekeeperSubcommand {
 
     func run() async throws {
         try options.bootstrap()
+        try await options.syncWithCloud()
         let text = try body(Scorekeeper())
+        try await options.syncWithCloud()
         print(text + (isChange ? options.changeFootnote : "") + (try await options.previewSyncFootnote()))
     }
 }

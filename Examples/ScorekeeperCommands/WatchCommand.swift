@@ -27,7 +27,9 @@ struct WatchCommand: AsyncParsableCommand {
             output("Preview finished. Run `scorekeeper watch --database PATH` to watch a file that other commands change.")
             output(try await options.previewSyncFootnote() + "\n")
         } else {
-            output("Watching \(options.database ?? ""). Change it from another terminal; press Ctrl-C to stop.\n\n")
+            try await options.syncWithCloud()
+            let source = options.cloud.map { " and \($0)" } ?? ""
+            output("Watching \(options.database ?? "")\(source). Change it from another terminal; press Ctrl-C to stop.\n\n")
             try await Watch().run(output: output)
         }
     }

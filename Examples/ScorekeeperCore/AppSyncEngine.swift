@@ -2,23 +2,23 @@ import Logging
 import Strata
 
 /// Scorekeeper's sync engine for the current context: in preview, its games and players sync
-/// through an in-memory mock cloud (``previewSyncSummary()`` shows it); live Scorekeeper has
-/// no cloud yet, so it syncs nothing.
-public func appSyncEngine(for database: any DatabaseWriter) throws -> SyncEngine {
+/// through an in-memory mock cloud (``previewSyncSummary()`` shows it); live, through
+/// `container` (the `strata-cloud` service, with `--cloud`).
+public func appSyncEngine(for database: any DatabaseWriter, container: (any CloudContainer)? = nil) throws -> SyncEngine {
     // Warnings and errors only: the commands print their own output, and the engine's
     // per-sync event tables would drown it.
     var logger = Logger(label: "scorekeeper.sync")
     logger.logLevel = .warning
-    return try SyncEngine.contextual(for: database, tables: [Game.self, Player.self], logger: logger)
+    return try SyncEngine.contextual(for: database, tables: [Game.self, Player.self], container: container, logger: logger)
 }
 
 extension DependencyValues {
     /// Sets ``Dependencies/DependencyValues/defaultSyncEngine`` over ``defaultDatabase``: call
-    /// it after ``bootstrapDatabase(path:)``, in the preview and test contexts.
-    public mutating func bootstrapSyncEngine() throws {
+    /// it after ``bootstrapDatabase(path:)``; live, give the cloud's `container`.
+    public mutating func bootstrapSyncEngine(container: (any CloudContainer)? = nil) throws {
         let values = self
         defaultSyncEngine = try withDependencies { $0 = values } operation: {
-            try appSyncEngine(for: values.defaultDatabase)
+            try appSyncEngine(for: values.defaultDatabase, container: container)
         }
     }
 }
