@@ -8,11 +8,14 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "strata-bench", targets: ["StrataBench"]),
+        .executable(name: "strata-cloud-bench", targets: ["StrataCloudBench"]),
     ],
     dependencies: [
         .package(name: "Strata", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Direct access to the system SQLite for the hand-written C API baseline.
@@ -47,6 +50,22 @@ let package = Package(
                 // the other files.
                 .enableUpcomingFeature("MemberImportVisibility"),
             ]
+        ),
+        // The live cloud on loopback: first sync, push latency, concurrent devices. Not part of
+        // quick.sh (it needs a PostgreSQL server).
+        .executableTarget(
+            name: "StrataCloudBench",
+            dependencies: [
+                .product(name: "StrataSQLite", package: "Strata"),
+                .product(name: "StrataSync", package: "Strata"),
+                .product(name: "StrataCloudStore", package: "Strata"),
+                .product(name: "StrataCloudService", package: "Strata"),
+                .product(name: "StrataCloudClient", package: "Strata"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Sources/StrataCloudBench"
         ),
     ],
     swiftLanguageModes: [.v5]
