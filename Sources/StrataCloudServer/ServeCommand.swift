@@ -33,9 +33,6 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Encoded bytes of one user's records (no quota when absent).")
     var maximumBytesPerUser: Int64?
 
-    @Flag(help: "Apply schema migrations before serving.")
-    var migrate = false
-
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let logger = try logging.logger("strata.cloud")
@@ -58,7 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
         ) { user in
             store.container(for: user)
         }
-        let announcer = ListeningAnnouncer(service: service, store: store, migrate: migrate)
+        let announcer = ListeningAnnouncer(service: service)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
@@ -77,15 +74,12 @@ struct ServeCommand: AsyncParsableCommand {
     }
 }
 
-/// Migrates when asked, then prints the port once the service listens: with `--port 0`,
-/// scripts and tests read it from the first line of standard output.
+/// Prints the port once the service listens: with `--port 0`, scripts and tests read it from
+/// the first line of standard output.
 struct ListeningAnnouncer: Service {
     let service: CloudService
-    let store: CloudStore
-    let migrate: Bool
 
     func run() async throws {
-        if migrate { try await store.migrate() }
         let port = try await service.listeningPort()
         // Straight to the file descriptor: `print` buffers when standard output is a pipe.
         FileHandle.standardOutput.write(Data("strata-cloud listening on port \(port)\n".utf8))
