@@ -3,13 +3,14 @@ import PostgresNIO
 import StrataSync
 
 extension CloudStoreDatabase {
-    /// The hashes among `hashes` whose content the user has not uploaded.
+    /// The hashes among `hashes` the user cannot read: neither they nor a user they share
+    /// with (either way round) uploaded the content. Row-level security decides.
     public func missingAssets(_ hashes: [String]) async throws -> Set<String> {
         let (user, logger) = (user, logger)
         return try await store.transaction(as: user) { connection in
             var held: Set<String> = []
             for try await hash in try await connection.query(
-                "SELECT hash FROM strata_cloud.assets WHERE owner = \(user) AND hash = ANY(\(hashes))", logger: logger
+                "SELECT DISTINCT hash FROM strata_cloud.assets WHERE hash = ANY(\(hashes))", logger: logger
             ).decode(String.self) {
                 held.insert(hash)
             }
@@ -18,15 +19,18 @@ extension CloudStoreDatabase {
     }
 
     /// Stores assets whole or not at all: each must match its size and chunk checksums
-    /// (``StrataSync/CloudError/invalidAsset(_:reason:)``). Content already held is skipped.
+    /// (``StrataSync/CloudError/invalidAsset(_:reason:)``). Content the user can already read
+    /// is skipped.
     public func uploadAssets(_ assets: [CloudAsset]) async throws {
         for asset in assets {
             if let damage = asset.damage { throw CloudError.invalidAsset(asset.hash, reason: damage) }
         }
         let (user, logger) = (user, logger)
+        let readable = try await missingAssets(assets.map(\.hash)).symmetricDifference(assets.map(\.hash))
         try await store.transaction(as: user) { connection in
             try await Self.ensureUser(user, on: connection, logger: logger)
-            for asset in assets {
+            // Content the user can read already (theirs, or a peer's) is not stored again.
+            for asset in assets where !readable.contains(asset.hash) {
                 let inserted = try await connection.query(
                     """
                     INSERT INTO strata_cloud.assets (owner, hash, size, chunk_size) VALUES (\(user), \(asset.hash), \(asset.size), \(asset.chunkSize))
@@ -48,20 +52,25 @@ extension CloudStoreDatabase {
         }
     }
 
-    /// An asset's content, as uploaded.
+    /// An asset's content, as uploaded, when the user can read it: their own upload first, else
+    /// a peer's.
     public func fetchAsset(_ hash: String) async throws -> CloudAsset {
         let (user, logger) = (user, logger)
         return try await store.transaction(as: user, repeatableRead: true) { connection in
-            var header: (Int64, Int64)?
+            var header: (String, Int64, Int64)?
             for try await row in try await connection.query(
-                "SELECT size, chunk_size FROM strata_cloud.assets WHERE owner = \(user) AND hash = \(hash)", logger: logger
-            ).decode((Int64, Int64).self) {
+                """
+                SELECT owner, size, chunk_size FROM strata_cloud.assets WHERE hash = \(hash)
+                ORDER BY owner = \(user) DESC, owner LIMIT 1
+                """,
+                logger: logger
+            ).decode((String, Int64, Int64).self) {
                 header = row
             }
-            guard let (size, chunkSize) = header else { throw CloudError.assetNotFound(hash) }
+            guard let (owner, size, chunkSize) = header else { throw CloudError.assetNotFound(hash) }
             var chunks: [CloudAsset.Chunk] = []
             for try await (encoding, chunkSizeValue, crc, data) in try await connection.query(
-                "SELECT encoding, size, crc32, data FROM strata_cloud.asset_chunks WHERE owner = \(user) AND hash = \(hash) ORDER BY index",
+                "SELECT encoding, size, crc32, data FROM strata_cloud.asset_chunks WHERE owner = \(owner) AND hash = \(hash) ORDER BY index",
                 logger: logger
             ).decode((Int, Int64, Int64, Data).self) {
                 chunks.append(CloudAsset.Chunk(data: data, encoding: encoding, size: chunkSizeValue, crc32: UInt32(truncatingIfNeeded: crc)))

@@ -17,6 +17,8 @@ enum CloudStoreMigrations {
         Migration(version: 1, statements: version1),
         Migration(version: 2, statements: CloudStoreSharingSchema.statements),
         Migration(version: 3, statements: quotaStatements),
+        // Assets are found by hash among the uploader's and their peers' (row-level security).
+        Migration(version: 4, statements: ["CREATE INDEX assets_by_hash ON strata_cloud.assets (hash)"]),
     ]
 
     /// Migration 3: each user's stored bytes, kept as records are written, for quotas.

@@ -371,8 +371,9 @@ struct MockCloudDatabase: CloudDatabase {
     }
 
     func missingAssets(_ hashes: [String]) async throws -> Set<String> {
-        try cloud.serve(.missingAssets, user: user) { state in
-            Set(hashes.filter { state.assets[$0] == nil })
+        let user = user
+        return try cloud.serve(.missingAssets, user: user) { state in
+            Set(hashes.filter { !state.canRead(asset: $0, user: user) })
         }
     }
 
@@ -381,16 +382,19 @@ struct MockCloudDatabase: CloudDatabase {
             for asset in assets {
                 if let damage = asset.damage { throw CloudError.invalidAsset(asset.hash, reason: damage) }
             }
-            for asset in assets where state.assets[asset.hash] == nil {
-                state.assets[asset.hash] = asset
+            for asset in assets where !state.canRead(asset: asset.hash, user: user) {
+                // Content another user uploaded is kept once; this user now holds it too.
+                if state.assets[asset.hash] == nil { state.assets[asset.hash] = asset }
+                state.assetUploaders[asset.hash, default: []].insert(user)
                 state.assetUploads[asset.hash, default: 0] += 1
             }
         }
     }
 
     func fetchAsset(_ hash: String) async throws -> CloudAsset {
-        try cloud.serve(.fetchAsset, user: user) { state in
-            guard let asset = state.assets[hash] else { throw CloudError.assetNotFound(hash) }
+        let user = user
+        return try cloud.serve(.fetchAsset, user: user) { state in
+            guard let asset = state.assets[hash], state.canRead(asset: hash, user: user) else { throw CloudError.assetNotFound(hash) }
             return asset
         }
     }

@@ -61,6 +61,9 @@ struct MockCloudState {
     var faults: [Fault] = []
     var requestCounts: [MockCloud.Operation: Int] = [:]
     var assets: [String: CloudAsset] = [:]
+    /// Who uploaded each asset: content is stored once, but reachable only by its uploaders and
+    /// the users they share with.
+    var assetUploaders: [String: Set<String>] = [:]
     var assetUploads: [String: Int] = [:]
     /// Shares, by root record.
     var shares: [CloudRecordID: StoredShare] = [:]
@@ -177,6 +180,20 @@ struct MockCloudState {
         for user in formerParticipants.subtracting(stillShared) where user != zone.owner {
             revokedZones[user, default: [:]][zone] = nextSequence()
         }
+    }
+
+    /// Whether `user` may read the asset `hash`: they uploaded it, or an uploader shares with
+    /// them (either way round), so a participant's upload serves the owner and back.
+    func canRead(asset hash: String, user: String) -> Bool {
+        guard let uploaders = assetUploaders[hash] else { return false }
+        if uploaders.contains(user) { return true }
+        let peers = shares.values.flatMap { stored -> [String] in
+            let share = stored.share
+            if share.owner == user { return share.participants.filter { $0.acceptance == .accepted }.map(\.user) }
+            if share.participant(user)?.acceptance == .accepted { return [share.owner] }
+            return []
+        }
+        return !uploaders.isDisjoint(with: peers)
     }
 
     /// The encoded size of the records in `owner`'s zones: what counts against their quota.
