@@ -57,7 +57,8 @@ extension CloudStoreDatabase {
                 if !failures.isEmpty { return failAll { failures[$0] ?? .batchRequestFailed($0) } }
             }
 
-            let failures = Self.check(saves, deletes, in: zone, existing: shape.existing.mapValues(\.record), children: shape.children)
+            let failures = CloudModifyRules.failures(
+                saving: saves, deleting: deletes, in: zone, existing: shape.existing.mapValues(\.record), children: shape.children)
             if !failures.isEmpty {
                 return failAll { failures[$0] ?? .batchRequestFailed($0) }
             }
@@ -193,43 +194,5 @@ extension CloudStoreDatabase {
         try await connection.query(
             "DELETE FROM strata_cloud.tombstones WHERE owner = \(zone.owner) AND zone = \(zone.name) AND name = \(record.id.name)",
             logger: logger)
-    }
-
-    /// The failures of one zone's operations, checked against the zone as it would be after
-    /// all of them: stale or missing change tags, parents that would not exist, and deletes
-    /// that would leave children behind.
-    static func check(
-        _ saves: [CloudRecord], _ deletes: [CloudRecordID], in zone: CloudZoneID,
-        existing: [String: CloudRecord], children: [(name: String, parent: String)]
-    ) -> [CloudRecordID: CloudError] {
-        var failures: [CloudRecordID: CloudError] = [:]
-        let deleted = Set(deletes.map(\.name))
-        let saved = Dictionary(saves.map { ($0.id.name, $0) }, uniquingKeysWith: { $1 })
-        for record in saves {
-            let current = existing[record.id.name]
-            switch (record.changeTag, current) {
-            case (nil, let current?):
-                failures[record.id] = .serverRecordChanged(current)
-            case (_?, nil):
-                failures[record.id] = .unknownItem(record.id)
-            case (let tag?, let current?) where current.changeTag != tag:
-                failures[record.id] = .serverRecordChanged(current)
-            default:
-                break
-            }
-            if failures[record.id] == nil, let parent = record.parent {
-                let parentStays = parent.zone == zone && !deleted.contains(parent.name)
-                    && (existing[parent.name] != nil || saved[parent.name] != nil)
-                if !parentStays { failures[record.id] = .referenceViolation(record.id) }
-            }
-        }
-        for id in deletes {
-            let childStays = children.contains { child in
-                child.parent == id.name && !deleted.contains(child.name)
-                    && (saved[child.name].map { $0.parent?.name == id.name } ?? true)
-            } || saves.contains { $0.parent == id }
-            if childStays { failures[id] = .referenceViolation(id) }
-        }
-        return failures
     }
 }

@@ -113,7 +113,6 @@ struct MockCloudDatabase: CloudDatabase {
             return failures
         }
         let deleted = Set(deletes.map(\.name))
-        let saved = Set(saves.map(\.id.name))
         if scope == .shared {
             // A participant needs write permission on the share each record is (or would be)
             // under, with the request's own saves applied.
@@ -135,32 +134,14 @@ struct MockCloudDatabase: CloudDatabase {
             }
             if !failures.isEmpty { return failures }
         }
-        for record in saves {
-            let existing = zone.records[record.id.name]?.record
-            switch (record.changeTag, existing) {
-            case (nil, let existing?):
-                failures[record.id] = .serverRecordChanged(existing)
-            case (let tag?, nil):
-                _ = tag
-                failures[record.id] = .unknownItem(record.id)
-            case (let tag?, let existing?) where existing.changeTag != tag:
-                failures[record.id] = .serverRecordChanged(existing)
-            default:
-                break
-            }
-            if failures[record.id] == nil, let parent = record.parent {
-                let parentStays = parent.zone == zoneID && !deleted.contains(parent.name)
-                    && (zone.records[parent.name] != nil || saved.contains(parent.name))
-                if !parentStays { failures[record.id] = .referenceViolation(record.id) }
-            }
+        let named = Set(saves.map(\.id.name) + deletes.map(\.name) + saves.compactMap { $0.parent?.zone == zoneID ? $0.parent?.name : nil })
+        var existing: [String: CloudRecord] = [:]
+        for name in named { existing[name] = zone.records[name]?.record }
+        let children = zone.records.values.compactMap { stored -> (name: String, parent: String)? in
+            guard let parent = stored.record.parent, parent.zone == zoneID, deleted.contains(parent.name) else { return nil }
+            return (stored.record.id.name, parent.name)
         }
-        for id in deletes {
-            let childStays = zone.records.values.contains { stored in
-                stored.record.parent == id && !deleted.contains(stored.record.id.name)
-                    && (saves.first { $0.id.name == stored.record.id.name }.map { $0.parent == id } ?? true)
-            } || saves.contains { $0.parent == id }
-            if childStays { failures[id] = .referenceViolation(id) }
-        }
+        failures = CloudModifyRules.failures(saving: saves, deleting: deletes, in: zoneID, existing: existing, children: children)
         return failures
     }
 

@@ -1,0 +1,49 @@
+/// The rules every cloud applies to one zone's saves and deletes, checked against the zone as
+/// it would be after all of them: `MockCloud` and the PostgreSQL store both call this, so they
+/// cannot drift apart.
+public enum CloudModifyRules {
+    /// The failing operations and why: a save without a tag over an existing record or with a
+    /// stale tag (``CloudError/serverRecordChanged(_:)``), a tag for a record that is gone
+    /// (``CloudError/unknownItem(_:)``), a parent that would not exist, or a delete that would
+    /// leave children behind (``CloudError/referenceViolation(_:)``). The caller fails the
+    /// zone's other operations with ``CloudError/batchRequestFailed(_:)``.
+    ///
+    /// - Parameters:
+    ///   - existing: the zone's current records among those the request names (saved, deleted,
+    ///     or parents of saved ones), by name.
+    ///   - children: the zone's records whose parent is one the request deletes.
+    public static func failures(
+        saving saves: [CloudRecord], deleting deletes: [CloudRecordID], in zone: CloudZoneID,
+        existing: [String: CloudRecord], children: [(name: String, parent: String)]
+    ) -> [CloudRecordID: CloudError] {
+        var failures: [CloudRecordID: CloudError] = [:]
+        let deleted = Set(deletes.map(\.name))
+        let saved = Dictionary(saves.map { ($0.id.name, $0) }, uniquingKeysWith: { $1 })
+        for record in saves {
+            let current = existing[record.id.name]
+            switch (record.changeTag, current) {
+            case (nil, let current?):
+                failures[record.id] = .serverRecordChanged(current)
+            case (_?, nil):
+                failures[record.id] = .unknownItem(record.id)
+            case (let tag?, let current?) where current.changeTag != tag:
+                failures[record.id] = .serverRecordChanged(current)
+            default:
+                break
+            }
+            if failures[record.id] == nil, let parent = record.parent {
+                let parentStays = parent.zone == zone && !deleted.contains(parent.name)
+                    && (existing[parent.name] != nil || saved[parent.name] != nil)
+                if !parentStays { failures[record.id] = .referenceViolation(record.id) }
+            }
+        }
+        for id in deletes {
+            let childStays = children.contains { child in
+                child.parent == id.name && !deleted.contains(child.name)
+                    && (saved[child.name].map { $0.parent?.name == id.name } ?? true)
+            } || saves.contains { $0.parent == id }
+            if childStays { failures[id] = .referenceViolation(id) }
+        }
+        return failures
+    }
+}
