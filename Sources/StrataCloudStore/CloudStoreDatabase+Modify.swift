@@ -90,12 +90,14 @@ extension CloudStoreDatabase {
                 }
                 result.deleteResults[id] = .success(())
             }
+            var written: [(record: CloudRecord, shareRoot: String?, position: Int64)] = []
             for var record in saves {
                 position += 1
                 record.changeTag = "t\(position)"
-                try await Self.write(record, shareRoot: shape.shareRoot(after: record.id.name, saving: saves), at: position, on: connection, logger: logger)
+                written.append((record, shape.shareRoot(after: record.id.name, saving: saves), position))
                 result.saveResults[record.id] = .success(record)
             }
+            try await Self.write(written, in: zone, on: connection, logger: logger)
             // A record moved under another share (or out of one) takes its subtree along: the
             // new share's participants get it, the old share's see it leave.
             for record in saves {
@@ -173,18 +175,42 @@ extension CloudStoreDatabase {
         return position + moved
     }
 
+    /// Writes saved records with one statement (arrays unnested server-side): one round trip
+    /// per request, not two per record.
     private static func write(
-        _ record: CloudRecord, shareRoot: String?, at position: Int64, on connection: PostgresConnection, logger: Logger
+        _ records: [(record: CloudRecord, shareRoot: String?, position: Int64)], in zone: CloudZoneID,
+        on connection: PostgresConnection, logger: Logger
     ) async throws {
-        let zone = record.id.zone
-        let fields = try RecordCoding.encodeFields(record.fields)
-        let versions = try RecordCoding.encodeVersions(record.fieldVersions)
-        let tag = record.changeTag ?? ""
+        guard !records.isEmpty else { return }
+        // A request naming one record twice keeps the last save, as one statement may touch a
+        // row once.
+        var last: [String: Int] = [:]
+        for (index, entry) in records.enumerated() { last[entry.record.id.name] = index }
+        let records = records.enumerated().filter { last[$0.element.record.id.name] == $0.offset }.map(\.element)
+        var names: [String] = [], types: [String] = [], fields: [String] = [], versions: [String] = []
+        var parents: [String] = [], hasParent: [Bool] = [], tags: [String] = [], positions: [Int64] = []
+        var sizes: [Int64] = [], roots: [String] = [], hasRoot: [Bool] = []
+        for (record, shareRoot, position) in records {
+            names.append(record.id.name)
+            types.append(record.type)
+            fields.append(try RecordCoding.encodeFields(record.fields))
+            versions.append(try RecordCoding.encodeVersions(record.fieldVersions))
+            parents.append(record.parent?.name ?? "")
+            hasParent.append(record.parent != nil)
+            tags.append(record.changeTag ?? "")
+            positions.append(position)
+            sizes.append(Int64(record.encodedSize))
+            roots.append(shareRoot ?? "")
+            hasRoot.append(shareRoot != nil)
+        }
         try await connection.query(
             """
             INSERT INTO strata_cloud.records (owner, zone, name, type, fields, field_versions, parent, change_tag, sequence, size, share_root)
-            VALUES (\(zone.owner), \(zone.name), \(record.id.name), \(record.type), \(fields)::jsonb, \(versions)::jsonb,
-                    \(record.parent?.name), \(tag), \(position), \(record.encodedSize), \(shareRoot))
+            SELECT \(zone.owner), \(zone.name), r.name, r.type, r.fields::jsonb, r.versions::jsonb,
+                CASE WHEN r.has_parent THEN r.parent END, r.tag, r.position, r.size, CASE WHEN r.has_root THEN r.root END
+            FROM unnest(\(names)::text[], \(types)::text[], \(fields)::text[], \(versions)::text[], \(parents)::text[],
+                \(hasParent)::boolean[], \(tags)::text[], \(positions)::bigint[], \(sizes)::bigint[], \(roots)::text[], \(hasRoot)::boolean[])
+                AS r(name, type, fields, versions, parent, has_parent, tag, position, size, root, has_root)
             ON CONFLICT (owner, zone, name) DO UPDATE SET
                 type = excluded.type, fields = excluded.fields, field_versions = excluded.field_versions,
                 parent = excluded.parent, change_tag = excluded.change_tag, sequence = excluded.sequence, size = excluded.size,
@@ -192,7 +218,7 @@ extension CloudStoreDatabase {
             """,
             logger: logger)
         try await connection.query(
-            "DELETE FROM strata_cloud.tombstones WHERE owner = \(zone.owner) AND zone = \(zone.name) AND name = \(record.id.name)",
+            "DELETE FROM strata_cloud.tombstones WHERE owner = \(zone.owner) AND zone = \(zone.name) AND name = ANY(\(names))",
             logger: logger)
     }
 }
