@@ -38,6 +38,8 @@ public final class CloudStore: Sendable {
     /// service's login role must be a member of it.
     public static var requestRole: String { CloudStoreMigrations.requestRole }
 
+    /// A store over `client`'s database; run the client (`client.run()`) and call ``migrate()``
+    /// before the first request. `limits` are what one request may carry and each user may store.
     public init(client: PostgresClient, limits: CloudLimits = CloudLimits(), logger: Logger = Logger(label: "strata.cloud.store")) {
         self.client = client
         self.limits = limits
