@@ -87,6 +87,11 @@ enum CloudStoreMigrations {
             IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '\(requestRole)') THEN
                 CREATE ROLE \(requestRole) NOLOGIN NOSUPERUSER NOBYPASSRLS;
             END IF;
+        -- Roles belong to the cluster, while the advisory lock above is per database: two
+        -- databases migrating at once both pass the NOT EXISTS check, and the second CREATE ROLE
+        -- waits for the first to commit, then fails with unique_violation. The role exists then,
+        -- which is all this step needs.
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
         END $$
         """,
         """

@@ -26,11 +26,13 @@ struct StoreFixture {
     let store: CloudStore
     let client: PostgresClient
     let prefix = "u\(UInt32.random(in: 0...UInt32.max))-"
+    let logger: Logger
     private let runner: Task<Void, Never>
 
     init(limits: CloudLimits = CloudLimits()) async throws {
         var logger = Logger(label: "strata.cloud.store.tests")
         logger.logLevel = .warning
+        self.logger = logger
         client = PostgresClient(configuration: try TestPostgres.configuration(), backgroundLogger: logger)
         let client = self.client
         runner = Task { await client.run() }
@@ -58,5 +60,17 @@ struct StoreFixture {
             await Task.yield()
         }
         Issue.record("no session ever waited for a lock")
+    }
+
+    /// Returns once the server session `pid` waits for a lock.
+    func waitUntilSessionWaitsForALock(_ pid: Int32) async throws {
+        for _ in 0..<10_000 {
+            for try await waiting in try await client.query("SELECT count(*) FROM pg_locks WHERE NOT granted AND pid = \(pid)").decode(Int64.self)
+            where waiting > 0 {
+                return
+            }
+            await Task.yield()
+        }
+        Issue.record("session \(pid) never waited for a lock")
     }
 }
