@@ -45,6 +45,17 @@ extension PrimaryKeyedTable {
         all.where { $0.primaryKey.eq(id) }
     }
 
+    /// The row with a primary key value: `WHERE "table"."id" = ?`.
+    ///
+    /// The same statement as the expression overload; a key value is kept as a value, so
+    /// `find(id).fetchOne(db)` with nothing added runs the table's prepared by-key statement
+    /// directly instead of building and looking up its SQL text on every call.
+    public static func find(_ id: TableColumns.PrimaryKey) -> Select<Self, Self, ()> {
+        var select = all
+        select.primaryKeyLookup = PrimaryKeyLookup(key: id.databaseValue, table: Self.self)
+        return select
+    }
+
     /// The rows with any of the primary keys: `WHERE "table"."id" IN (?, ?, …)`.
     public static func find(_ ids: some Sequence<TableColumns.PrimaryKey>) -> Select<Self, Self, ()> {
         all.where { $0.primaryKey.in(ids) }

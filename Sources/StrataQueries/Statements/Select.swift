@@ -15,7 +15,24 @@ public struct Select<Columns, From: Table, Joins>: QueryStatement {
     var isDistinct = false
     var selection: [QueryFragment]
     var joins: [QueryFragment] = []
-    var wheres: [QueryFragment] = []
+    /// `find(id)`'s condition, kept as the key until something needs its SQL: a bare key lookup
+    /// then runs as the table's cached by-key statement (see `fetchOne`) without building text.
+    var primaryKeyLookup: PrimaryKeyLookup?
+    var otherWheres: [QueryFragment] = []
+    /// Every condition, in order; the key lookup's (always first: `find` starts from `all`)
+    /// turns into SQL here, and setting them settles it for good.
+    var wheres: [QueryFragment] {
+        get {
+            guard let primaryKeyLookup else { return otherWheres }
+            return [primaryKeyLookup.condition] + otherWheres
+        }
+        set {
+            primaryKeyLookup = nil
+            otherWheres = newValue
+        }
+    }
+    /// Whether the selection is still `all`'s: every column of the table, decoded as `From`.
+    var selectsAllColumns = false
     var groups: [QueryFragment] = []
     var havings: [QueryFragment] = []
     var orders: [QueryFragment] = []
@@ -29,8 +46,10 @@ public struct Select<Columns, From: Table, Joins>: QueryStatement {
     init<OtherColumns, OtherJoins>(copying other: Select<OtherColumns, From, OtherJoins>, selection: [QueryFragment]? = nil) {
         isDistinct = other.isDistinct
         self.selection = selection ?? other.selection
+        selectsAllColumns = selection == nil && other.selectsAllColumns
         joins = other.joins
-        wheres = other.wheres
+        primaryKeyLookup = other.primaryKeyLookup
+        otherWheres = other.otherWheres
         groups = other.groups
         havings = other.havings
         orders = other.orders
@@ -84,6 +103,8 @@ extension Select: Sendable {}
 extension Table {
     /// Every row of the table: `SELECT <every column> FROM "table"`.
     public static var all: Select<Self, Self, ()> {
-        Select(selection: [columns.queryFragment])
+        var select = Select<Self, Self, ()>(selection: [columns.queryFragment])
+        select.selectsAllColumns = true
+        return select
     }
 }

@@ -1,0 +1,15 @@
+import StrataSQLite
+
+/// The condition of `find(id)` with a key value: `"table"."id" = ?`, kept as the key and the
+/// table until its SQL is needed.
+struct PrimaryKeyLookup: Sendable {
+    var key: DatabaseValue
+    var table: any PrimaryKeyedTable.Type
+
+    /// The condition's SQL, exactly what `find` with an expression writes.
+    var condition: QueryFragment { Self.condition(table, key: key) }
+
+    private static func condition<T: PrimaryKeyedTable>(_ table: T.Type, key: DatabaseValue) -> QueryFragment {
+        T.columns.primaryKey.eq(SQLQueryExpression<T.TableColumns.PrimaryKey>(QueryFragment(binding: key))).queryFragment
+    }
+}
