@@ -168,7 +168,7 @@ struct TableSource {
         let all = selectedColumns.map { "TableColumns().\($0.identifier)" }.joined(separator: ", ")
         lines.append("    \(access)static let allColumns: [any StrataQueries.TableColumnExpression] = [\(all)]")
         // The column list is written into every query of the table: build its text once.
-        lines.append("    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: \", \"))")
+        lines.append("    \(access)static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: \", \"))")
         lines.append("    \(access)var queryFragment: StrataQueries.QueryFragment { Self.selectionFragment }")
         lines.append("    \(access)init() {}")
         lines.append("}")

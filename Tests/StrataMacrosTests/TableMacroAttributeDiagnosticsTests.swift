@@ -73,7 +73,7 @@ struct TableMacroAttributeDiagnosticsTests {
                     let kind = StrataQueries.TableColumn<Player, String>("kind")
                     let name = StrataQueries.TableColumn<Player, String>("name")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().kind, TableColumns().name]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -132,7 +132,7 @@ struct TableMacroAttributeDiagnosticsTests {
                     typealias QueryValue = Player
                     let name = StrataQueries.TableColumn<Player, String>("n")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().name]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -188,7 +188,7 @@ struct TableMacroAttributeDiagnosticsTests {
                     typealias QueryValue = Player
                     let name = StrataQueries.TableColumn<Player, String>("name")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().name]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -308,7 +308,7 @@ struct TableMacroAttributeDiagnosticsTests {
                     typealias QueryValue = Player
                     let score = StrataQueries.TableColumn<Player, Int>("score")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().score]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }

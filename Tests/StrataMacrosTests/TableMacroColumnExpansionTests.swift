@@ -45,7 +45,7 @@ struct TableMacroColumnExpansionTests {
                         self.id
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id, TableColumns().dueAt, TableColumns().completedAt, TableColumns().tags, TableColumns().notes, TableColumns().priority]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -147,7 +147,7 @@ struct TableMacroColumnExpansionTests {
                     let isOn = StrataQueries.TableColumn<Preference, Bool>("isOn")
                     let isOff = StrataQueries.TableColumn<Preference, Bool>("isOff")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().count, TableColumns().offset, TableColumns().ratio, TableColumns().delta, TableColumns().label, TableColumns().isOn, TableColumns().isOff]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -223,7 +223,7 @@ struct TableMacroColumnExpansionTests {
                         self.id
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id, TableColumns().parentID, TableColumns().`default`, TableColumns().width, TableColumns().height, TableColumns().label]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -320,7 +320,7 @@ struct TableMacroColumnExpansionTests {
                         self.id
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id, TableColumns().text, TableColumns().textLength, TableColumns().isEmpty]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -389,7 +389,7 @@ struct TableMacroColumnExpansionTests {
                         self.itemID
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().itemID]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -443,7 +443,7 @@ struct TableMacroColumnExpansionTests {
                     typealias QueryValue = Odd
                     let value = StrataQueries.TableColumn<Odd, Int>(#"a "quoted" column"#)
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().value]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }

@@ -45,7 +45,7 @@ struct TableMacroDeclarationDiagnosticsTests {
                         self.id
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -118,7 +118,7 @@ struct TableMacroDeclarationDiagnosticsTests {
                         self.id
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -257,7 +257,7 @@ struct TableMacroDeclarationDiagnosticsTests {
                     typealias QueryValue = Player
                     let name = StrataQueries.TableColumn<Player, String>("name")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().name]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }

@@ -51,7 +51,7 @@ struct TableMacroExpansionTests {
                         self.id
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id, TableColumns().gameID, TableColumns().name, TableColumns().score, TableColumns().joinedAt, TableColumns().nameLength]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -131,7 +131,7 @@ struct TableMacroExpansionTests {
                     typealias QueryValue = Person
                     let name = StrataQueries.TableColumn<Person, String>("name")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().name]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -175,7 +175,7 @@ struct TableMacroExpansionTests {
                     let gameID = StrataQueries.TableColumn<GameTag, Int>("gameID")
                     let tag = StrataQueries.TableColumn<GameTag, String>("tag")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().gameID, TableColumns().tag]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -225,7 +225,7 @@ struct TableMacroExpansionTests {
                         self.id
                     }
                     public static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id, TableColumns().title]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    public static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     public var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -285,7 +285,7 @@ struct TableMacroExpansionTests {
                     package typealias QueryValue = Tag
                     package let title = StrataQueries.TableColumn<Tag, String>("title")
                     package static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().title]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    package static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     package var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -336,7 +336,7 @@ struct TableMacroExpansionTests {
                         self.code
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().code, TableColumns().id, TableColumns().name]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -405,7 +405,7 @@ struct TableMacroExpansionTests {
                     let id = StrataQueries.TableColumn<Event, Int>("id")
                     let name = StrataQueries.TableColumn<Event, String>("name")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id, TableColumns().name]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -455,7 +455,7 @@ struct TableMacroExpansionTests {
                         self.id
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id, TableColumns().title]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -522,7 +522,7 @@ struct TableMacroExpansionTests {
                         self.id
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id, TableColumns().body]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }

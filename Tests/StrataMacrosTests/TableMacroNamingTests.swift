@@ -26,7 +26,7 @@ struct TableMacroNamingTests {
                     typealias QueryValue = Player
                     let name = StrataQueries.TableColumn<Player, String>("name")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().name]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -78,7 +78,7 @@ struct TableMacroNamingTests {
                         self.id
                     }
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().id, TableColumns().bestFriendID]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -138,7 +138,7 @@ struct TableMacroNamingTests {
                     typealias QueryValue = Player
                     let nickname = StrataQueries.TableColumn<Player, String?>("nickname")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().nickname]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -198,7 +198,7 @@ struct TableMacroNamingTests {
                     typealias QueryValue = Player
                     let tags = StrataQueries.TableColumn<Player, JSONRepresentation<[String]>?>("tags")
                     static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().tags]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }
@@ -241,7 +241,7 @@ struct TableMacroNamingTests {
                     public typealias QueryValue = Label
                     public let name = StrataQueries.TableColumn<Label, String>("name")
                     public static let allColumns: [any StrataQueries.TableColumnExpression] = [TableColumns().name]
-                    private static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
+                    public static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: ", "))
                     public var queryFragment: StrataQueries.QueryFragment {
                         Self.selectionFragment
                     }

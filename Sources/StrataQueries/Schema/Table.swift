@@ -58,12 +58,18 @@ public protocol ColumnsEncodable {
 public protocol TableDefinition<QueryValue>: QueryExpression where QueryValue: Table {
     /// Every column in selection order.
     static var allColumns: [any TableColumnExpression] { get }
+
+    /// Every column in selection order, as the text of a select list: `"t"."a", "t"."b"`.
+    /// `@Table` builds it once per type; the default builds it on every call.
+    static var selectionFragment: QueryFragment { get }
 }
 
 extension TableDefinition {
-    public var queryFragment: QueryFragment {
-        Self.allColumns.map(\.queryFragment).joined(separator: ", ")
+    public static var selectionFragment: QueryFragment {
+        allColumns.map(\.queryFragment).joined(separator: ", ")
     }
+
+    public var queryFragment: QueryFragment { Self.selectionFragment }
 }
 
 /// The typed columns of a table with a primary key.

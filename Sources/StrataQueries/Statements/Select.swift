@@ -13,7 +13,14 @@ public struct Select<Columns, From: Table, Joins>: QueryStatement {
     public typealias QueryValue = Columns
 
     var isDistinct = false
-    var selection: [QueryFragment]
+    /// The select list; nil while it is `all`'s, every column of the table decoded as `From`,
+    /// whose text the table keeps (``TableDefinition/selectionFragment``).
+    var chosenSelection: [QueryFragment]?
+    var selection: [QueryFragment] {
+        chosenSelection ?? [From.TableColumns.selectionFragment]
+    }
+    /// Whether the selection is still `all`'s.
+    var selectsAllColumns: Bool { chosenSelection == nil }
     var joins: [QueryFragment] = []
     /// `find(id)`'s condition, kept as the key until something needs its SQL: a bare key lookup
     /// then runs as the table's cached by-key statement (see `fetchOne`) without building text.
@@ -31,22 +38,19 @@ public struct Select<Columns, From: Table, Joins>: QueryStatement {
             otherWheres = newValue
         }
     }
-    /// Whether the selection is still `all`'s: every column of the table, decoded as `From`.
-    var selectsAllColumns = false
     var groups: [QueryFragment] = []
     var havings: [QueryFragment] = []
     var orders: [QueryFragment] = []
     var limit: QueryFragment?
     var offset: QueryFragment?
 
-    init(selection: [QueryFragment]) {
-        self.selection = selection
+    init(selection: [QueryFragment]?) {
+        chosenSelection = selection
     }
 
     init<OtherColumns, OtherJoins>(copying other: Select<OtherColumns, From, OtherJoins>, selection: [QueryFragment]? = nil) {
         isDistinct = other.isDistinct
-        self.selection = selection ?? other.selection
-        selectsAllColumns = selection == nil && other.selectsAllColumns
+        chosenSelection = selection ?? other.chosenSelection
         joins = other.joins
         primaryKeyLookup = other.primaryKeyLookup
         otherWheres = other.otherWheres
@@ -103,8 +107,6 @@ extension Select: Sendable {}
 extension Table {
     /// Every row of the table: `SELECT <every column> FROM "table"`.
     public static var all: Select<Self, Self, ()> {
-        var select = Select<Self, Self, ()>(selection: [columns.queryFragment])
-        select.selectsAllColumns = true
-        return select
+        Select(selection: nil)
     }
 }
