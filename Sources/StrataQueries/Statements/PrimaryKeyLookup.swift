@@ -2,9 +2,16 @@ import StrataSQLite
 
 /// The condition of `find(id)` with a key value: `"table"."id" = ?`, kept as the key and the
 /// table until its SQL is needed.
+@usableFromInline
 struct PrimaryKeyLookup: Sendable {
-    var key: DatabaseValue
-    var table: any PrimaryKeyedTable.Type
+    @usableFromInline var key: DatabaseValue
+    @usableFromInline var table: any PrimaryKeyedTable.Type
+
+    @usableFromInline
+    init(key: DatabaseValue, table: any PrimaryKeyedTable.Type) {
+        self.key = key
+        self.table = table
+    }
 
     /// The condition's SQL, exactly what `find` with an expression writes.
     var condition: QueryFragment { Self.condition(table, key: key) }

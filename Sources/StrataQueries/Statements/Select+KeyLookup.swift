@@ -3,9 +3,9 @@ import StrataSQLite
 extension Select {
     /// The key of a bare `find(id)`: a select of every column of the table with the key as its
     /// only clause. Nil for anything else, which then runs as built.
-    @usableFromInline
+    @inlinable
     var bareKeyLookup: DatabaseValue? {
-        guard let primaryKeyLookup, selectsAllColumns, otherWheres.isEmpty, !isDistinct, joins.isEmpty,
+        guard let primaryKeyLookup, chosenSelection == nil, otherWheres.isEmpty, !isDistinct, joins.isEmpty,
               groups.isEmpty, havings.isEmpty, orders.isEmpty, limit == nil, offset == nil
         else { return nil }
         return primaryKeyLookup.key

@@ -50,6 +50,7 @@ extension PrimaryKeyedTable {
     /// The same statement as the expression overload; a key value is kept as a value, so
     /// `find(id).fetchOne(db)` with nothing added runs the table's prepared by-key statement
     /// directly instead of building and looking up its SQL text on every call.
+    @inlinable
     public static func find(_ id: TableColumns.PrimaryKey) -> Select<Self, Self, ()> {
         var select = all
         select.primaryKeyLookup = PrimaryKeyLookup(key: id.databaseValue, table: Self.self)

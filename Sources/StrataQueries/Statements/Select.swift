@@ -12,19 +12,24 @@ import StrataSQLite
 public struct Select<Columns, From: Table, Joins>: QueryStatement {
     public typealias QueryValue = Columns
 
+    @usableFromInline
     var isDistinct = false
     /// The select list; nil while it is `all`'s, every column of the table decoded as `From`,
     /// whose text the table keeps (``TableDefinition/selectionFragment``).
+    @usableFromInline
     var chosenSelection: [QueryFragment]?
     var selection: [QueryFragment] {
         chosenSelection ?? [From.TableColumns.selectionFragment]
     }
     /// Whether the selection is still `all`'s.
     var selectsAllColumns: Bool { chosenSelection == nil }
+    @usableFromInline
     var joins: [QueryFragment] = []
     /// `find(id)`'s condition, kept as the key until something needs its SQL: a bare key lookup
     /// then runs as the table's cached by-key statement (see `fetchOne`) without building text.
+    @usableFromInline
     var primaryKeyLookup: PrimaryKeyLookup?
+    @usableFromInline
     var otherWheres: [QueryFragment] = []
     /// Every condition, in order; the key lookup's (always first: `find` starts from `all`)
     /// turns into SQL here, and setting them settles it for good.
@@ -38,12 +43,18 @@ public struct Select<Columns, From: Table, Joins>: QueryStatement {
             otherWheres = newValue
         }
     }
+    @usableFromInline
     var groups: [QueryFragment] = []
+    @usableFromInline
     var havings: [QueryFragment] = []
+    @usableFromInline
     var orders: [QueryFragment] = []
+    @usableFromInline
     var limit: QueryFragment?
+    @usableFromInline
     var offset: QueryFragment?
 
+    @inlinable
     init(selection: [QueryFragment]?) {
         chosenSelection = selection
     }
@@ -106,6 +117,7 @@ extension Select: Sendable {}
 
 extension Table {
     /// Every row of the table: `SELECT <every column> FROM "table"`.
+    @inlinable
     public static var all: Select<Self, Self, ()> {
         Select(selection: nil)
     }
