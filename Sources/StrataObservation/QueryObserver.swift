@@ -8,7 +8,7 @@ import Synchronization
 /// T or less.
 ///
 /// Guarantees:
-/// - A fetch runs on a reader (`read`), never on the writer, and starts after the commit that
+/// - A fetch runs on a reader (`asyncRead`), never on the writer, and starts after the commit that
 ///   triggered it, so its snapshot includes that commit.
 /// - Commits that arrive while a fetch runs collapse into one follow-up fetch.
 /// - No commit is missed: the observer is registered for the whole database before the first
@@ -21,7 +21,6 @@ final class QueryObserver<Value: Sendable>: Sendable {
         var isFetching = false
         var isDirty = false
         var isCancelled = false
-        var task: Task<Void, Never>?
     }
 
     private let writer: any DatabaseWriter
@@ -61,7 +60,7 @@ final class QueryObserver<Value: Sendable>: Sendable {
         }
         switch shouldFetch {
         case nil: registration.cancel()
-        case true?: launchFetchLoop()
+        case true?: launchFetch()
         case false?: break
         }
     }
@@ -72,17 +71,15 @@ final class QueryObserver<Value: Sendable>: Sendable {
         state.withLock { $0.registration?.isActive ?? false }
     }
 
+    /// Stops observing: no commit reaches the observer again, and a fetch running now delivers
+    /// nothing.
     func cancel() {
-        let (registration, task) = state.withLock { state in
+        let registration = state.withLock { state in
             state.isCancelled = true
-            defer {
-                state.registration = nil
-                state.task = nil
-            }
-            return (state.registration, state.task)
+            defer { state.registration = nil }
+            return state.registration
         }
         registration?.cancel()
-        task?.cancel()
     }
 
     private func databaseDidChange() {
@@ -95,54 +92,45 @@ final class QueryObserver<Value: Sendable>: Sendable {
             state.isFetching = true
             return true
         }
-        if shouldLaunch { launchFetchLoop() }
+        if shouldLaunch { launchFetch() }
     }
 
-    private func launchFetchLoop() {
-        let task = Task { [weak self] () -> Void in
-            guard let self else { return }
-            await self.fetchLoop()
-        }
-        state.withLock { state in
-            if state.isCancelled {
-                task.cancel()
-            } else {
-                state.task = task
-            }
-        }
-    }
-
-    private func fetchLoop() async {
+    /// Starts one fetch on a reader, straight from the caller's thread: from a commit
+    /// announcement, the writer's queue hands the read to a reader's queue, which fetches and
+    /// delivers. No task sits in between: each task and each hop back to the cooperative pool
+    /// would add a thread wake-up to the time from a commit to its value.
+    private func launchFetch() {
+        let commitsBefore = writer.changeHub.commitCount
         let fetch = self.fetch
-        while true {
-            let commitsBefore = writer.changeHub.commitCount
-            let result: Result<(value: Value, region: DatabaseRegion), any Error>
-            do {
-                result = .success(try await writer.read { db in try db.recordingReadRegion { try fetch(db) } })
-            } catch {
-                result = .failure(error)
+        writer.asyncRead { [weak self] connection in
+            guard let self else { return }
+            let result: Result<(value: Value, region: DatabaseRegion), any Error> = connection.flatMap { db in
+                Result { try db.recordingReadRegion { try fetch(db) } }
             }
-            let (isCancelled, fetchAgain) = state.withLock { state -> (Bool, Bool) in
-                if state.isCancelled { return (true, false) }
-                if case .success(let fetched) = result {
-                    let region = fetched.region
-                    if !region.isCovered(by: state.registeredRegion), writer.changeHub.commitCount != commitsBefore {
-                        state.isDirty = true
-                    }
-                    if region != state.registeredRegion {
-                        state.registeredRegion = region
-                        state.registration?.update(region: region)
-                    }
-                }
-                let again = state.isDirty
-                state.isDirty = false
-                if !again { state.isFetching = false }
-                return (false, again)
-            }
-            if isCancelled { return }
-            if case .failure(let error) = result, error is CancellationError, Task.isCancelled { return }
-            deliver(result.map(\.value), commitsBefore)
-            if !fetchAgain { return }
+            self.fetchDidEnd(result, commitsBefore: commitsBefore)
         }
+    }
+
+    private func fetchDidEnd(_ result: Result<(value: Value, region: DatabaseRegion), any Error>, commitsBefore: UInt64) {
+        let (isCancelled, fetchAgain) = state.withLock { state -> (Bool, Bool) in
+            if state.isCancelled { return (true, false) }
+            if case .success(let fetched) = result {
+                let region = fetched.region
+                if !region.isCovered(by: state.registeredRegion), writer.changeHub.commitCount != commitsBefore {
+                    state.isDirty = true
+                }
+                if region != state.registeredRegion {
+                    state.registeredRegion = region
+                    state.registration?.update(region: region)
+                }
+            }
+            let again = state.isDirty
+            state.isDirty = false
+            if !again { state.isFetching = false }
+            return (false, again)
+        }
+        if isCancelled { return }
+        deliver(result.map(\.value), commitsBefore)
+        if fetchAgain { launchFetch() }
     }
 }

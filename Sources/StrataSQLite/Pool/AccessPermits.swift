@@ -13,11 +13,13 @@ final class AccessPermits: Sendable {
     private enum Resumption {
         case task(CheckedContinuation<Void, any Error>)
         case thread(DispatchSemaphore)
+        case callback(@Sendable () -> Void)
 
         func resume() {
             switch self {
             case .task(let continuation): continuation.resume()
             case .thread(let semaphore): semaphore.signal()
+            case .callback(let granted): granted()
             }
         }
     }
@@ -90,6 +92,18 @@ final class AccessPermits: Sendable {
             return false
         }
         if !acquired { semaphore.wait() }
+    }
+
+    /// Calls `granted` once a permit is held: at once on this thread when one is free, else on
+    /// the thread that releases the permit it gets. Neither blocks nor needs a task, so it can
+    /// be called from a connection's own queue (a commit callback) without waiting there.
+    func acquire(then granted: @escaping @Sendable () -> Void) {
+        let acquired = state.withLock { state -> Bool in
+            if take(all: false, state: &state) { return true }
+            state.waiters.append(Waiter(id: 0, wantsAll: false, resumption: .callback(granted)))
+            return false
+        }
+        if acquired { granted() }
     }
 
     /// Gives back the permit (all of them with `all`) and admits the waiters now allowed in.

@@ -94,6 +94,37 @@ public final class DatabasePool: DatabaseWriter {
         return try await reader.perform { db in try db.readInSnapshot(body) }
     }
 
+    /// Reads from one snapshot on a reader's queue, later; returns at once. See
+    /// ``DatabaseReader/asyncRead(_:)``.
+    public func asyncRead(_ body: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        do {
+            try checkOpen()
+        } catch {
+            body(.failure(error))
+            return
+        }
+        permits.acquire { [self] in
+            let reader: SerialConnection
+            do {
+                reader = try takeReader()
+            } catch {
+                permits.release()
+                body(.failure(error))
+                return
+            }
+            reader.performAsync { [self] connection in
+                defer {
+                    returnReader(reader)
+                    permits.release()
+                }
+                switch connection {
+                case .success(let db): db.handOnce(body, inside: { try db.readInSnapshot($0) })
+                case .failure(let error): body(.failure(error))
+                }
+            }
+        }
+    }
+
     // MARK: Writing
 
     /// Runs `body` in an `IMMEDIATE` transaction on the writer, blocking the calling thread:

@@ -107,6 +107,17 @@ public final class DatabaseQueue: DatabaseWriter {
         try await connection.perform(body)
     }
 
+    /// Reads from one snapshot on the queue's connection, later; returns at once. See
+    /// ``DatabaseReader/asyncRead(_:)``.
+    public func asyncRead(_ body: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        connection.performAsync { connection in
+            switch connection {
+            case .success(let db): db.handOnce(body, inside: { try db.readOnly($0) })
+            case .failure(let error): body(.failure(error))
+            }
+        }
+    }
+
     // MARK: Lifecycle
 
     /// Interrupts the statements running now (`sqlite3_interrupt`); they fail with

@@ -70,6 +70,25 @@ actor SerialConnection {
         }
     }
 
+    /// Runs `body` on the connection's queue without waiting for it: the job is queued once the
+    /// connection's admission permit is held, and `body` receives the connection, or the error
+    /// that kept it from running (a closed connection).
+    nonisolated func performAsync(_ body: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+        admission.acquire { [self] in
+            executor.queue.async { [self] in
+                defer { admission.release() }
+                do {
+                    try database.checkOpen()
+                } catch {
+                    body(.failure(error))
+                    return
+                }
+                defer { jobDidEnd() }
+                body(.success(database))
+            }
+        }
+    }
+
     private nonisolated func jobDidEnd() {
         database.jobDidEnd()
         if closesAfterCurrentJob.load(ordering: .acquiring) {
