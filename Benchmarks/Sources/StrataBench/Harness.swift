@@ -224,6 +224,8 @@ struct ReportHeader {
     var commit: String
     var date: String
     var sqlite: String
+    /// The SQLite sqlite-nio compiles in, when it ran: not the one the others share.
+    var sqliteNIO: String?
     var load: String
     var quick: Bool
 }
@@ -258,6 +260,7 @@ func renderJSON(_ header: ReportHeader, results: [Measurement], observation: [Ob
     }
     var json = "{\"machine\": \(jsonString(header.machine)), \"commit\": \(jsonString(header.commit)), "
     json += "\"date\": \(jsonString(header.date)), \"sqlite\": \(jsonString(header.sqlite)), "
+    if let sqliteNIO = header.sqliteNIO { json += "\"sqlite_nio\": \(jsonString(sqliteNIO)), " }
     json += "\"load_average\": \(jsonString(header.load)), \"quick\": \(header.quick),\n\"results\": [\n"
     json += entries.joined(separator: ",\n")
     json += "\n],\n\"observation\": [\n"
@@ -329,9 +332,10 @@ func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [Obs
         return output
     }
 
-    body += text(10, y + 14, "strata-bench: Strata vs the SQLite C API vs GRDB 7.10" + (header.quick ? " (quick run)" : ""), attributes: "font-size=\"15\" font-weight=\"bold\"")
+    body += text(10, y + 14, "strata-bench: Strata vs the SQLite C API vs GRDB 7.10 vs SQLiteNIO 1.13" + (header.quick ? " (quick run)" : ""), attributes: "font-size=\"15\" font-weight=\"bold\"")
     y += 32
-    body += text(10, y, "\(header.machine) · \(header.date) · commit \(header.commit) · SQLite \(header.sqlite)", attributes: "fill=\"#555\"")
+    let sqliteNIONote = header.sqliteNIO.map { " (sqlite-nio: its own SQLite \($0))" } ?? ""
+    body += text(10, y, "\(header.machine) · \(header.date) · commit \(header.commit) · SQLite \(header.sqlite)\(sqliteNIONote)", attributes: "fill=\"#555\"")
     y += 15
     body += text(10, y, "load average (1, 5, 15 min) \(header.load)", attributes: "fill=\"#555\"")
     y += 22

@@ -67,7 +67,8 @@ func removeDatabase(_ path: String) {
 
 log("strata-bench: \(machine), commit \(commit), SQLite \(sqliteVersion()), \(runDate), load average \(loadAtStart)")
 /// sqlite-nio runs on the SQLite it bundles, not on the system's that the others share.
-let otherSQLite = contenders.contains { $0.name == "sqlite-nio" } ? " (sqlite-nio: its own SQLite \(sqliteNIOVersion()))" : ""
+let sqliteNIO = contenders.contains { $0.name == "sqlite-nio" } ? sqliteNIOVersion() : nil
+let otherSQLite = sqliteNIO.map { " (sqlite-nio: its own SQLite \($0))" } ?? ""
 log("libraries: \(contenders.map(\.name).joined(separator: ", "))\(otherSQLite); sizes: \(sizes.map(formatSize).joined(separator: ", ")); files in \(directory)")
 
 // The same rows for everyone: generated once, written once with the C API to a seed table,
@@ -207,7 +208,7 @@ if !observationResults.isEmpty {
     print("")
     print(renderObservationTables(observationResults))
 }
-let header = ReportHeader(machine: machine, commit: commit, date: runDate, sqlite: sqliteVersion(),
+let header = ReportHeader(machine: machine, commit: commit, date: runDate, sqlite: sqliteVersion(), sqliteNIO: sqliteNIO,
                           load: "\(loadAtStart) at start, \(loadAtEnd) at end", quick: options.quick)
 
 if let path = options.jsonPath {
