@@ -13,6 +13,7 @@ let package = Package(
     dependencies: [
         .package(name: "Strata", path: ".."),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/vapor/sqlite-nio", exact: "1.13.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
@@ -42,6 +43,7 @@ let package = Package(
                 .product(name: "StrataSync", package: "Strata"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "SQLiteNIO", package: "sqlite-nio"),
             ],
             path: "Sources/StrataBench",
             swiftSettings: [

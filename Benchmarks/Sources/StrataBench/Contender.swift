@@ -28,9 +28,15 @@ protocol Contender: AnyObject {
     /// Timed: `tasks` readers each fetch every row `readsPerTask` times, in parallel, while a
     /// writer commits one-row transactions until they are done.
     func concurrentReads(tasks: Int, readsPerTask: Int, rowCount: Int) throws -> Int
+
+    /// Whether the library has an honest equivalent of the workload named `workload`; the
+    /// harness skips (and reports nothing for) the ones it has not.
+    func supports(_ workload: String) -> Bool
 }
 
 extension Contender {
+    func supports(_ workload: String) -> Bool { true }
+
     /// Untimed reset shared by all: `items` with the first `count` rows of `seed`, then a
     /// checkpoint so every iteration starts from the same, empty WAL.
     func resetItems(count: Int) throws {

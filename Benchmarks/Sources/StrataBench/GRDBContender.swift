@@ -80,6 +80,20 @@ struct GCodableItem: GRDBBenchRecord, Codable {
     var checksum: Int { StrataBench.checksum(id: id, i1: i1, d1: d1, t1: t1, t3: t3, b1: b1) }
 }
 
+/// Shared by every GRDB contender, so that they differ only in how they use the pool.
+func grdbBenchConfiguration() -> Configuration {
+    var configuration = Configuration()
+    configuration.label = "bench"
+    // A busy timeout, as the C connections (5 s) and Strata (its default) have: GRDB's default
+    // fails at once, and a reader recovering the WAL index after a checkpoint briefly blocks a
+    // writer's BEGIN IMMEDIATE.
+    configuration.busyMode = .timeout(5)
+    configuration.prepareDatabase { db in
+        try db.execute(sql: "PRAGMA synchronous = NORMAL")
+    }
+    return configuration
+}
+
 final class GRDBContender<Record: GRDBBenchRecord>: Contender {
     let name: String
     private var pool: DatabasePool!
@@ -90,16 +104,7 @@ final class GRDBContender<Record: GRDBBenchRecord>: Contender {
     }
 
     func open(path: String) throws {
-        var configuration = Configuration()
-        configuration.label = "bench"
-        // A busy timeout, as the C connections (5 s) and Strata (its default) have: GRDB's default
-        // fails at once, and a reader recovering the WAL index after a checkpoint briefly blocks a
-        // writer's BEGIN IMMEDIATE.
-        configuration.busyMode = .timeout(5)
-        configuration.prepareDatabase { db in
-            try db.execute(sql: "PRAGMA synchronous = NORMAL")
-        }
-        pool = try DatabasePool(path: path, configuration: configuration)
+        pool = try DatabasePool(path: path, configuration: grdbBenchConfiguration())
     }
 
     func close() {

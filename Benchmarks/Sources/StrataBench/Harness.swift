@@ -21,7 +21,8 @@ struct Options {
                           fetch-by-key, update-by-key, delete-by-key, concurrent-reads; opt-in:
                           assets, sync)
           --library NAME  run only these libraries (sqlite-c, strata, strata-table, grdb-record,
-                          grdb-codable); ratios need sqlite-c and grdb-record in the run
+                          grdb-fast, grdb-codable, sqlite-nio); ratios need sqlite-c,
+                          grdb-record and grdb-fast in the run
           --sizes N       row counts (default 1000,10000,100000,1000000; quick: 1000,10000)
           --iterations K  timed iterations per case (default depends on the size)
           --dir PATH      where the database files go (default: a new temporary folder)
@@ -163,7 +164,7 @@ func pad(_ text: String, _ width: Int, right: Bool = false) -> String {
 }
 
 func renderTable(_ results: [Measurement]) -> String {
-    let headers = ["workload", "rows", "library", "median", "min", "max", "iter", "x sqlite-c", "x grdb-record"]
+    let headers = ["workload", "rows", "library", "median", "min", "max", "iter", "x sqlite-c", "x grdb-record", "x grdb-fast"]
     var rows: [[String]] = []
     var previousGroup = ""
     var separators: Set<Int> = []
@@ -177,9 +178,10 @@ func renderTable(_ results: [Measurement]) -> String {
             "\(result.seconds.count)",
             ratio(result, to: "sqlite-c", in: results).map { String(format: "%.2fx", $0) } ?? "-",
             ratio(result, to: "grdb-record", in: results).map { String(format: "%.2fx", $0) } ?? "-",
+            ratio(result, to: "grdb-fast", in: results).map { String(format: "%.2fx", $0) } ?? "-",
         ])
     }
-    let rightAligned: Set<Int> = [1, 3, 4, 5, 6, 7, 8]
+    let rightAligned: Set<Int> = [1, 3, 4, 5, 6, 7, 8, 9]
     let widths = headers.indices.map { column in
         ([headers[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0
     }
@@ -222,6 +224,8 @@ struct ReportHeader {
     var commit: String
     var date: String
     var sqlite: String
+    /// The SQLite sqlite-nio compiles in, when it ran: not the one the others share.
+    var sqliteNIO: String?
     var load: String
     var quick: Bool
 }
@@ -256,6 +260,7 @@ func renderJSON(_ header: ReportHeader, results: [Measurement], observation: [Ob
     }
     var json = "{\"machine\": \(jsonString(header.machine)), \"commit\": \(jsonString(header.commit)), "
     json += "\"date\": \(jsonString(header.date)), \"sqlite\": \(jsonString(header.sqlite)), "
+    if let sqliteNIO = header.sqliteNIO { json += "\"sqlite_nio\": \(jsonString(sqliteNIO)), " }
     json += "\"load_average\": \(jsonString(header.load)), \"quick\": \(header.quick),\n\"results\": [\n"
     json += entries.joined(separator: ",\n")
     json += "\n],\n\"observation\": [\n"
@@ -275,8 +280,9 @@ private func svgNumber(_ value: Double) -> String { String(format: "%.1f", value
 /// by sqlite-c's (1.0 = as fast as the C API; shorter is faster); then the observation
 /// workloads. The header names the machine, the date, the commit and the load.
 func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [ObservationMeasurement]) -> String {
-    let colors = ["sqlite-c": "#7f7f7f", "strata": "#1f77b4", "strata-table": "#17becf", "grdb-record": "#ff7f0e", "grdb-codable": "#d62728", "grdb": "#ff7f0e"]
-    let libraryOrder = ["sqlite-c", "strata", "strata-table", "grdb-record", "grdb-codable"]
+    let colors = ["sqlite-c": "#7f7f7f", "strata": "#1f77b4", "strata-table": "#17becf", "grdb-record": "#ff7f0e",
+                  "grdb-fast": "#bcbd22", "grdb-codable": "#d62728", "sqlite-nio": "#9467bd", "grdb": "#ff7f0e"]
+    let libraryOrder = ["sqlite-c", "strata", "strata-table", "grdb-record", "grdb-fast", "grdb-codable", "sqlite-nio"]
     let barHeight = 14.0, barGap = 2.0, groupGap = 12.0
     let left = 190.0, chartWidth = 560.0, right = 200.0
     let width = left + chartWidth + right
@@ -326,9 +332,10 @@ func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [Obs
         return output
     }
 
-    body += text(10, y + 14, "strata-bench: Strata vs the SQLite C API vs GRDB 7.10" + (header.quick ? " (quick run)" : ""), attributes: "font-size=\"15\" font-weight=\"bold\"")
+    body += text(10, y + 14, "strata-bench: Strata vs the SQLite C API vs GRDB 7.10 vs SQLiteNIO 1.13" + (header.quick ? " (quick run)" : ""), attributes: "font-size=\"15\" font-weight=\"bold\"")
     y += 32
-    body += text(10, y, "\(header.machine) · \(header.date) · commit \(header.commit) · SQLite \(header.sqlite)", attributes: "fill=\"#555\"")
+    let sqliteNIONote = header.sqliteNIO.map { " (sqlite-nio: its own SQLite \($0))" } ?? ""
+    body += text(10, y, "\(header.machine) · \(header.date) · commit \(header.commit) · SQLite \(header.sqlite)\(sqliteNIONote)", attributes: "fill=\"#555\"")
     y += 15
     body += text(10, y, "load average (1, 5, 15 min) \(header.load)", attributes: "fill=\"#555\"")
     y += 22

@@ -36,7 +36,9 @@ let allContenders: [Contender] = [
     StrataContender(),
     StrataTableContender(),
     GRDBContender<GItem>(name: "grdb-record"),
+    GRDBFastContender(),
     GRDBContender<GCodableItem>(name: "grdb-codable"),
+    SQLiteNIOContender(),
 ]
 let contenders = allContenders.filter { options.libraries?.contains($0.name) ?? true }
 if contenders.isEmpty {
@@ -67,7 +69,10 @@ func removeDatabase(_ path: String) {
 }
 
 log("strata-bench: \(machine), commit \(commit), SQLite \(sqliteVersion()), \(runDate), load average \(loadAtStart)")
-log("libraries: \(contenders.map(\.name).joined(separator: ", ")); sizes: \(sizes.map(formatSize).joined(separator: ", ")); files in \(directory)")
+/// sqlite-nio runs on the SQLite it bundles, not on the system's that the others share.
+let sqliteNIO = contenders.contains { $0.name == "sqlite-nio" } ? sqliteNIOVersion() : nil
+let otherSQLite = sqliteNIO.map { " (sqlite-nio: its own SQLite \($0))" } ?? ""
+log("libraries: \(contenders.map(\.name).joined(separator: ", "))\(otherSQLite); sizes: \(sizes.map(formatSize).joined(separator: ", ")); files in \(directory)")
 
 // The same rows for everyone: generated once, written once with the C API to a seed table,
 // then each library gets its own copy of that file.
@@ -153,7 +158,7 @@ started = ContinuousClock.now
 for workload in workloads where options.runs(workload: workload.name) {
     for size in sizes where workload.accepts(size) {
         var checks: [(String, Int)] = []
-        for contender in contenders {
+        for contender in contenders where contender.supports(workload.name) {
             try workload.prepare(contender, size)
             // Key lists are built outside the timed region for every library alike: the
             // closures above only slice a precomputed array.
@@ -195,7 +200,7 @@ if options.directory == nil {
 }
 
 print("")
-print("strata-bench — \(machine) — commit \(commit) — SQLite \(sqliteVersion()) — \(runDate)")
+print("strata-bench — \(machine) — commit \(commit) — SQLite \(sqliteVersion())\(otherSQLite) — \(runDate)")
 print("load average at start \(loadAtStart), at end \(loadAtEnd)")
 if !results.isEmpty {
     print("Seconds are per run of the whole workload (N rows); ratios compare medians.")
@@ -206,7 +211,7 @@ if !observationResults.isEmpty {
     print("")
     print(renderObservationTables(observationResults))
 }
-let header = ReportHeader(machine: machine, commit: commit, date: runDate, sqlite: sqliteVersion(),
+let header = ReportHeader(machine: machine, commit: commit, date: runDate, sqlite: sqliteVersion(), sqliteNIO: sqliteNIO,
                           load: "\(loadAtStart) at start, \(loadAtEnd) at end", quick: options.quick)
 
 if let path = options.jsonPath {
