@@ -16,6 +16,10 @@ extension DatabaseWriter {
     /// try await database.pollExternalChanges(every: .milliseconds(500), clock: clock)
     /// ```
     ///
+    /// The first tick tells the observers in any case: a commit made elsewhere after they
+    /// fetched but before polling read its first `data_version` cannot be told apart from an
+    /// older one, and would otherwise stay unseen until the next external commit.
+    ///
     /// The clock is a parameter so tests can drive the polling with a test clock.
     ///
     /// - Throws: `CancellationError` when the task is cancelled, or the error of reading the
@@ -24,10 +28,12 @@ extension DatabaseWriter {
         // The writer connection, always: `data_version` values are only comparable when read on
         // one connection, and a pool's reads may land on any of its readers.
         var lastVersion = try await writeWithoutTransaction { db in try Self.dataVersion(db) }
+        var isFirstTick = true
         while true {
             try await clock.sleep(for: interval)
             let version = try await writeWithoutTransaction { db in try Self.dataVersion(db) }
-            if version != lastVersion {
+            if version != lastVersion || isFirstTick {
+                isFirstTick = false
                 lastVersion = version
                 notifyChanges(in: .fullDatabase)
             }

@@ -11,9 +11,7 @@ import Testing
         _ reader: any DatabaseReader, _ body: @escaping @Sendable (Database) throws -> T
     ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            reader.asyncRead { connection in
-                continuation.resume(with: connection.flatMap { db in Result { try body(db) } })
-            }
+            reader.asyncRead(body) { result in continuation.resume(with: result) }
         }
     }
 
@@ -82,14 +80,33 @@ import Testing
             #expect(await wait(for: holding))
             let laterReadRan = DispatchSemaphore(value: 0)
             // Returns at once although the only reader is busy.
-            pool.asyncRead { connection in
-                if case .success = connection { laterReadRan.signal() }
+            pool.asyncRead { db in
+                try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t")
+            } completion: { result in
+                if case .success(1) = result { laterReadRan.signal() }
             }
             // A bounded wait, expected to time out: the read waits for the reader.
             #expect(await wait(for: laterReadRan, seconds: 0.3) == false)
             release.signal()
             #expect(try await heldRead.value == 1)
             #expect(await wait(for: laterReadRan))
+            #expect(pool.openReaderCount == 1)
+        }
+    }
+
+    @Test func completionRunsOnceTheReaderIsFreeForTheNextRead() async throws {
+        try await withTemporaryDatabasePath { path in
+            let pool = try makePool(path: path, maximumReaderCount: 1)
+            // A read started from a completion (an observer's follow-up fetch) gets the same,
+            // only reader: the first job gave it back before calling its completion.
+            let names = try await withCheckedThrowingContinuation { continuation in
+                pool.asyncRead({ db in db.description }) { first in
+                    pool.asyncRead({ db in db.description }) { second in
+                        continuation.resume(with: first.flatMap { first in second.map { [first, $0] } })
+                    }
+                }
+            }
+            #expect(names == ["game.reader1", "game.reader1"])
             #expect(pool.openReaderCount == 1)
         }
     }

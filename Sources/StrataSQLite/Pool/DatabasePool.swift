@@ -96,11 +96,14 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Reads from one snapshot on a reader's queue, later; returns at once. See
     /// ``DatabaseReader/asyncRead(_:)``.
-    public func asyncRead(_ body: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+    public func asyncRead<T: Sendable>(
+        _ read: @escaping @Sendable (Database) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
         do {
             try checkOpen()
         } catch {
-            body(.failure(error))
+            completion(.failure(error))
             return
         }
         permits.acquire { [self] in
@@ -109,18 +112,16 @@ public final class DatabasePool: DatabaseWriter {
                 reader = try takeReader()
             } catch {
                 permits.release()
-                body(.failure(error))
+                completion(.failure(error))
                 return
             }
             reader.performAsync { [self] connection in
-                defer {
-                    returnReader(reader)
-                    permits.release()
-                }
-                switch connection {
-                case .success(let db): db.handOnce(body, inside: { try db.readInSnapshot($0) })
-                case .failure(let error): body(.failure(error))
-                }
+                let result = connection.flatMap { db in Result { try db.readInSnapshot(read) } }
+                // The reader goes back before `completion`, so that a read `completion` starts
+                // (an observer's follow-up fetch) can take it: it runs right after this job.
+                returnReader(reader)
+                permits.release()
+                completion(result)
             }
         }
     }

@@ -109,12 +109,12 @@ public final class DatabaseQueue: DatabaseWriter {
 
     /// Reads from one snapshot on the queue's connection, later; returns at once. See
     /// ``DatabaseReader/asyncRead(_:)``.
-    public func asyncRead(_ body: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+    public func asyncRead<T: Sendable>(
+        _ read: @escaping @Sendable (Database) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
         connection.performAsync { connection in
-            switch connection {
-            case .success(let db): db.handOnce(body, inside: { try db.readOnly($0) })
-            case .failure(let error): body(.failure(error))
-            }
+            completion(connection.flatMap { db in Result { try db.readOnly(read) } })
         }
     }
 

@@ -21,17 +21,21 @@ public protocol DatabaseReader: AnyObject, Sendable {
     /// Reads from one snapshot.
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T
 
-    /// Reads from one snapshot without waiting and without a task: `body` runs later on a
+    /// Reads from one snapshot without waiting and without a task: `read` runs later on a
     /// reader's own queue, inside a read transaction whose snapshot is taken before it starts,
-    /// and receives the connection — or the error that kept the read from starting (a closed
-    /// database). The call returns at once.
+    /// and `completion` receives its result — or the error that kept the read from starting
+    /// (a closed database) — on that same queue, once the transaction has ended and the
+    /// connection is free for the next read. The call returns at once.
     ///
     /// For work started from a callback that must not block, such as a commit announcement
     /// (``DatabaseWriter/observeChanges(in:onChange:)``): a `read` from there would need a
     /// task (a thread wake-up) and a hop back from the reader. The snapshot includes every
-    /// commit that returned before the call. Errors thrown by the work itself are `body`'s to
-    /// handle; the read transaction ends when `body` returns.
-    func asyncRead(_ body: @escaping @Sendable (Result<Database, any Error>) -> Void)
+    /// commit that returned before the call. `completion` must not block: it runs on the
+    /// reader's queue. An `asyncRead` started from `completion` may get the same reader; it
+    /// starts once this job has ended.
+    func asyncRead<T: Sendable>(
+        _ read: @escaping @Sendable (Database) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void)
 
     /// Interrupts every statement running now on any connection (`sqlite3_interrupt`); they fail
     /// with `SQLITE_INTERRUPT`.
@@ -82,28 +86,6 @@ extension Database {
         } catch {
             rollbackIfNeeded()
             throw error
-        }
-    }
-}
-
-extension Database {
-    /// Runs `body` inside `transaction` (a snapshot read), or with the error that kept the
-    /// transaction from starting: `body` runs exactly once either way. What ``asyncRead(_:)``
-    /// hands its callers.
-    func handOnce(
-        _ body: @escaping @Sendable (Result<Database, any Error>) -> Void,
-        inside transaction: ((Database) throws -> Void) throws -> Void
-    ) {
-        var didRun = false
-        do {
-            try transaction { db in
-                didRun = true
-                body(.success(db))
-            }
-        } catch {
-            // A COMMIT that failed after the work ran leaves nothing to report: the read has
-            // already delivered what it read, and the transaction was rolled back.
-            if !didRun { body(.failure(error)) }
         }
     }
 }
