@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import StrataObservation
 import StrataSQLite
+import Synchronization
 import Testing
 import StrataTestSupport
 
@@ -123,7 +124,10 @@ import StrataTestSupport
     }
 
     @Test func burstOfCommitsDuringAFetchCoalescesIntoOneFollowUp() async throws {
-        let database = try makeGamesPool()
+        // Fetches handed to a reader: an inline one would hold the writer at the gate.
+        var configuration = Configuration()
+        configuration.inlineObservationBudget = .zero
+        let database = try makeGamesPool(configuration: configuration)
         let pool = database.pool
         let fetches = SharedCounter()
         let gate = Gate()
@@ -147,6 +151,29 @@ import StrataTestSupport
         #expect(last == 100)
         // Initial fetch, the held fetch, and one follow-up for the 99 commits made meanwhile.
         #expect(fetches.count == 3)
+    }
+
+    @Test func aCheapFetchRunsOnTheCommittingThreadBeforeTheWriteReturns() async throws {
+        // A budget no fetch of this test can exceed, however loaded the machine.
+        var configuration = Configuration()
+        configuration.inlineObservationBudget = .seconds(60)
+        let database = try makeGamesPool(configuration: configuration)
+        let pool = database.pool
+        let fetchThreads = Mutex<[pthread_t]>([])
+        var iterator = observe(in: pool) { db in
+            fetchThreads.withLock { $0.append(pthread_self()) }
+            return try Player.fetchCount(db)
+        }.makeAsyncIterator()
+        #expect(try await iterator.next() == 0)
+        // From a thread of its own, where the commit is announced: the fetch it triggers (the
+        // first one took less than the budget) runs there, so it is done when write returns.
+        let (committingThread, fetchesWhenWriteReturned) = try await runOnBackgroundThread {
+            try pool.write { db in try Player(id: 1, name: "Blob").insert(db) }
+            return (pthread_self(), fetchThreads.withLock { $0.count })
+        }
+        #expect(fetchesWhenWriteReturned == 2)
+        #expect(fetchThreads.withLock { pthread_equal($0[1], committingThread) != 0 })
+        #expect(try await iterator.next() == 1)
     }
 
     @Test func joinsTrackEveryTable() async throws {

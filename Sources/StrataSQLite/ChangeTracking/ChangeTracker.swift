@@ -72,7 +72,7 @@ final class ChangeTracker {
         hasCommitted = false
         let tables = committedTables
         committedTables.removeAll(keepingCapacity: true)
-        hub.notifyCommit(changedTables: tables)
+        hub.notifyCommit(changedTables: tables, allowingInlineReads: true)
     }
 }
 

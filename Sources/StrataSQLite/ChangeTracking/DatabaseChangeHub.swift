@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 
 /// Where a writer announces its commits, and where observers register the region they care
@@ -27,8 +28,26 @@ public final class DatabaseChangeHub: Sendable {
     private let state = Mutex(State())
     private let registeredObservers = Atomic<Int>(0)
     private let commits = Atomic<UInt64>(0)
+    private let inlineReadBudgetNanoseconds: UInt64
+    /// Until when (`DispatchTime` uptime nanoseconds) the commit being announced now lets
+    /// observers read inline; 0 outside an announcement.
+    private let inlineReadDeadline = Atomic<UInt64>(0)
 
-    package init() {}
+    /// A hub whose commit announcements let observers read inline on the writer's thread for
+    /// up to `inlineReadBudget` in all (see ``DatabaseReader/readAfterCommit(estimatedDuration:_:completion:)``).
+    package init(inlineReadBudget: Duration = .zero) {
+        let (seconds, attoseconds) = max(inlineReadBudget, .zero).components
+        inlineReadBudgetNanoseconds = UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+    }
+
+    /// What remains of the inline-read budget of the commit being announced now; zero outside
+    /// an announcement made by a commit.
+    package var inlineReadTimeRemaining: Duration {
+        let deadline = inlineReadDeadline.load(ordering: .relaxed)
+        guard deadline != 0 else { return .zero }
+        let now = DispatchTime.now().uptimeNanoseconds
+        return deadline > now ? .nanoseconds(Int64(deadline - now)) : .zero
+    }
 
     /// Whether anyone observes. The writer's update hook checks this first, so tracking
     /// changed tables costs one atomic load per row when nobody observes.
@@ -79,7 +98,10 @@ public final class DatabaseChangeHub: Sendable {
 
     /// Announces a commit that changed these tables (possibly none that were tracked, when
     /// observation started mid-transaction: observers of the full database hear every commit).
-    package func notifyCommit(changedTables: Set<QualifiedTable>) {
+    ///
+    /// With `allowingInlineReads` (the writer's own announcement, on its queue right after the
+    /// commit), the observers called may read inline within the hub's budget.
+    package func notifyCommit(changedTables: Set<QualifiedTable>, allowingInlineReads: Bool = false) {
         commits.add(1, ordering: .releasing)
         guard hasObservers else { return }
         let callbacks = state.withLock { state -> [@Sendable () -> Void] in
@@ -95,7 +117,14 @@ public final class DatabaseChangeHub: Sendable {
                 return nil
             }
         }
-        for callback in callbacks { callback() }
+        guard !callbacks.isEmpty else { return }
+        if allowingInlineReads, inlineReadBudgetNanoseconds > 0 {
+            inlineReadDeadline.store(DispatchTime.now().uptimeNanoseconds + inlineReadBudgetNanoseconds, ordering: .relaxed)
+            defer { inlineReadDeadline.store(0, ordering: .relaxed) }
+            for callback in callbacks { callback() }
+        } else {
+            for callback in callbacks { callback() }
+        }
     }
 
     /// Calls every observer, whatever its region.

@@ -30,6 +30,14 @@ public struct Configuration: Sendable {
     /// How many prepared statements each connection keeps (least recently used are finalized first).
     public var statementCacheCapacity = 64
 
+    /// How long, in all, the observers of one commit may spend re-fetching inline on the
+    /// writer's thread right after it (``DatabaseReader/readAfterCommit(estimatedDuration:_:completion:)``),
+    /// instead of handing their reads to a reader's queue. A hand-off wakes another thread,
+    /// which costs more than a small read (41 µs median on the 2-core virtual machine of
+    /// `Documentation/Performance.md`, against 22 µs for a 50-row fetch); the write's caller
+    /// waits for the inline reads. `.zero` turns inline reads off. A ``DatabasePool`` only.
+    public var inlineObservationBudget: Duration = .microseconds(100)
+
     /// Closures run on every new connection, writer and readers alike, in the order added.
     var preparations: [@Sendable (Database) throws -> Void] = []
 

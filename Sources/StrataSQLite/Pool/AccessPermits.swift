@@ -106,6 +106,16 @@ final class AccessPermits: Sendable {
         if acquired { granted() }
     }
 
+    /// Whether anyone waits for a permit now.
+    var hasWaiters: Bool {
+        state.withLock { !$0.waiters.isEmpty }
+    }
+
+    /// Takes a permit when one is free and nobody waits for one; never waits.
+    func tryAcquire() -> Bool {
+        state.withLock { take(all: false, state: &$0) }
+    }
+
     /// Gives back the permit (all of them with `all`) and admits the waiters now allowed in.
     func release(all: Bool = false) {
         release(count: all ? capacity : 1)

@@ -18,7 +18,7 @@ public final class DatabasePool: DatabaseWriter {
     public let location: DatabaseLocation
     private let owner: AccessOwner
     /// Where the writer announces its commits; observation registers here.
-    public let changeHub = DatabaseChangeHub()
+    public let changeHub: DatabaseChangeHub
     private let writer: SerialConnection
     private let permits: AccessPermits
     private let idleReaders = Mutex<[SerialConnection]>([])
@@ -49,6 +49,7 @@ public final class DatabasePool: DatabaseWriter {
         }
         self.location = location
         self.configuration = configuration
+        changeHub = DatabaseChangeHub(inlineReadBudget: configuration.inlineObservationBudget)
         owner = AccessOwner(description: "DatabasePool(\(location.description))")
         permits = AccessPermits(capacity: configuration.maximumReaderCount)
         let database = try Database(
@@ -124,6 +125,37 @@ public final class DatabasePool: DatabaseWriter {
                 completion(result)
             }
         }
+    }
+
+    /// Reads inline on the calling thread when the commit being announced leaves time for it
+    /// and a reader is idle, else as ``asyncRead(_:completion:)``. See
+    /// ``DatabaseReader/readAfterCommit(estimatedDuration:_:completion:)``.
+    public func readAfterCommit<T: Sendable>(
+        estimatedDuration: Duration?,
+        _ read: @escaping @Sendable (Database) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        // Not while a write waits for the writer: a burst of writes goes faster with reads
+        // handed off, where the commits made during one fetch collapse into one follow-up.
+        if let estimatedDuration, estimatedDuration <= changeHub.inlineReadTimeRemaining,
+           !isClosed.load(ordering: .acquiring), !writer.admission.hasWaiters, permits.tryAcquire()
+        {
+            // Only a reader already open: opening one costs more than the hand-off it saves.
+            if let reader = idleReaders.withLock({ $0.popLast() }) {
+                let result = reader.performIfFree { connection in
+                    connection.flatMap { db in Result { try db.readInSnapshot(read) } }
+                }
+                returnReader(reader)
+                permits.release()
+                if let result {
+                    completion(result)
+                    return
+                }
+            } else {
+                permits.release()
+            }
+        }
+        asyncRead(read, completion: completion)
     }
 
     // MARK: Writing

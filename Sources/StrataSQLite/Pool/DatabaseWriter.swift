@@ -37,6 +37,24 @@ public protocol DatabaseReader: AnyObject, Sendable {
         _ read: @escaping @Sendable (Database) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void)
 
+    /// Reads from a snapshot that includes the commit being announced now: at once on the
+    /// calling thread when that is cheaper than a hand-off, else as ``asyncRead(_:completion:)``.
+    ///
+    /// For an observer called by a commit announcement (``DatabaseWriter/observeChanges(in:onChange:)``).
+    /// The writer's thread is awake there, and no write can start until the announcement
+    /// returns; handing the read to a reader's queue costs a wake-up of another thread, which
+    /// a small read does not need. A ``DatabasePool`` runs `read` and `completion` inline, on
+    /// an idle reader connection, when `estimatedDuration` (the last run's, say) fits in what
+    /// remains of the commit's ``Configuration/inlineObservationBudget`` and no other write
+    /// waits for the writer. The write's caller waits for inline reads, so the budget bounds
+    /// what observers add to a write. Elsewhere, with no estimate, over budget, or while writes
+    /// queue up (where handing off lets the commits made during one fetch collapse into one
+    /// follow-up), the read goes to a reader's queue.
+    func readAfterCommit<T: Sendable>(
+        estimatedDuration: Duration?,
+        _ read: @escaping @Sendable (Database) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void)
+
     /// Interrupts every statement running now on any connection (`sqlite3_interrupt`); they fail
     /// with `SQLITE_INTERRUPT`.
     func interrupt()
@@ -87,6 +105,17 @@ extension Database {
             rollbackIfNeeded()
             throw error
         }
+    }
+}
+
+extension DatabaseReader {
+    /// Hands the read to ``asyncRead(_:completion:)``: a reader with no cheaper way.
+    public func readAfterCommit<T: Sendable>(
+        estimatedDuration: Duration?,
+        _ read: @escaping @Sendable (Database) throws -> T,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        asyncRead(read, completion: completion)
     }
 }
 

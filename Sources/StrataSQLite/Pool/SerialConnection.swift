@@ -89,6 +89,23 @@ actor SerialConnection {
         }
     }
 
+    /// Runs `body` at once on the calling thread when the connection is free, and returns nil
+    /// without waiting when it is not. `queue.sync` on an idle queue runs the block on the
+    /// caller's thread, so no other thread is woken.
+    nonisolated func performIfFree<T>(_ body: (Result<Database, any Error>) -> T) -> T? {
+        guard admission.tryAcquire() else { return nil }
+        defer { admission.release() }
+        return executor.queue.sync {
+            do {
+                try database.checkOpen()
+            } catch {
+                return body(.failure(error))
+            }
+            defer { jobDidEnd() }
+            return body(.success(database))
+        }
+    }
+
     private nonisolated func jobDidEnd() {
         database.jobDidEnd()
         if closesAfterCurrentJob.load(ordering: .acquiring) {
