@@ -11,6 +11,11 @@ private func openStrataPool(path: String) throws -> DatabasePool {
     configuration.prepareDatabase { db in
         try db.execute(sql: "PRAGMA synchronous = NORMAL")
     }
+    // To compare the hand-off path (0) with inline re-fetches, or to keep them inline under
+    // valgrind, where every fetch takes far longer than the default budget.
+    if let budget = ProcessInfo.processInfo.environment["STRATA_BENCH_INLINE_BUDGET_US"].flatMap(Int.init) {
+        configuration.inlineObservationBudget = .microseconds(budget)
+    }
     return try DatabasePool(path: path, configuration: configuration)
 }
 
