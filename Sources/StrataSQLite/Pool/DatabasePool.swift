@@ -96,7 +96,7 @@ public final class DatabasePool: DatabaseWriter {
     }
 
     /// Reads from one snapshot on a reader's queue, later; returns at once. See
-    /// ``DatabaseReader/asyncRead(_:)``.
+    /// ``DatabaseReader/asyncRead(_:completion:)``.
     public func asyncRead<T: Sendable>(
         _ read: @escaping @Sendable (Database) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void

@@ -108,7 +108,7 @@ public final class DatabaseQueue: DatabaseWriter {
     }
 
     /// Reads from one snapshot on the queue's connection, later; returns at once. See
-    /// ``DatabaseReader/asyncRead(_:)``.
+    /// ``DatabaseReader/asyncRead(_:completion:)``.
     public func asyncRead<T: Sendable>(
         _ read: @escaping @Sendable (Database) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
