@@ -68,16 +68,7 @@ import Testing
     @Test func poolReadWaitsForAFreeReaderWithoutBlockingTheCaller() async throws {
         try await withTemporaryDatabasePath { path in
             let pool = try makePool(path: path, maximumReaderCount: 1)
-            let holding = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            let heldRead = Task {
-                try await pool.read { db in
-                    holding.signal()
-                    try waitOrThrow(release)
-                    return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t")
-                }
-            }
-            #expect(await wait(for: holding))
+            let held = try await HeldRead(on: pool)
             let laterReadRan = DispatchSemaphore(value: 0)
             // Returns at once although the only reader is busy.
             pool.asyncRead { db in
@@ -87,8 +78,8 @@ import Testing
             }
             // A bounded wait, expected to time out: the read waits for the reader.
             #expect(await wait(for: laterReadRan, seconds: 0.3) == false)
-            release.signal()
-            #expect(try await heldRead.value == 1)
+            held.release()
+            #expect(try await held.read.value == 1)
             #expect(await wait(for: laterReadRan))
             #expect(pool.openReaderCount == 1)
         }

@@ -29,15 +29,24 @@ import Testing
     }
 
     /// Commits one row from a background thread with an observer of `t` that reads with
-    /// `estimate`, and returns what the read saw once it completed. `afterWrite` runs on the
-    /// committing thread once `write` has returned.
+    /// `estimate`, and returns what the read saw once it completed. Only that commit's
+    /// announcement reads: `beforeReading` runs in it, on the committing thread, and
+    /// `afterWrite` on that thread once `write` has returned.
     func commitAndObserve(
-        _ pool: DatabasePool, estimate: Duration?, afterWrite: @escaping @Sendable () -> Void = {}
+        _ pool: DatabasePool, estimate: Duration?,
+        beforeReading: @escaping @Sendable () -> Void = {}, afterWrite: @escaping @Sendable () -> Void = {}
     ) async throws -> Observed {
         let observed = Mutex<Result<Observed, any Error>?>(nil)
         let completed = DispatchSemaphore(value: 0)
         let committingThread = Mutex<pthread_t?>(nil)
+        let announcements = Mutex(0)
         let observation = pool.observeChanges(in: DatabaseRegion(tables: ["t"])) {
+            let isFirst = announcements.withLock { count -> Bool in
+                count += 1
+                return count == 1
+            }
+            guard isFirst else { return }
+            beforeReading()
             pool.readAfterCommit(estimatedDuration: estimate) { db in
                 let current = pthread_self()
                 let onCommittingThread = committingThread.withLock { $0.map { pthread_equal($0, current) != 0 } ?? false }
@@ -96,22 +105,30 @@ import Testing
     @Test func aBusyReaderIsNotWaitedForOnTheWritersThread() async throws {
         try await withTemporaryDatabasePath { path in
             let pool = try makePool(path: path) { $0.maximumReaderCount = 1 }
-            let holding = DispatchSemaphore(value: 0)
-            let release = DispatchSemaphore(value: 0)
-            let heldRead = Task {
-                try await pool.read { db in
-                    holding.signal()
-                    try waitOrThrow(release)
-                    return try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t")
-                }
-            }
-            #expect(await wait(for: holding))
+            let held = try await HeldRead(on: pool)
             // The write returns although the only reader is busy (it is released only then):
             // the read waits for it on its own.
-            let result = try await commitAndObserve(pool, estimate: .microseconds(10)) { release.signal() }
-            #expect(try await heldRead.value == 1)
+            let result = try await commitAndObserve(pool, estimate: .microseconds(10), afterWrite: held.release)
+            #expect(try await held.read.value == 1)
             #expect(result.count == 2)
             #expect(!result.ranOnCommittingThread)
+        }
+    }
+
+    @Test func aWriteWaitingForTheWriterSendsTheReadToAReader() async throws {
+        try await withTemporaryDatabasePath { path in
+            let pool = try makePool(path: path)
+            let writeWasQueued = Mutex(false)
+            let observed = try await commitAndObserve(pool, estimate: .microseconds(10), beforeReading: {
+                // Another write queues behind the writer, which is busy announcing this commit.
+                Thread { _ = try? pool.write { db in try db.execute(sql: "INSERT INTO t VALUES (3)") } }.start()
+                let deadline = ContinuousClock.now + .seconds(10)
+                while !pool.hasWaitingWrites, ContinuousClock.now < deadline { sched_yield() }
+                writeWasQueued.withLock { $0 = pool.hasWaitingWrites }
+            })
+            #expect(writeWasQueued.withLock { $0 })
+            #expect(observed.count.map { $0 >= 2 } == true)
+            #expect(!observed.ranOnCommittingThread)
         }
     }
 

@@ -5,42 +5,48 @@ import StrataTestSupport
 
 @Suite("Commits from other connections")
 struct ExternalChangesTests {
+    /// A migrated pool on a temporary file, and another connection to the file, as another
+    /// process would have: its commits reach no hook of the pool.
+    struct SharedFile {
+        let folder: TemporaryDirectory
+        let watched: DatabasePool
+        let other: DatabaseQueue
+
+        init() async throws {
+            folder = try TemporaryDirectory()
+            let path = folder.url.appendingPathComponent("shared.sqlite").path
+            watched = try DatabasePool(path: path)
+            try await TestSchema.migrator.migrate(watched)
+            other = try DatabaseQueue(path: path)
+        }
+
+        func insertElsewhere() async throws {
+            try await other.write { db in try Item(id: 1, name: "from elsewhere").insert(db) }
+        }
+    }
+
     @Test("pollExternalChanges wakes observers when another connection commits", .timeLimit(.minutes(1)))
     func pollWakesObservers() async throws {
-        let folder = try TemporaryDirectory()
-        defer { folder.remove() }
-        let path = folder.url.appendingPathComponent("shared.sqlite").path
-        let watched = try DatabasePool(path: path)
-        try await TestSchema.migrator.migrate(watched)
-        // Another connection to the file, as another process would have: its commits reach no
-        // hook of `watched`.
-        let other = try DatabaseQueue(path: path)
-
-        let poller = Task { try await watched.pollExternalChanges(every: .seconds(1), clock: ImmediateClock()) }
+        let file = try await SharedFile()
+        defer { file.folder.remove() }
+        let poller = Task { try await file.watched.pollExternalChanges(every: .seconds(1), clock: ImmediateClock()) }
         defer { poller.cancel() }
-        let counts = observe(in: watched) { db in try Item.fetchCount(db) }
-        var iterator = counts.makeAsyncIterator()
+        var iterator = observe(in: file.watched) { db in try Item.fetchCount(db) }.makeAsyncIterator()
         #expect(try await iterator.next() == 0)
-        try await other.write { db in try Item(id: 1, name: "from elsewhere").insert(db) }
+        try await file.insertElsewhere()
         #expect(try await iterator.next() == 1)
     }
 
     @Test("A commit made before polling started still reaches observers", .timeLimit(.minutes(1)))
     func commitBeforePollingStarted() async throws {
-        let folder = try TemporaryDirectory()
-        defer { folder.remove() }
-        let path = folder.url.appendingPathComponent("shared.sqlite").path
-        let watched = try DatabasePool(path: path)
-        try await TestSchema.migrator.migrate(watched)
-        let other = try DatabaseQueue(path: path)
-
-        let counts = observe(in: watched) { db in try Item.fetchCount(db) }
-        var iterator = counts.makeAsyncIterator()
+        let file = try await SharedFile()
+        defer { file.folder.remove() }
+        var iterator = observe(in: file.watched) { db in try Item.fetchCount(db) }.makeAsyncIterator()
         #expect(try await iterator.next() == 0)
         // Committed after the observer fetched but before polling read its first version: no
         // later version differs from the first one polling sees.
-        try await other.write { db in try Item(id: 1, name: "from elsewhere").insert(db) }
-        let poller = Task { try await watched.pollExternalChanges(every: .seconds(1), clock: ImmediateClock()) }
+        try await file.insertElsewhere()
+        let poller = Task { try await file.watched.pollExternalChanges(every: .seconds(1), clock: ImmediateClock()) }
         defer { poller.cancel() }
         #expect(try await iterator.next() == 1)
     }

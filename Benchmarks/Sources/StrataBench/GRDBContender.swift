@@ -80,20 +80,6 @@ struct GCodableItem: GRDBBenchRecord, Codable {
     var checksum: Int { StrataBench.checksum(id: id, i1: i1, d1: d1, t1: t1, t3: t3, b1: b1) }
 }
 
-/// Shared by every GRDB contender, so that they differ only in how they use the pool.
-func grdbBenchConfiguration() -> Configuration {
-    var configuration = Configuration()
-    configuration.label = "bench"
-    // A busy timeout, as the C connections (5 s) and Strata (its default) have: GRDB's default
-    // fails at once, and a reader recovering the WAL index after a checkpoint briefly blocks a
-    // writer's BEGIN IMMEDIATE.
-    configuration.busyMode = .timeout(5)
-    configuration.prepareDatabase { db in
-        try db.execute(sql: "PRAGMA synchronous = NORMAL")
-    }
-    return configuration
-}
-
 final class GRDBContender<Record: GRDBBenchRecord>: Contender {
     let name: String
     private var pool: DatabasePool!
@@ -104,7 +90,7 @@ final class GRDBContender<Record: GRDBBenchRecord>: Contender {
     }
 
     func open(path: String) throws {
-        pool = try DatabasePool(path: path, configuration: grdbBenchConfiguration())
+        pool = try GRDBPool.open(path: path)
     }
 
     func close() {
@@ -114,10 +100,7 @@ final class GRDBContender<Record: GRDBBenchRecord>: Contender {
     }
 
     func executeUntimed(_ statements: [String]) throws {
-        try pool.writeWithoutTransaction { db in
-            for sql in statements { try db.execute(sql: sql) }
-            db.clearSchemaCache()
-        }
+        try GRDBPool.executeUntimed(statements, in: pool)
     }
 
     func load(_ rows: [SourceRow]) {
@@ -166,29 +149,9 @@ final class GRDBContender<Record: GRDBBenchRecord>: Contender {
     }
 
     func concurrentReads(tasks: Int, readsPerTask: Int, rowCount: Int) throws -> Int {
-        let pool: DatabasePool = self.pool
-        let control = WriterControl()
-        control.start({ key in
-            try pool.write { db in try db.execute(sql: Schema.touchSQL, arguments: [key]) }
-        }, keyCount: rowCount)
-        let result = Result {
-            try blockingAwait {
-                try await withThrowingTaskGroup(of: Int.self) { group in
-                    for _ in 0..<tasks {
-                        group.addTask {
-                            var rows = 0
-                            for _ in 0..<readsPerTask {
-                                rows += try await pool.read { db in try Record.fetchAll(db).count }
-                            }
-                            return rows
-                        }
-                    }
-                    return try await group.reduce(0, +)
-                }
-            }
-        }
-        try control.stop()
-        control.logCommits(name)
-        return try result.get()
+        try GRDBPool.concurrentReads(
+            in: pool, name: name, tasks: tasks, readsPerTask: readsPerTask, rowCount: rowCount,
+            touch: { db, key in try db.execute(sql: Schema.touchSQL, arguments: [key]) },
+            countRows: { db in try Record.fetchAll(db).count })
     }
 }

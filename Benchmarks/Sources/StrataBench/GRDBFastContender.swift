@@ -8,7 +8,7 @@ import GRDB
 // skips the per-call check of their count against the statement's parameters (the SQL here is
 // fixed, so the check could never fail); rows decoded by index through `GItem.init(row:)`
 // straight from the statement's cursor; writes through `execute()`. Same `DatabasePool` and
-// configuration as the other GRDB contenders (grdbBenchConfiguration).
+// configuration as the other GRDB contenders (`GRDBPool`).
 
 final class GRDBFastContender: Contender {
     let name = "grdb-fast"
@@ -16,7 +16,7 @@ final class GRDBFastContender: Contender {
     private var items: [GItem] = []
 
     func open(path: String) throws {
-        pool = try DatabasePool(path: path, configuration: grdbBenchConfiguration())
+        pool = try GRDBPool.open(path: path)
     }
 
     func close() {
@@ -26,10 +26,7 @@ final class GRDBFastContender: Contender {
     }
 
     func executeUntimed(_ statements: [String]) throws {
-        try pool.writeWithoutTransaction { db in
-            for sql in statements { try db.execute(sql: sql) }
-            db.clearSchemaCache()
-        }
+        try GRDBPool.executeUntimed(statements, in: pool)
     }
 
     func load(_ rows: [SourceRow]) {
@@ -102,36 +99,14 @@ final class GRDBFastContender: Contender {
     }
 
     func concurrentReads(tasks: Int, readsPerTask: Int, rowCount: Int) throws -> Int {
-        let pool: DatabasePool = self.pool
-        let control = WriterControl()
-        control.start({ key in
-            try pool.write { db in
+        try GRDBPool.concurrentReads(
+            in: pool, name: name, tasks: tasks, readsPerTask: readsPerTask, rowCount: rowCount,
+            touch: { db, key in
                 let statement = try db.cachedStatement(sql: Schema.touchSQL)
                 statement.setUncheckedArguments([key])
                 try statement.execute()
-            }
-        }, keyCount: rowCount)
-        let result = Result {
-            try blockingAwait {
-                try await withThrowingTaskGroup(of: Int.self) { group in
-                    for _ in 0..<tasks {
-                        group.addTask {
-                            var rows = 0
-                            for _ in 0..<readsPerTask {
-                                // Each reader connection of the pool has its own statement cache.
-                                rows += try await pool.read { db in
-                                    try GItem.fetchAll(db.cachedStatement(sql: Schema.selectAllSQL)).count
-                                }
-                            }
-                            return rows
-                        }
-                    }
-                    return try await group.reduce(0, +)
-                }
-            }
-        }
-        try control.stop()
-        control.logCommits(name)
-        return try result.get()
+            },
+            // Each reader connection of the pool has its own statement cache.
+            countRows: { db in try GItem.fetchAll(db.cachedStatement(sql: Schema.selectAllSQL)).count })
     }
 }

@@ -21,8 +21,6 @@ public struct Select<Columns, From: Table, Joins>: QueryStatement {
     var selection: [QueryFragment] {
         chosenSelection ?? [From.TableColumns.selectionFragment]
     }
-    /// Whether the selection is still `all`'s.
-    var selectsAllColumns: Bool { chosenSelection == nil }
     @usableFromInline
     var joins: [QueryFragment] = []
     /// `find(id)`'s condition, kept as the key until something needs its SQL: a bare key lookup

@@ -118,13 +118,12 @@ public final class DatabaseChangeHub: Sendable {
             }
         }
         guard !callbacks.isEmpty else { return }
-        if allowingInlineReads, inlineReadBudgetNanoseconds > 0 {
+        let opensBudget = allowingInlineReads && inlineReadBudgetNanoseconds > 0
+        if opensBudget {
             inlineReadDeadline.store(DispatchTime.now().uptimeNanoseconds + inlineReadBudgetNanoseconds, ordering: .relaxed)
-            defer { inlineReadDeadline.store(0, ordering: .relaxed) }
-            for callback in callbacks { callback() }
-        } else {
-            for callback in callbacks { callback() }
         }
+        defer { if opensBudget { inlineReadDeadline.store(0, ordering: .relaxed) } }
+        for callback in callbacks { callback() }
     }
 
     /// Calls every observer, whatever its region.

@@ -138,7 +138,7 @@ public final class DatabasePool: DatabaseWriter {
         // Not while a write waits for the writer: a burst of writes goes faster with reads
         // handed off, where the commits made during one fetch collapse into one follow-up.
         if let estimatedDuration, estimatedDuration <= changeHub.inlineReadTimeRemaining,
-           !isClosed.load(ordering: .acquiring), !writer.admission.hasWaiters, permits.tryAcquire()
+           !isClosed.load(ordering: .acquiring), !hasWaitingWrites, permits.tryAcquire()
         {
             // Only a reader already open: opening one costs more than the hand-off it saves.
             if let reader = idleReaders.withLock({ $0.popLast() }) {
@@ -157,6 +157,9 @@ public final class DatabasePool: DatabaseWriter {
         }
         asyncRead(read, completion: completion)
     }
+
+    /// Whether a write waits for the writer now (for tests and `readAfterCommit`).
+    package var hasWaitingWrites: Bool { writer.admission.hasWaiters }
 
     // MARK: Writing
 

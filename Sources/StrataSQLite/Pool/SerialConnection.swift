@@ -77,14 +77,7 @@ actor SerialConnection {
         admission.acquire { [self] in
             executor.queue.async { [self] in
                 defer { admission.release() }
-                do {
-                    try database.checkOpen()
-                } catch {
-                    body(.failure(error))
-                    return
-                }
-                defer { jobDidEnd() }
-                body(.success(database))
+                runJob(body)
             }
         }
     }
@@ -95,15 +88,19 @@ actor SerialConnection {
     nonisolated func performIfFree<T>(_ body: (Result<Database, any Error>) -> T) -> T? {
         guard admission.tryAcquire() else { return nil }
         defer { admission.release() }
-        return executor.queue.sync {
-            do {
-                try database.checkOpen()
-            } catch {
-                return body(.failure(error))
-            }
-            defer { jobDidEnd() }
-            return body(.success(database))
+        return executor.queue.sync { runJob(body) }
+    }
+
+    /// One job on the connection's queue, its admission permit held: `body` gets the
+    /// connection, or the error of a closed one (then the job has nothing to end).
+    private nonisolated func runJob<T>(_ body: (Result<Database, any Error>) -> T) -> T {
+        do {
+            try database.checkOpen()
+        } catch {
+            return body(.failure(error))
         }
+        defer { jobDidEnd() }
+        return body(.success(database))
     }
 
     private nonisolated func jobDidEnd() {
