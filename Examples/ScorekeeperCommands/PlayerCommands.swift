@@ -42,7 +42,9 @@ struct Increment: ScorekeeperSubcommand {
     static let configuration = CommandConfiguration(abstract: "Add points to a player's score.")
 
     @Argument(help: "The player's name.") var player: String
-    @Option(help: ArgumentHelp("How many points.", valueName: "points")) var by: Int = 1
+    // `.unconditional`: `--by -5` takes -5 as the value, not as an unknown option.
+    @Option(parsing: .unconditional, help: ArgumentHelp("How many points (negative takes points off).", valueName: "points"))
+    var by: Int = 1
     @OptionGroup var game: GameOption
     @OptionGroup var options: DatabaseOptions
 
@@ -53,11 +55,17 @@ struct Decrement: ScorekeeperSubcommand {
     static let configuration = CommandConfiguration(abstract: "Take points off a player's score.")
 
     @Argument(help: "The player's name.") var player: String
-    @Option(help: ArgumentHelp("How many points.", valueName: "points")) var by: Int = 1
+    @Option(parsing: .unconditional, help: ArgumentHelp("How many points (negative adds points).", valueName: "points"))
+    var by: Int = 1
     @OptionGroup var game: GameOption
     @OptionGroup var options: DatabaseOptions
 
-    func body(_ keeper: Scorekeeper) throws -> String { try keeper.changeScore(of: player, by: -by, game: game.game) }
+    func body(_ keeper: Scorekeeper) throws -> String {
+        // -Int.min does not exist: the score could not take it anyway.
+        let (delta, overflow) = by.multipliedReportingOverflow(by: -1)
+        guard !overflow else { throw ValidationError("--by \(by) is out of range.") }
+        return try keeper.changeScore(of: player, by: delta, game: game.game)
+    }
 }
 
 struct SetAvatar: ScorekeeperSubcommand {

@@ -114,7 +114,9 @@ public struct Scorekeeper: Sendable {
     public func changeScore(of name: String, by delta: Int, game: String? = nil) throws -> String {
         try database.write { db in
             var (player, game) = try Lookup.player(db, named: name, inGame: game)
-            player.score += delta
+            let (score, overflow) = player.score.addingReportingOverflow(delta)
+            guard !overflow else { throw ScorekeeperError.scoreOutOfRange(player: player.name, score: player.score, change: delta) }
+            player.score = score
             try player.update(db)
             let change = delta >= 0 ? "+\(delta)" : "\(delta)"
             return "\(player.name): \(change), now \(player.score).\n\n" + (try playersTable(db, game: game))
@@ -124,13 +126,7 @@ public struct Scorekeeper: Sendable {
     /// Stores an image file as the player's avatar; the previous one is released when no one
     /// else uses it.
     public func setAvatar(of name: String, contentsOf path: String, game: String? = nil) throws -> String {
-        let url = URL(fileURLWithPath: path)
-        let data: Data
-        do {
-            data = try Data(contentsOf: url)
-        } catch {
-            throw ScorekeeperError.unreadableAvatar(path: path, reason: error.localizedDescription)
-        }
+        let data = try ImageFile.read(path)
         return try database.write { db in
             var (player, game) = try Lookup.player(db, named: name, inGame: game)
             let asset = try db.putAsset(data)

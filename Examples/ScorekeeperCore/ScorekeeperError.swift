@@ -8,6 +8,8 @@ public enum ScorekeeperError: Error, Sendable, Equatable, CustomStringConvertibl
     case emptyName
     case unreadableAvatar(path: String, reason: String)
     case notASampleShare(url: String)
+    case scoreOutOfRange(player: String, score: Int, change: Int)
+    case notAnImage(path: String)
 
     public var description: String {
         switch self {
@@ -28,6 +30,10 @@ public enum ScorekeeperError: Error, Sendable, Equatable, CustomStringConvertibl
             return "Names cannot be empty."
         case .unreadableAvatar(let path, let reason):
             return "Could not read the image at \(path): \(reason)"
+        case .scoreOutOfRange(let player, let score, let change):
+            return "\(player)'s score is \(score): changing it by \(change) would leave the range a score can hold (\(Int.min) to \(Int.max)). Nothing was changed."
+        case .notAnImage(let path):
+            return "\(path) is not an image (PNG, JPEG, GIF, BMP or WebP). Nothing was changed."
         case .notASampleShare(let url):
             return "\(url) is not a share of one of the preview's sample games. `scorekeeper share GAME` prints one."
         }

@@ -24,6 +24,9 @@ final class QueryObserver<Value: Sendable>: Sendable {
         /// How long the last fetch took: what a commit may let it run inline on the writer's
         /// thread (`readAfterCommit`).
         var lastFetchDuration: Duration?
+        /// The fetch running now, which ``cancel()`` interrupts: it runs in no task whose
+        /// cancellation would.
+        var runningFetch: DatabaseJob?
     }
 
     private let writer: any DatabaseWriter
@@ -74,15 +77,19 @@ final class QueryObserver<Value: Sendable>: Sendable {
         state.withLock { $0.registration?.isActive ?? false }
     }
 
-    /// Stops observing: no commit reaches the observer again, and a fetch running now delivers
-    /// nothing.
+    /// Stops observing: no commit reaches the observer again, and a fetch running now is
+    /// interrupted and delivers nothing.
     func cancel() {
-        let registration = state.withLock { state in
+        let (registration, runningFetch) = state.withLock { state in
             state.isCancelled = true
-            defer { state.registration = nil }
-            return state.registration
+            defer {
+                state.registration = nil
+                state.runningFetch = nil
+            }
+            return (state.registration, state.runningFetch)
         }
         registration?.cancel()
+        runningFetch?.cancel()
     }
 
     private func databaseDidChange() {
@@ -110,13 +117,30 @@ final class QueryObserver<Value: Sendable>: Sendable {
     private func launchFetch(estimate: Duration?) {
         let commitsBefore = writer.changeHub.commitCount
         let fetch = self.fetch
-        writer.readAfterCommit(estimatedDuration: estimate) { db in
+        writer.readAfterCommit(estimatedDuration: estimate) { [weak self] db in
+            // Registered for `cancel()`, which interrupts it; skipped once cancelled.
+            guard let self, self.fetchWillStart(db.currentJob) else { throw CancellationError() }
+            defer { self.fetchDidStop() }
             let start = ContinuousClock.now
             let fetched = try db.recordingReadRegion { try fetch(db) }
             return (value: fetched.value, region: fetched.region, duration: ContinuousClock.now - start)
         } completion: { [weak self] result in
             self?.fetchDidEnd(result, commitsBefore: commitsBefore)
         }
+    }
+
+    /// Records the fetch starting now on a reader, for ``cancel()`` to interrupt; false when
+    /// the observer is cancelled already.
+    private func fetchWillStart(_ job: DatabaseJob?) -> Bool {
+        state.withLock { state in
+            if state.isCancelled { return false }
+            state.runningFetch = job
+            return true
+        }
+    }
+
+    private func fetchDidStop() {
+        state.withLock { $0.runningFetch = nil }
     }
 
     private func fetchDidEnd(

@@ -13,6 +13,21 @@ package func waitUntil(_ condition: () -> Bool, sourceLocation: SourceLocation =
     }
 }
 
+/// Waits until an async `condition` holds, for at most ten seconds, yielding between checks;
+/// the condition may read a database with the async APIs, never blocking a cooperative thread.
+package func waitUntil(
+    _ condition: () async throws -> Bool, sourceLocation: SourceLocation = #_sourceLocation
+) async throws {
+    let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+    while try await !condition() {
+        if ContinuousClock.now > deadline {
+            Issue.record("condition not met in time", sourceLocation: sourceLocation)
+            return
+        }
+        await Task.yield()
+    }
+}
+
 /// The first element of `iterator` that satisfies `condition`, reading at most `limit`
 /// elements; nil when the sequence ends or the limit is reached first.
 package func nextValue<I: AsyncIteratorProtocol>(

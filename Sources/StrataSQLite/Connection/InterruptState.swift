@@ -65,7 +65,35 @@ final class InterruptState: Sendable {
         runningJobCancelled.load(ordering: .acquiring)
     }
 
+    /// The token of the job running now; 0 outside a job that has one.
+    var runningJob: UInt64 {
+        state.withLock { $0.currentJob }
+    }
+
     func close() {
         state.withLock { $0.isOpen = false }
+    }
+}
+
+/// One job of a connection, to cancel from another thread while it runs: what cancelling the
+/// task of an async `read` does, for a job started without a task (`asyncRead`,
+/// `readAfterCommit`), such as an observer's fetch.
+package struct DatabaseJob: Sendable {
+    fileprivate let interruptState: InterruptState
+    fileprivate let token: UInt64
+
+    /// Cancels the job if it still runs: its running statement is interrupted, and it and every
+    /// later statement of the job throw `CancellationError`. A job that has ended is not touched.
+    package func cancel() {
+        interruptState.cancel(job: token)
+    }
+}
+
+extension Database {
+    /// The job running on this connection now, which another thread may cancel; nil outside a
+    /// job that can be cancelled (a synchronous access).
+    package var currentJob: DatabaseJob? {
+        let token = interruptState.runningJob
+        return token == 0 ? nil : DatabaseJob(interruptState: interruptState, token: token)
     }
 }

@@ -4,8 +4,26 @@ extension Database {
         try Bool.fetchOne(self, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = ? AND type IN ('table', 'view'))", arguments: [name]) ?? false
     }
 
+    /// The prefix of the names of tables, indexes and triggers that Strata's own modules create
+    /// in a user's database (the sync change log, the asset store, the migrations table).
+    /// Applications must not name their own objects with it.
+    public static let reservedNamePrefix = "strata_"
+
+    /// The app's schema, as the migrator compares it: every object of the main schema but
+    /// SQLite's own and Strata's (``reservedNamePrefix``), which the library creates and
+    /// upgrades outside the app's migrations — counting them would make a database that sync
+    /// or the asset store touched look changed on every launch, and erase it.
     func schemaSignature() throws -> [String] {
-        try fetchAll(sql: "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name") { row in
+        // `_` is LIKE's one-character wildcard: the prefix is escaped.
+        let reserved = Self.reservedNamePrefix.map { $0 == "_" ? "\\_" : String($0) }.joined() + "%"
+        return try fetchAll(
+            sql: """
+                SELECT type, name, tbl_name, sql FROM sqlite_schema
+                WHERE name NOT LIKE 'sqlite_%' AND name NOT LIKE ? ESCAPE '\\' AND tbl_name NOT LIKE ? ESCAPE '\\'
+                ORDER BY type, name
+                """,
+            arguments: [reserved, reserved]
+        ) { row in
             let sql: String? = try row[3]
             return "\(try row[0] as String)|\(try row[1] as String)|\(try row[2] as String)|\(sql ?? "")"
         }

@@ -93,12 +93,17 @@ actor SerialConnection {
 
     /// One job on the connection's queue, its admission permit held: `body` gets the
     /// connection, or the error of a closed one (then the job has nothing to end).
+    ///
+    /// The job has a token, as one of `perform` has, so that whoever started it without a task
+    /// (an observer's fetch) can cancel it from another thread: see `Database.currentJob`.
     private nonisolated func runJob<T>(_ body: (Result<Database, any Error>) -> T) -> T {
         do {
             try database.checkOpen()
         } catch {
             return body(.failure(error))
         }
+        interruptState.beginJob(Self.jobCounter.add(1, ordering: .relaxed).newValue)
+        defer { interruptState.endJob() }
         defer { jobDidEnd() }
         return body(.success(database))
     }

@@ -26,7 +26,7 @@ enum CaptureFunctions {
             clock.nextPackedTime()
         })
         try db.add(function: DatabaseFunction(transaction) { () -> Int64 in
-            transactions.current
+            transactions.numberForLoggedChange()
         })
     }
 }

@@ -16,11 +16,19 @@ public final class ChangeCapture: Sendable {
     public let tableNames: [String]
     /// Issues each change's version.
     public let clock: HybridLogicalClock
+    private let onLoggedCommit: (@Sendable () -> Void)?
 
     /// Capture for the named tables, versioned by `clock`; nothing is installed until ``install(on:)``.
-    public init(tables: [String], clock: HybridLogicalClock) {
+    public convenience init(tables: [String], clock: HybridLogicalClock) {
+        self.init(tables: tables, clock: clock, onLoggedCommit: nil)
+    }
+
+    /// Capture that also calls `onLoggedCommit` after each transaction that logged changes
+    /// commits (on the writer's thread: keep it short).
+    package init(tables: [String], clock: HybridLogicalClock, onLoggedCommit: (@Sendable () -> Void)?) {
         self.tableNames = tables
         self.clock = clock
+        self.onLoggedCommit = onLoggedCommit
     }
 
     /// Validates the synced tables, creates the change log and installs the functions and
@@ -33,7 +41,7 @@ public final class ChangeCapture: Sendable {
         let schema = try SyncSchema.read(tables: tableNames, in: db)
         try ChangeLog.create(in: db)
         let next = (try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(\"transaction\"), 0) FROM main.\(ChangeLog.tableName)") ?? 0) + 1
-        let transactions = TransactionCounter(first: next)
+        let transactions = TransactionCounter(first: next, onLoggedCommit: onLoggedCommit)
         db.add(transactionListener: transactions)
         try CaptureFunctions.install(on: db, clock: clock, transactions: transactions)
         for table in schema.tables {

@@ -74,7 +74,7 @@ struct AssetTransfer {
             guard let table = schema.table(named: record.type) else { continue }
             for (column, value) in record.fields where !table.assetColumns.contains(column) {
                 guard case .asset(let reference) = value, blobs[reference.hash] == nil else { continue }
-                blobs[reference.hash] = try LargeBlobs.content(of: try await cloud.fetchAsset(reference.hash))
+                blobs[reference.hash] = try await LargeBlobs.content(of: try await cloud.fetchAsset(reference.hash))
             }
         }
         return blobs

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import StrataAssets
 import StrataSQLite
 
 /// Applies records and deletions fetched from the cloud to the user's tables and the
@@ -21,11 +22,37 @@ struct IncomingChanges {
 
     /// The column value of a field: a large BLOB's bytes for a reference in a plain column,
     /// the value itself otherwise.
-    func columnValue(_ value: CloudValue, column: String, of table: SyncedTable) -> DatabaseValue {
-        if case .asset(let reference) = value, !table.assetColumns.contains(column), let data = blobs[reference.hash] {
+    ///
+    /// A reference's bytes come from the page's downloads, from the content kept with the
+    /// record while it waited (``MetadatabaseTable/waitingContent``), or from the local asset
+    /// store. Never the reference itself: a user's BLOB column must not receive a hash.
+    ///
+    /// - Throws: ``SyncEngineError/missingContent(recordName:column:hash:)`` when the bytes are
+    ///   nowhere on this device.
+    func columnValue(_ value: CloudValue, column: String, of table: SyncedTable, record: CloudRecordID, in db: Database) throws -> DatabaseValue {
+        guard case .asset(let reference) = value, !table.assetColumns.contains(column) else { return value.databaseValue }
+        if let data = blobs[reference.hash] { return .blob(data) }
+        if let data = try Data.fetchOne(
+            db,
+            sql: "SELECT content FROM \(MetadatabaseTable.waitingContent.qualifiedName) WHERE zoneName = ? AND ownerName = ? AND recordName = ? AND hash = ?",
+            arguments: [record.zone.name, record.zone.owner, record.name, reference.hash]) {
             return .blob(data)
         }
-        return value.databaseValue
+        if let id = AssetID(hexadecimal: reference.hash), try db.tableExists(AssetSchema.assetsTable), try db.assetExists(id) {
+            return .blob(try db.assetData(id))
+        }
+        throw SyncEngineError.missingContent(recordName: record.name, column: column, hash: reference.hash)
+    }
+
+    /// The large BLOB contents a record refers to in plain columns, by hash, that this page
+    /// downloaded: kept with the record when it waits.
+    private func downloadedContent(of record: CloudRecord) -> [(hash: String, content: Data)] {
+        guard let table = schema.table(named: record.type) else { return [] }
+        return record.fields.compactMap { column, value in
+            guard case .asset(let reference) = value, !table.assetColumns.contains(column),
+                  let data = blobs[reference.hash] else { return nil }
+            return (reference.hash, data)
+        }
     }
 
     /// What applying a page did, for logs and tests.
@@ -132,9 +159,9 @@ struct IncomingChanges {
         do {
             try db.inSavepoint {
                 if let existing {
-                    let changed = columns.enumerated().compactMap { index, column -> (String, DatabaseValue)? in
+                    let changed = try columns.enumerated().compactMap { index, column -> (String, DatabaseValue)? in
                         guard let field = winners[column] else { return nil }
-                        let value = columnValue(field, column: column, of: table)
+                        let value = try columnValue(field, column: column, of: table, record: record.id, in: db)
                         guard value != existing[index] else { return nil }
                         return (column, value)
                     }
@@ -154,11 +181,20 @@ struct IncomingChanges {
                         sql: "INSERT INTO main.\(table.name.quotedIdentifier) (\(names)) VALUES (\(marks))",
                         arguments: StatementArguments(
                             [DatabaseValue.text(name.primaryKey)]
-                                + inserted.compactMap { column in winners[column].map { columnValue($0, column: column, of: table) } }))
+                                + inserted.compactMap { column in
+                                    try winners[column].map { try columnValue($0, column: column, of: table, record: record.id, in: db) }
+                                }))
                 }
                 return .commit
             }
         } catch let error as DatabaseError {
+            try quarantine(record, reason: error.description, in: db)
+            report.quarantined.append(record.id.name)
+            return
+        } catch let error as SyncEngineError {
+            // Content the fetch should have brought is nowhere (the cloud lost it): the record
+            // is kept, visibly, rather than applied with a hash in a BLOB column.
+            guard case .missingContent = error else { throw error }
             try quarantine(record, reason: error.description, in: db)
             report.quarantined.append(record.id.name)
             return
@@ -184,9 +220,7 @@ struct IncomingChanges {
                     """,
                 arguments: [metadata.parent?.table, metadata.parent?.primaryKey, name.table, name.primaryKey])
         }
-        try db.execute(
-            sql: "DELETE FROM strata_sync.unsynced_records WHERE zoneName = ? AND ownerName = ? AND recordName = ?",
-            arguments: [record.id.zone.name, record.id.zone.owner, record.id.name])
+        try Self.forgetWaiting(record.id, in: db)
         // A record that changes nothing here (this device's own save coming back) is not news.
         if outcome.localWins {
             report.merged.append(record.id.name)
@@ -198,9 +232,7 @@ struct IncomingChanges {
     /// Applies a deletion made elsewhere, unless a local edit is waiting to be sent: an edit
     /// beats a remote delete, and the record is sent again as new.
     func applyDeletion(_ id: CloudRecordID, in db: Database, report: inout Report) throws {
-        try db.execute(
-            sql: "DELETE FROM strata_sync.unsynced_records WHERE zoneName = ? AND ownerName = ? AND recordName = ?",
-            arguments: [id.zone.name, id.zone.owner, id.name])
+        try Self.forgetWaiting(id, in: db)
         guard let name = RecordName(id.name), let table = schema.table(named: name.table) else { return }
         var metadata = try RecordMetadata.fetch(name, in: db)
         // The record moved to another zone: this deletes the copy it left behind.
@@ -283,7 +315,49 @@ struct IncomingChanges {
         }
     }
 
+    /// The large BLOB contents that records waiting in `zone` refer to and that were not kept
+    /// with them (records kept aside by an earlier version): the fetch downloads them before it
+    /// retries the records.
+    static func contentMissingForWaitingRecords(in zone: CloudZoneID, schema: SyncSchema, db: Database) throws -> [String] {
+        let waiting = try db.fetchAll(
+            sql: "SELECT record FROM \(MetadatabaseTable.unsyncedRecords.qualifiedName) WHERE zoneName = ? AND ownerName = ? AND reason = 'missingParent'",
+            arguments: [zone.name, zone.owner]
+        ) { row in try SyncJSON.decode(CloudRecord.self, from: try row[0]) }
+        var missing: [String] = []
+        for record in waiting {
+            guard let table = schema.table(named: record.type) else { continue }
+            for (column, value) in record.fields where !table.assetColumns.contains(column) {
+                guard case .asset(let reference) = value else { continue }
+                let kept = try Bool.fetchOne(
+                    db,
+                    sql: "SELECT EXISTS (SELECT 1 FROM \(MetadatabaseTable.waitingContent.qualifiedName) WHERE zoneName = ? AND ownerName = ? AND recordName = ? AND hash = ?)",
+                    arguments: [zone.name, zone.owner, record.id.name, reference.hash]) ?? false
+                if !kept && !missing.contains(reference.hash) { missing.append(reference.hash) }
+            }
+        }
+        return missing
+    }
+
+    /// Forgets a record kept aside, and the content kept with it.
+    static func forgetWaiting(_ id: CloudRecordID, in db: Database) throws {
+        for table in [MetadatabaseTable.unsyncedRecords, .waitingContent] {
+            try db.execute(
+                sql: "DELETE FROM \(table.qualifiedName) WHERE zoneName = ? AND ownerName = ? AND recordName = ?",
+                arguments: [id.zone.name, id.zone.owner, id.name])
+        }
+    }
+
+    /// Keeps a record that cannot be applied yet, with the large BLOB contents downloaded for
+    /// it: whenever it is applied, its columns get the bytes, not their hash.
     private func keepAside(_ record: CloudRecord, reason: String, in db: Database) throws {
+        for (hash, content) in downloadedContent(of: record) {
+            try db.execute(
+                sql: """
+                    INSERT OR REPLACE INTO \(MetadatabaseTable.waitingContent.qualifiedName)
+                        (recordName, zoneName, ownerName, hash, content) VALUES (?, ?, ?, ?, ?)
+                    """,
+                arguments: [record.id.name, record.id.zone.name, record.id.zone.owner, hash, content])
+        }
         try db.execute(
             sql: """
                 INSERT OR REPLACE INTO strata_sync.unsynced_records (recordName, zoneName, ownerName, recordType, reason, record)

@@ -27,9 +27,10 @@ enum LargeBlobs {
 
     /// The bytes of a downloaded asset, checked chunk by chunk and against its hash by
     /// StrataAssets (through a scratch in-memory database), whatever the sender's encoding.
-    static func content(of asset: CloudAsset) throws -> Data {
+    static func content(of asset: CloudAsset) async throws -> Data {
         let scratch = try DatabaseQueue()
-        return try scratch.write { db in
+        defer { scratch.close() }
+        return try await scratch.write { db in
             let stored = try StoredAsset(asset)
             try db.insertStoredAsset(stored)
             return try db.assetData(stored.id)

@@ -41,6 +41,7 @@ struct OutgoingChanges {
             }
             index = end
         }
+        chosen = try withPendingParents(of: chosen, limit: limit, in: db)
         var items: [Item] = []
         var parentZones: [String: CloudZoneID?] = [:]
         var moves: [(RecordName, RecordName, CloudZoneID)] = []
@@ -74,6 +75,39 @@ struct OutgoingChanges {
             try ZoneMoves.move(name, under: parent, to: zone, schema: schema, in: db)
         }
         return try nextBatch(limit: limit, in: db, movingRecords: false)
+    }
+
+    /// Adds to a batch the pending saves of its saves' parents, and of theirs: a parent must
+    /// reach the cloud before or with its children, whatever order the edits came in. Pending
+    /// records go in the order of their last change's transaction, so a folder renamed after
+    /// its new notes were inserted sorts after them; without this, the notes would go alone and
+    /// the cloud would refuse every one (`referenceViolation`), batch after batch. When the
+    /// parents make the batch too large, children wait for the next one (parents come first in
+    /// ``sortedForSending(_:)``, so a child never goes without its parent).
+    private func withPendingParents(of chosen: [RecordMetadata], limit: Int, in db: Database) throws -> [RecordMetadata] {
+        var batch = chosen
+        var names = Set(chosen.map(\.name))
+        var unexamined = chosen.filter { $0.pendingOperation == .save }
+        var added = false
+        while let child = unexamined.popLast() {
+            guard let table = schema.table(named: child.name.table), let reference = table.parent,
+                  let value = try DatabaseValue.fetchOne(
+                    db,
+                    sql: "SELECT \(reference.column.quotedIdentifier) FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) = ?",
+                    arguments: [child.name.primaryKey]),
+                  value != .null
+            else { continue }
+            let parentName = RecordName(table: reference.parentTable, primaryKey: CloudValue(value).keyText)
+            guard !names.contains(parentName), let parent = try RecordMetadata.fetch(parentName, in: db),
+                  parent.pendingOperation == .save
+            else { continue }
+            names.insert(parentName)
+            batch.append(parent)
+            unexamined.append(parent)
+            added = true
+        }
+        guard added, batch.count > limit else { return batch }
+        return Array(sortedForSending(batch).prefix(limit))
     }
 
     /// The zone the engine knows a record in.

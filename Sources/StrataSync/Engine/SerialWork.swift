@@ -2,19 +2,49 @@ import Synchronization
 
 /// Runs async jobs one at a time, in the order they were submitted: the engine sends one batch
 /// and applies one fetch at a time.
+///
+/// Each job runs in a task of its own (so a job waits for the one before it without blocking
+/// its caller's task), and cancellation reaches it: cancelling the caller's task cancels its
+/// job, and ``cancelAll()`` cancels every job submitted and not finished (``SyncEngine/stop()``).
 final class SerialWork: Sendable {
-    private let tail = Mutex<Task<Void, Never>?>(nil)
+    private struct State {
+        var tail: Task<Void, Never>?
+        var nextJob = 0
+        var cancellers: [Int: @Sendable () -> Void] = [:]
+    }
+
+    private let state = Mutex(State())
 
     func run<T: Sendable>(_ job: @escaping @Sendable () async throws -> T) async throws -> T {
-        let task = tail.withLock { tail -> Task<Result<T, any Error>, Never> in
-            let previous = tail
+        let (id, task) = state.withLock { state -> (Int, Task<Result<T, any Error>, Never>) in
+            let previous = state.tail
             let task = Task<Result<T, any Error>, Never> {
                 await previous?.value
-                do { return .success(try await job()) } catch { return .failure(error) }
+                do {
+                    // Cancelled while it waited its turn: it never starts.
+                    try Task.checkCancellation()
+                    return .success(try await job())
+                } catch {
+                    return .failure(error)
+                }
             }
-            tail = Task { _ = await task.value }
-            return task
+            state.tail = Task { _ = await task.value }
+            let id = state.nextJob
+            state.nextJob += 1
+            state.cancellers[id] = { task.cancel() }
+            return (id, task)
         }
-        return try await task.value.get()
+        defer { _ = state.withLock { $0.cancellers.removeValue(forKey: id) } }
+        return try await withTaskCancellationHandler {
+            try await task.value.get()
+        } onCancel: {
+            task.cancel()
+        }
+    }
+
+    /// Cancels every job submitted and not finished, the running one included.
+    func cancelAll() {
+        let cancellers = state.withLock { Array($0.cancellers.values) }
+        for cancel in cancellers { cancel() }
     }
 }

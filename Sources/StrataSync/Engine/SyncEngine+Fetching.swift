@@ -82,6 +82,17 @@ extension SyncEngine {
             let assets = try await transfer.download(AssetTransfer.references(in: page.changed, assetColumnsOf: schema))
             var pageIncoming = incoming
             pageIncoming.blobs = try await transfer.downloadBlobs(in: page.changed, schema: schema)
+            if !page.changed.isEmpty {
+                // Records waiting for a parent may be applied with this page: their large
+                // values must be here too.
+                let schema = self.schema
+                let waitingNeeds = try await database.writeWithoutTransaction { db in
+                    try IncomingChanges.contentMissingForWaitingRecords(in: zone, schema: schema, db: db)
+                }
+                for hash in waitingNeeds where pageIncoming.blobs[hash] == nil {
+                    pageIncoming.blobs[hash] = try await LargeBlobs.content(of: try await cloud.fetchAsset(hash))
+                }
+            }
             let applier = pageIncoming
             let report = try await ChangeCapture.withoutCapture {
                 try await self.database.write { db in
@@ -157,7 +168,7 @@ extension SyncEngine {
                 try db.execute(
                     sql: "DELETE FROM strata_sync.metadata WHERE zoneName = ? AND ownerName = ?", arguments: [zone.name, zone.owner])
                 try EngineState.set(EngineState.zoneToken(zone), to: nil, in: db)
-                try EngineState.set("zone.created.\(zone.owner).\(zone.name)", to: nil, in: db)
+                try EngineState.set(EngineState.zoneCreated(zone), to: nil, in: db)
             }
         }
     }

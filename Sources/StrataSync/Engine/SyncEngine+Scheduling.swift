@@ -1,66 +1,123 @@
 import StrataSQLite
 
 extension SyncEngine {
-    /// Starts automatic work when the configuration has a ``SyncSchedule``: a send shortly
-    /// after each commit to a synced table, a fetch on every change hint and poll interval,
-    /// retries with exponential backoff. Changes committed while stopped were logged and go
-    /// out with the first send.
+    /// Starts automatic work when the configuration has a ``SyncSchedule``: a fetch at once, a
+    /// send shortly after each commit that logged changes to a synced table, a fetch on every
+    /// change hint and poll interval, retries with exponential backoff. Changes committed while
+    /// stopped were logged and go out with the first send.
+    ///
+    /// An idle engine does nothing until a commit, a hint or the next poll: no timer ticks, no
+    /// queries. The schedule holds no strong reference to the engine: releasing the engine
+    /// stops it.
     public func start() {
         guard !statusStorage.withLock({ $0.isRunning }) else { return }
         updateStatus { $0.isRunning = true }
         guard let schedule = configuration.schedule else { return }
+        let signal = self.signal
+        let doorbell = signal.makeDoorbell()
         let hints = container.changeHints()
-        let loop = Task { [weak self] in
-            guard let self else { return }
-            await self.runSchedule(schedule)
+        let hintLoop = Task {
+            for await _ in hints { signal.ring(.hint) }
         }
-        let hintLoop = Task { [weak self] in
-            for await _ in hints {
-                guard let self else { return }
-                try? await self.fetchChanges()
+        let pollTimer = Task {
+            while true {
+                do { try await schedule.clock.sleep(for: schedule.pollInterval) } catch { return }
+                signal.ring(.poll)
             }
         }
-        tasks.withLock { $0 += [loop, hintLoop] }
+        let engine = WeakEngine(self)
+        let loop = Task {
+            await Self.runSchedule(schedule, signal: signal, doorbell: doorbell) { engine.value }
+        }
+        // Changes logged while stopped, and what the cloud has now.
+        signal.ring(.localChange)
+        signal.ring(.poll)
+        tasks.withLock { $0 += [loop, hintLoop, pollTimer] }
     }
 
-    /// Stops automatic work. Local changes keep being logged, and go out after ``start()``.
+    /// Stops automatic work, and cancels a send or fetch that is running. Local changes keep
+    /// being logged, and go out after ``start()``.
     public func stop() {
         let running = tasks.withLock { tasks in
             defer { tasks.removeAll() }
             return tasks
         }
         for task in running { task.cancel() }
+        signal.finish()
+        work.cancelAll()
         updateStatus { $0.isRunning = false }
     }
 
-    private func runSchedule(_ schedule: SyncSchedule) async {
+    /// The schedule's loop: waits on the doorbell, holding the engine only while it works.
+    private static func runSchedule(
+        _ schedule: SyncSchedule, signal: ScheduleSignal, doorbell: AsyncStream<Void>,
+        engine: @escaping @Sendable () -> SyncEngine?
+    ) async {
         var retryDelay = schedule.initialRetryDelay
-        var sinceFetch = Duration.zero
-        while !Task.isCancelled {
-            do {
-                try await schedule.clock.sleep(for: schedule.sendDelay)
-            } catch {
-                return
+        for await _ in doorbell {
+            var reasons = signal.take()
+            guard !reasons.isEmpty else { continue }
+            if reasons.contains(.localChange) && !reasons.contains(.poll) && !reasons.contains(.hint) {
+                // A burst of commits goes in one send.
+                do { try await schedule.clock.sleep(for: schedule.sendDelay) } catch { return }
+                reasons.formUnion(signal.take())
             }
-            sinceFetch += schedule.sendDelay
-            do {
-                if sinceFetch >= schedule.pollInterval {
-                    sinceFetch = .zero
-                    try await fetchChanges()
-                }
-                // The log is in the main file, so a reader answers without taking the writer.
-                let logged = try await database.read { db in try ChangeLog.count(in: db) }
-                if logged > 0 || status.pendingCount > 0 { try await sendChanges() }
+            guard !Task.isCancelled, let working = engine() else { return }
+            let retry = await working.runScheduledWork(reasons)
+            guard let retry else {
                 retryDelay = schedule.initialRetryDelay
-            } catch let error as CloudError where error.isTransient {
-                let jitter = Double.random(in: 0.8...1.2)
-                let delay = max(retryDelay * jitter, error.retryAfter ?? .zero)
-                logger.notice("retrying in \(delay) after \(error)")
-                try? await schedule.clock.sleep(for: delay)
-                retryDelay = min(retryDelay * 2, schedule.maximumRetryDelay)
-            } catch {
-                // Logged and visible on `status.lastError`; the next round tries again.
+                continue
             }
+            let jitter = Double.random(in: 0.8...1.2)
+            let delay = max(retryDelay * jitter, retry.retryAfter ?? .zero)
+            working.logger.notice("retrying in \(delay) after \(retry.error)")
+            do { try await schedule.clock.sleep(for: delay) } catch { return }
+            retryDelay = min(retryDelay * 2, schedule.maximumRetryDelay)
+            for reason in retry.reasons { signal.ring(reason) }
+        }
+    }
+
+    /// The schedule's only reference to its engine.
+    final class WeakEngine: Sendable {
+        private weak let engine: SyncEngine?
+        init(_ engine: SyncEngine) { self.engine = engine }
+        var value: SyncEngine? { engine }
+    }
+
+    /// A scheduled round's transient failure: what to do again, and when at the earliest.
+    struct ScheduledRetry {
+        var reasons: Set<ScheduleSignal.Reason>
+        var error: CloudError
+        var retryAfter: Duration?
+    }
+
+    /// Fetches after a hint or poll, sends after local changes when something waits.
+    func runScheduledWork(_ reasons: Set<ScheduleSignal.Reason>) async -> ScheduledRetry? {
+        var remaining = reasons
+        do {
+            if !remaining.isDisjoint(with: [.hint, .poll]) {
+                try await fetchChanges()
+                remaining.subtract([.hint, .poll])
+            }
+            if remaining.contains(.localChange) {
+                if try await hasChangesToSend() { try await sendChanges() }
+                remaining.remove(.localChange)
+            }
+            return nil
+        } catch let error as CloudError where error.isTransient {
+            return ScheduledRetry(reasons: remaining, error: error, retryAfter: error.retryAfter)
+        } catch {
+            // Logged and visible on `status.lastError`; the next commit, hint or poll tries again.
+            return nil
+        }
+    }
+
+    /// Whether a send has anything to do: records pending, or log entries not drained yet (the
+    /// log always keeps its last drained entry, so its size says nothing).
+    func hasChangesToSend() async throws -> Bool {
+        try await database.writeWithoutTransaction { db in
+            try RecordMetadata.pendingCount(in: db) > 0
+                || ChangeLog.lastSequence(in: db) > ChangeLogDrain.drainedThrough(in: db)
         }
     }
 }

@@ -50,7 +50,7 @@ extension SyncEngine {
         try await drainChangeLog(into: zone)
         try await leaveDeletedShares(user: user)
         let cloud = container.privateDatabase
-        let zoneKey = "zone.created.\(zone.owner).\(zone.name)"
+        let zoneKey = EngineState.zoneCreated(zone)
         if try await database.write({ db in try EngineState.value(zoneKey, in: db) }) == nil {
             try await cloud.saveZones([zone])
             try await database.write { db in try EngineState.set(zoneKey, to: "1", in: db) }
@@ -66,12 +66,18 @@ extension SyncEngine {
         let maximumRounds = 64 + 2 * (pendingAtStart / limit + 1)
         var rounds = 0
         var permanentFailures: [String: CloudError] = [:]
-        while rounds < maximumRounds {
+        var stalledItems: [OutgoingChanges.Item] = []
+        var lastFailure: String?
+        while true {
             rounds += 1
             let batchLimit = limit
             let items = try await database.write { db in try outgoing.nextBatch(limit: batchLimit, in: db) }
                 .filter { permanentFailures[$0.metadata.name.text] == nil }
             guard !items.isEmpty else { break }
+            guard rounds <= maximumRounds else {
+                stalledItems = items
+                break
+            }
             let transfer = AssetTransfer(database: database, cloud: cloud)
             let records = items.compactMap(\.record)
             try await transfer.upload(
@@ -108,12 +114,35 @@ extension SyncEngine {
             if outcome.needsZone { try await cloud.saveZones([zone]) }
             if outcome.needsFetch { try await performFetchBody() }
             permanentFailures.merge(outcome.failures) { $1 }
-            if outcome.progress == 0 && !outcome.needsZone && !outcome.needsFetch { break }
+            lastFailure = Self.firstFailure(in: result, of: items) ?? lastFailure
+            // A round that changed nothing would change nothing again: the same records, the
+            // same answers. (A round whose only news is permanent failures leaves the others of
+            // their batch to go again without them.)
+            if outcome.progress == 0 && !outcome.needsZone && !outcome.needsFetch && outcome.failures.isEmpty {
+                stalledItems = items
+                break
+            }
         }
         // Entries drained while answers were recorded leave the log now.
         try await database.write { db in try ChangeLogDrain.removeDrained(in: db) }
         try await deleteOldCopiesOfMovedRecords(user: user, limit: limit, rounds: maximumRounds)
+        if !stalledItems.isEmpty {
+            let pending = try await database.write { db in try RecordMetadata.pendingCount(in: db) }
+            throw SyncEngineError.sendStalled(
+                pendingCount: pending, records: stalledItems.map(\.metadata.name.text), lastFailure: lastFailure)
+        }
         if !permanentFailures.isEmpty { throw SyncEngineError.sendFailed(permanentFailures) }
+    }
+
+    /// The first refusal among a batch's answers, for ``SyncEngineError/sendStalled(pendingCount:records:lastFailure:)``.
+    private static func firstFailure(in result: CloudModifyResult, of items: [OutgoingChanges.Item]) -> String? {
+        for item in items {
+            let answer = item.record == nil
+                ? result.deleteResults[item.metadata.recordID].map { $0.map { _ in () } }
+                : result.saveResults[item.metadata.recordID].map { $0.map { _ in () } }
+            if case .failure(let error)? = answer { return "\(item.metadata.name.text): \(error)" }
+        }
+        return nil
     }
 
     /// Deletes the copies records left in their old zone when they moved to another one
@@ -300,14 +329,16 @@ extension SyncEngine {
         let deletedInCloud = knownParent.map { $0.serverChangeTag != nil && $0.pendingOperation != .save } ?? false
         if try !deletedInCloud && IncomingChanges.rowExists(parentName, schema: schema, in: db) {
             var parent = knownParent ?? RecordMetadata(name: parentName, zone: item.metadata.zone)
+            // Progress only when this changes what goes next: a parent already pending goes
+            // with its children (``OutgoingChanges``), so its child's refusal says nothing new.
             if parent.pendingOperation == nil {
                 parent.pendingOperation = .save
                 parent.pendingRevision += 1
                 parent.serverChangeTag = nil
                 parent.pendingTransaction = item.metadata.pendingTransaction
                 try parent.save(in: db)
+                outcome.progress += 1
             }
-            outcome.progress += 1
             return
         }
         outcome.needsFetch = true

@@ -37,6 +37,7 @@ public final class SyncEngine: Sendable, Observable {
     public let privateTableNames: Set<String>
     let configuration: SyncEngineConfiguration
     let work = SerialWork()
+    let signal = ScheduleSignal()
     let statusStorage = Mutex(SyncEngineStatus())
     let tasks = Mutex<[Task<Void, Never>]>([])
     let registrar = ObservationRegistrar()
@@ -81,6 +82,9 @@ public final class SyncEngine: Sendable, Observable {
         let containerIdentifier = container.identifier
         let (deviceID, lastTimestamp) = try database.writeWithoutTransaction { db -> (String, HybridTimestamp?) in
             try Metadatabase.attach(to: db, containerIdentifier: containerIdentifier)
+            if try SyncedFileIdentity.reconcile(in: db, containerIdentifier: containerIdentifier) {
+                logger.notice("the sync metadatabase described another copy of this database (erased, restored or replaced): reset; the next sync fetches everything and sends every local row")
+            }
             let stored = try EngineState.value(EngineState.deviceID, in: db)
             let deviceID = configuration.deviceID ?? stored ?? UUID().uuidString.lowercased()
             if stored != deviceID { try EngineState.set(EngineState.deviceID, to: deviceID, in: db) }
@@ -89,7 +93,8 @@ public final class SyncEngine: Sendable, Observable {
         }
         self.deviceID = deviceID
         clock = HybridLogicalClock(node: deviceID, physicalTime: configuration.physicalTime, restoring: lastTimestamp)
-        let capture = ChangeCapture(tables: tableNames, clock: clock)
+        let signal = self.signal
+        let capture = ChangeCapture(tables: tableNames, clock: clock, onLoggedCommit: { signal.ring(.localChange) })
         schema = try database.writeWithoutTransaction { db in
             let schema = try capture.install(on: db)
             try ChangeLogDrain.reconcileMark(in: db)
@@ -98,6 +103,14 @@ public final class SyncEngine: Sendable, Observable {
         }
         try prepareSchemaChanges()
         if startImmediately { start() }
+    }
+
+    deinit {
+        // Released without stop(): the schedule's tasks hold no reference to the engine, and
+        // end here.
+        for task in tasks.withLock({ $0 }) { task.cancel() }
+        work.cancelAll()
+        signal.finish()
     }
 
     /// The engine's state; reading it inside observation tracking tracks it.
@@ -149,12 +162,7 @@ public final class SyncEngine: Sendable, Observable {
                 let last = try ChangeLog.lastSequence(in: db)
                 try ChangeLog.removeEntries(before: last, in: db)
                 try EngineState.set(EngineState.drainedThrough, to: String(last), in: db)
-                for table in ["metadata", "unsynced_records", "quarantined_records"] {
-                    try db.execute(sql: "DELETE FROM strata_sync.\(table)")
-                }
-                try db.execute(
-                    sql: "DELETE FROM strata_sync.state WHERE key LIKE 'token.%' OR key LIKE 'zone.%' OR key = ?",
-                    arguments: [EngineState.userName])
+                try MetadatabaseTable.forgetAccount(in: db)
             }
         }
         updateStatus { $0.pendingCount = 0; $0.quarantinedCount = 0 }

@@ -10,6 +10,16 @@ public enum SyncEngineError: Error, Sendable, Hashable, CustomStringConvertible 
     case sendFailed([String: CloudError])
     /// An incoming record could not be applied and was quarantined.
     case recordQuarantined(recordName: String, table: String, reason: String)
+    /// The database already has another container's metadatabase attached (by a
+    /// `prepareDatabase` that named another container, or none before the engine first ran):
+    /// syncing from it would re-upload everything or mix two clouds' records.
+    case metadatabaseMismatch(attached: String, expected: String)
+    /// A send stopped making progress: the same records stayed pending round after round.
+    /// Nothing is lost; they stay pending, and the error names them.
+    case sendStalled(pendingCount: Int, records: [String], lastFailure: String?)
+    /// A fetched record refers to the content of a large value that is not on this device
+    /// and was not downloaded with it; the record is not applied.
+    case missingContent(recordName: String, column: String, hash: String)
 
     /// What failed, naming the record or table.
     public var description: String {
@@ -20,6 +30,14 @@ public enum SyncEngineError: Error, Sendable, Hashable, CustomStringConvertible 
         case .sendFailed(let failures):
             "sending failed for " + failures.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: "; ")
         case .recordQuarantined(let name, let table, let reason): "record \(name) of table \(table) was quarantined: \(reason)"
+        case .metadatabaseMismatch(let attached, let expected):
+            "the database has the metadatabase \(attached) attached, but this engine's container uses \(expected): "
+                + "pass the engine's container identifier to attachMetadatabase(containerIdentifier:)"
+        case .sendStalled(let count, let records, let lastFailure):
+            "sending made no progress: \(count) records stay pending (\(records.prefix(5).joined(separator: ", "))"
+                + (records.count > 5 ? ", …)" : ")") + (lastFailure.map { "; last failure: \($0)" } ?? "")
+        case .missingContent(let name, let column, let hash):
+            "record \(name) needs the content \(hash) of column \(column), which is not on this device"
         }
     }
 }

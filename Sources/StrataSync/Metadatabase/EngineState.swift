@@ -2,6 +2,11 @@ import StrataSQLite
 
 /// The engine's key-value state in the metadatabase: change tokens, the device id, the clock's
 /// last timestamp, how far the change log was drained.
+///
+/// Each key belongs to one scope (see ``MetadatabaseTable/Scope``): the device's (its id and
+/// clock), the file's (the change log's position, the file's identity) or the account's
+/// (tokens, created zones, the signed-in user). Resets use ``forgetAccountKeys(in:)`` and
+/// ``forgetFileKeys(in:)``; a new key names its scope by its prefix.
 enum EngineState {
     static func value(_ key: String, in db: Database) throws -> String? {
         try String.fetchOne(db, sql: "SELECT value FROM strata_sync.state WHERE key = ?", arguments: [key])
@@ -15,11 +20,32 @@ enum EngineState {
         }
     }
 
+    // The device's.
     static let deviceID = "deviceID"
     static let lastTimestamp = "clock.lastTimestamp"
-    static let drainedThrough = "changeLog.drainedThrough"
-    static let userName = "account.userName"
+    /// The container whose metadatabase this is (``Metadatabase/attach(to:containerIdentifier:)``).
+    static let containerIdentifier = "container.identifier"
 
+    // The file's.
+    static let drainedThrough = "changeLog.drainedThrough"
+    /// The identity of the user's file this metadatabase describes (``SyncedFileIdentity``).
+    static let fileID = "file.id"
+
+    // The account's.
+    static let userName = "account.userName"
     static func databaseToken(_ scope: CloudDatabaseScope) -> String { "token.database.\(scope.rawValue)" }
     static func zoneToken(_ zone: CloudZoneID) -> String { "token.zone.\(zone.owner).\(zone.name)" }
+    static func zoneCreated(_ zone: CloudZoneID) -> String { "zone.created.\(zone.owner).\(zone.name)" }
+
+    /// Deletes the keys of the signed-in account: change tokens, zones known to exist, the user.
+    static func forgetAccountKeys(in db: Database) throws {
+        try db.execute(
+            sql: "DELETE FROM strata_sync.state WHERE key LIKE 'token.%' OR key LIKE 'zone.%' OR key = ?",
+            arguments: [userName])
+    }
+
+    /// Deletes the keys that describe the user's file.
+    static func forgetFileKeys(in db: Database) throws {
+        try db.execute(sql: "DELETE FROM strata_sync.state WHERE key IN (?, ?)", arguments: [drainedThrough, fileID])
+    }
 }

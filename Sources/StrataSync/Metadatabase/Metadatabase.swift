@@ -38,15 +38,54 @@ public enum Metadatabase {
         try db.schemaNames().contains(schemaName)
     }
 
-    /// Attaches the metadatabase to `db` unless it is attached already, and creates its tables
-    /// on connections that write.
+    /// The file attached as the metadatabase, or a description of an in-memory one.
+    static func attachedFile(of db: Database) throws -> String {
+        let file = try String.fetchOne(db, sql: "SELECT file FROM pragma_database_list WHERE name = ?", arguments: [schemaName])
+        return file.flatMap { $0.isEmpty ? nil : $0 } ?? "an in-memory database"
+    }
+
+    /// Attaches the metadatabase of `containerIdentifier` to `db` unless it is attached
+    /// already, and creates its tables on connections that write.
+    ///
+    /// - Throws: ``SyncEngineError/metadatabaseMismatch(attached:expected:)`` when `db` already
+    ///   has the metadatabase of another container attached (a `prepareDatabase` that attached
+    ///   it with another identifier than the engine's container): continuing would sync from an
+    ///   empty or foreign metadatabase and upload everything again.
     static func attach(to db: Database, containerIdentifier: String) throws {
-        if try !isAttached(to: db) {
-            try db.attach(location(for: db.location, containerIdentifier: containerIdentifier), as: schemaName)
+        let expected = location(for: db.location, containerIdentifier: containerIdentifier)
+        if try isAttached(to: db) {
+            let attachedIdentifier = try? EngineState.value(EngineState.containerIdentifier, in: db)
+            let attachedFile = try attachedFile(of: db)
+            let mismatched = if let attachedIdentifier {
+                attachedIdentifier != containerIdentifier
+            } else if let expectedPath = expected.path {
+                canonicalPath(attachedFile) != canonicalPath(expectedPath)
+            } else {
+                false
+            }
+            if mismatched {
+                throw SyncEngineError.metadatabaseMismatch(
+                    attached: attachedFile, expected: expected.path ?? "an in-memory database")
+            }
+        } else {
+            try db.attach(expected, as: schemaName)
         }
         if db.role.canWrite && !db.isReadOnly {
-            try db.execute(sql: MetadatabaseSchema.createSQL)
+            try MetadatabaseTable.createAll(in: db)
+            if try EngineState.value(EngineState.containerIdentifier, in: db) == nil {
+                try EngineState.set(EngineState.containerIdentifier, to: containerIdentifier, in: db)
+            }
         }
+    }
+
+    private static func canonicalPath(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.resolvingSymlinksInPath().path
+    }
+
+    /// The container whose metadatabase `db` uses: the one the sync engine recorded in the
+    /// user's file, or ``defaultContainerIdentifier`` before any engine ran on it.
+    static func recordedContainerIdentifier(in db: Database) throws -> String {
+        try SyncedFileIdentity.value(SyncedFileIdentity.containerIdentifierKey, in: db) ?? defaultContainerIdentifier
     }
 }
 
@@ -55,8 +94,15 @@ extension Database {
     /// user's tables. Call it in `Configuration.prepareDatabase` to make it available on every
     /// connection of a pool; the sync engine attaches it to the writer itself.
     ///
-    /// - Parameter containerIdentifier: the cloud container the engine syncs with.
-    public func attachMetadatabase(containerIdentifier: String = Metadatabase.defaultContainerIdentifier) throws {
-        try Metadatabase.attach(to: self, containerIdentifier: containerIdentifier)
+    /// - Parameter containerIdentifier: the cloud container the engine syncs with. When nil,
+    ///   the container the engine recorded in this database file the last time it ran, so
+    ///   adding this call to an app that already syncs attaches the metadatabase it already
+    ///   has. Pass the identifier when the app may create its database and attach before the
+    ///   engine first runs: an engine whose container differs from the attached metadatabase's
+    ///   refuses to start with ``SyncEngineError/metadatabaseMismatch(attached:expected:)``
+    ///   naming both files, rather than sync from the wrong one.
+    public func attachMetadatabase(containerIdentifier: String? = nil) throws {
+        let identifier = try containerIdentifier ?? Metadatabase.recordedContainerIdentifier(in: self)
+        try Metadatabase.attach(to: self, containerIdentifier: identifier)
     }
 }

@@ -1,61 +1,161 @@
-/// The metadatabase's tables.
-enum MetadatabaseSchema {
-    static let createSQL = """
-        CREATE TABLE IF NOT EXISTS strata_sync.metadata (
-            recordType TEXT NOT NULL,
-            recordPrimaryKey TEXT NOT NULL,
-            recordName TEXT GENERATED ALWAYS AS (recordPrimaryKey || ':' || recordType) VIRTUAL,
-            zoneName TEXT NOT NULL,
-            ownerName TEXT NOT NULL,
-            parentRecordType TEXT,
-            parentRecordPrimaryKey TEXT,
-            lastKnownServerRecord TEXT,
-            serverChangeTag TEXT,
-            fieldVersions TEXT NOT NULL DEFAULT '{}',
-            pendingOperation TEXT CHECK (pendingOperation IN ('save', 'delete')),
-            pendingRevision INTEGER NOT NULL DEFAULT 0,
-            pendingTransaction INTEGER,
-            userModificationTime TEXT,
-            isShared INTEGER NOT NULL DEFAULT 0,
-            share TEXT,
-            sharePermission TEXT CHECK (sharePermission IN ('none', 'readOnly', 'readWrite')),
-            isOwnedByCurrentUser INTEGER GENERATED ALWAYS AS (sharePermission IS NULL) VIRTUAL,
-            PRIMARY KEY (recordType, recordPrimaryKey)
-        ) WITHOUT ROWID;
-        CREATE INDEX IF NOT EXISTS strata_sync.metadata_pending
-            ON metadata (pendingTransaction) WHERE pendingOperation IS NOT NULL;
-        CREATE TABLE IF NOT EXISTS strata_sync.state (
-            key TEXT PRIMARY KEY NOT NULL,
-            value TEXT NOT NULL
-        ) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS strata_sync.table_schemas (
-            tableName TEXT PRIMARY KEY NOT NULL,
-            columns TEXT NOT NULL
-        ) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS strata_sync.unsynced_records (
-            recordName TEXT NOT NULL,
-            zoneName TEXT NOT NULL,
-            ownerName TEXT NOT NULL,
-            recordType TEXT NOT NULL,
-            reason TEXT NOT NULL CHECK (reason IN ('missingParent', 'unknownTable')),
-            record TEXT NOT NULL,
-            PRIMARY KEY (zoneName, ownerName, recordName)
-        ) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS strata_sync.quarantined_records (
-            recordName TEXT NOT NULL,
-            zoneName TEXT NOT NULL,
-            ownerName TEXT NOT NULL,
-            recordType TEXT NOT NULL,
-            error TEXT NOT NULL,
-            record TEXT NOT NULL,
-            PRIMARY KEY (zoneName, ownerName, recordName)
-        ) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS strata_sync.moved_records (
-            recordName TEXT NOT NULL,
-            zoneName TEXT NOT NULL,
-            ownerName TEXT NOT NULL,
-            depth INTEGER NOT NULL,
-            PRIMARY KEY (zoneName, ownerName, recordName)
-        ) WITHOUT ROWID;
-        """
+import StrataSQLite
+
+/// The metadatabase's tables, declared once: creating the metadatabase, resetting it when it
+/// no longer matches the user's file, and forgetting an account's data on sign-out all walk
+/// this list, so a table added here is never left out of one of them.
+enum MetadatabaseTable: String, CaseIterable, Sendable {
+    /// One row per record the engine knows (``SyncMetadata``).
+    case metadata
+    /// The engine's key-value state (``EngineState``).
+    case state
+    /// Each synced table's columns as last seen, to notice new tables and columns.
+    case tableSchemas = "table_schemas"
+    /// Fetched records that cannot be applied yet (a missing parent, an unknown table).
+    case unsyncedRecords = "unsynced_records"
+    /// The content of large BLOB values of records kept in ``unsyncedRecords``: downloaded with
+    /// the record, applied with it later.
+    case waitingContent = "waiting_content"
+    /// Fetched records that can never be applied as they are.
+    case quarantinedRecords = "quarantined_records"
+    /// Old copies of records moved to another zone, to delete from the cloud.
+    case movedRecords = "moved_records"
+
+    /// The table's name, qualified with the metadatabase's schema.
+    var qualifiedName: String { "\(Metadatabase.schemaName).\(rawValue)" }
+
+    /// What the table describes, which decides what a reset keeps.
+    enum Scope {
+        /// The signed-in account's records: forgotten on sign-out and on every reset.
+        case account
+        /// The user's file (its tables' columns): forgotten when the file no longer matches.
+        case file
+        /// Mixed: ``EngineState`` decides key by key.
+        case keys
+    }
+
+    var scope: Scope {
+        switch self {
+        case .metadata, .unsyncedRecords, .waitingContent, .quarantinedRecords, .movedRecords: .account
+        case .tableSchemas: .file
+        case .state: .keys
+        }
+    }
+
+    /// The statements that create the table and its indexes when they do not exist.
+    var createSQL: String {
+        switch self {
+        case .metadata:
+            """
+            CREATE TABLE IF NOT EXISTS strata_sync.metadata (
+                recordType TEXT NOT NULL,
+                recordPrimaryKey TEXT NOT NULL,
+                recordName TEXT GENERATED ALWAYS AS (recordPrimaryKey || ':' || recordType) VIRTUAL,
+                zoneName TEXT NOT NULL,
+                ownerName TEXT NOT NULL,
+                parentRecordType TEXT,
+                parentRecordPrimaryKey TEXT,
+                lastKnownServerRecord TEXT,
+                serverChangeTag TEXT,
+                fieldVersions TEXT NOT NULL DEFAULT '{}',
+                pendingOperation TEXT CHECK (pendingOperation IN ('save', 'delete')),
+                pendingRevision INTEGER NOT NULL DEFAULT 0,
+                pendingTransaction INTEGER,
+                userModificationTime TEXT,
+                isShared INTEGER NOT NULL DEFAULT 0,
+                share TEXT,
+                sharePermission TEXT CHECK (sharePermission IN ('none', 'readOnly', 'readWrite')),
+                isOwnedByCurrentUser INTEGER GENERATED ALWAYS AS (sharePermission IS NULL) VIRTUAL,
+                PRIMARY KEY (recordType, recordPrimaryKey)
+            ) WITHOUT ROWID;
+            CREATE INDEX IF NOT EXISTS strata_sync.metadata_pending
+                ON metadata (pendingTransaction) WHERE pendingOperation IS NOT NULL;
+            """
+        case .state:
+            """
+            CREATE TABLE IF NOT EXISTS strata_sync.state (
+                key TEXT PRIMARY KEY NOT NULL,
+                value TEXT NOT NULL
+            ) WITHOUT ROWID;
+            """
+        case .tableSchemas:
+            """
+            CREATE TABLE IF NOT EXISTS strata_sync.table_schemas (
+                tableName TEXT PRIMARY KEY NOT NULL,
+                columns TEXT NOT NULL
+            ) WITHOUT ROWID;
+            """
+        case .unsyncedRecords:
+            """
+            CREATE TABLE IF NOT EXISTS strata_sync.unsynced_records (
+                recordName TEXT NOT NULL,
+                zoneName TEXT NOT NULL,
+                ownerName TEXT NOT NULL,
+                recordType TEXT NOT NULL,
+                reason TEXT NOT NULL CHECK (reason IN ('missingParent', 'unknownTable')),
+                record TEXT NOT NULL,
+                PRIMARY KEY (zoneName, ownerName, recordName)
+            ) WITHOUT ROWID;
+            """
+        case .waitingContent:
+            """
+            CREATE TABLE IF NOT EXISTS strata_sync.waiting_content (
+                recordName TEXT NOT NULL,
+                zoneName TEXT NOT NULL,
+                ownerName TEXT NOT NULL,
+                hash TEXT NOT NULL,
+                content BLOB NOT NULL,
+                PRIMARY KEY (zoneName, ownerName, recordName, hash)
+            ) WITHOUT ROWID;
+            """
+        case .quarantinedRecords:
+            """
+            CREATE TABLE IF NOT EXISTS strata_sync.quarantined_records (
+                recordName TEXT NOT NULL,
+                zoneName TEXT NOT NULL,
+                ownerName TEXT NOT NULL,
+                recordType TEXT NOT NULL,
+                error TEXT NOT NULL,
+                record TEXT NOT NULL,
+                PRIMARY KEY (zoneName, ownerName, recordName)
+            ) WITHOUT ROWID;
+            """
+        case .movedRecords:
+            """
+            CREATE TABLE IF NOT EXISTS strata_sync.moved_records (
+                recordName TEXT NOT NULL,
+                zoneName TEXT NOT NULL,
+                ownerName TEXT NOT NULL,
+                depth INTEGER NOT NULL,
+                PRIMARY KEY (zoneName, ownerName, recordName)
+            ) WITHOUT ROWID;
+            """
+        }
+    }
+
+    /// Creates every table that does not exist yet.
+    static func createAll(in db: Database) throws {
+        for table in allCases { try db.execute(sql: table.createSQL) }
+    }
+
+    /// Forgets the signed-in account's records and change tokens (sign-out, account switch):
+    /// what belongs to the device (its id, its clock, how far the change log was drained) and
+    /// to the file (its tables' columns) stays.
+    static func forgetAccount(in db: Database) throws {
+        for table in allCases where table.scope == .account {
+            try db.execute(sql: "DELETE FROM \(table.qualifiedName)")
+        }
+        try EngineState.forgetAccountKeys(in: db)
+    }
+
+    /// Forgets everything that describes the user's file, for a metadatabase found beside a
+    /// file it does not describe (erased by the migrator, restored from a backup, replaced):
+    /// the account's records and tokens, the tables' columns and the change log's position.
+    /// The next sync fetches everything again and sends every local row.
+    static func forgetFile(in db: Database) throws {
+        try forgetAccount(in: db)
+        for table in allCases where table.scope == .file {
+            try db.execute(sql: "DELETE FROM \(table.qualifiedName)")
+        }
+        try EngineState.forgetFileKeys(in: db)
+    }
 }

@@ -1,0 +1,47 @@
+import StrataSync
+
+/// A container over another (a `MockCloud`'s) whose private database's modify requests pass
+/// through `modify` first: a test answers them itself, delays them or blocks them.
+struct InterceptingContainer: CloudContainer {
+    typealias Modify = @Sendable (
+        _ saving: [CloudRecord], _ deleting: [CloudRecordID], _ next: any CloudDatabase
+    ) async throws -> CloudModifyResult
+
+    let base: any CloudContainer
+    let modify: Modify
+
+    var identifier: String { base.identifier }
+    func accountStatus() async throws -> CloudAccountStatus { try await base.accountStatus() }
+    func currentUser() async throws -> String { try await base.currentUser() }
+    var privateDatabase: any CloudDatabase { InterceptingDatabase(base: base.privateDatabase, modify: modify) }
+    var sharedDatabase: any CloudDatabase { base.sharedDatabase }
+    func changeHints() -> AsyncStream<Void> { base.changeHints() }
+    func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
+}
+
+struct InterceptingDatabase: CloudDatabase {
+    let base: any CloudDatabase
+    let modify: InterceptingContainer.Modify
+
+    var scope: CloudDatabaseScope { base.scope }
+    func saveZones(_ zones: [CloudZoneID]) async throws { try await base.saveZones(zones) }
+    func deleteZones(_ zones: [CloudZoneID]) async throws { try await base.deleteZones(zones) }
+    func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
+        try await base.fetchRecords(ids)
+    }
+    func modifyRecords(saving: [CloudRecord], deleting: [CloudRecordID]) async throws -> CloudModifyResult {
+        try await modify(saving, deleting, base)
+    }
+    func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {
+        try await base.fetchDatabaseChanges(since: token)
+    }
+    func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
+        try await base.fetchZoneChanges(zone, since: token, limit: limit)
+    }
+    func missingAssets(_ hashes: [String]) async throws -> Set<String> { try await base.missingAssets(hashes) }
+    func uploadAssets(_ assets: [CloudAsset]) async throws { try await base.uploadAssets(assets) }
+    func fetchAsset(_ hash: String) async throws -> CloudAsset { try await base.fetchAsset(hash) }
+    func saveShare(_ share: CloudShare) async throws -> CloudShare { try await base.saveShare(share) }
+    func fetchShare(rootRecordID: CloudRecordID) async throws -> CloudShare { try await base.fetchShare(rootRecordID: rootRecordID) }
+    func deleteShare(rootRecordID: CloudRecordID) async throws { try await base.deleteShare(rootRecordID: rootRecordID) }
+}
