@@ -48,6 +48,8 @@ import Testing
             let (pool, engine) = try await Self.launch(folder.databasePath, cloud: cloud)
             try await pool.write { db in try db.execute(sql: "INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')") }
             try await engine.syncChanges()
+            // Fetched again: the change tokens now cover this device's own records.
+            try await engine.syncChanges()
             pool.close()
         }
         let (pool, engine) = try await Self.launch(folder.databasePath, cloud: cloud)
@@ -70,6 +72,8 @@ import Testing
                 try db.execute(sql: "INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')")
                 try db.execute(sql: "INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Blob')")
             }
+            try await engine.syncChanges()
+            // Fetched again: the change tokens now cover this device's own records.
             try await engine.syncChanges()
             pool.close()
         }
@@ -95,6 +99,8 @@ import Testing
         do {
             let (pool, engine) = try await Self.launch(folder.databasePath, cloud: cloud)
             try await pool.write { db in try db.execute(sql: "INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')") }
+            try await engine.syncChanges()
+            // Fetched again: the change tokens now cover this device's own records.
             try await engine.syncChanges()
             pool.close()
         }
