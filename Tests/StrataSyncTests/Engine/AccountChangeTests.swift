@@ -15,16 +15,16 @@ import Testing
     @Test func signingOutDeletesLocalDataByDefault() async throws {
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud)
-        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
+        try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
         try await a.engine.syncChanges()
         cloud.setAccountStatus(.noAccount, for: "alice")
         await #expect(throws: SyncEngineError.accountUnavailable(.noAccount)) { try await a.engine.syncChanges() }
-        #expect(try a.rows() == [])
+        #expect(try await a.rows() == [])
         #expect(try await a.pending() == 0)
         // Signing in again brings the data back from the cloud.
         cloud.setAccountStatus(.available, for: "alice")
         try await a.engine.syncChanges()
-        #expect(try a.rows() == ["game g1 'Poker' NULL"])
+        #expect(try await a.rows() == ["game g1 'Poker' NULL"])
     }
 
     @Test func aDelegateDecidesInstead() async throws {

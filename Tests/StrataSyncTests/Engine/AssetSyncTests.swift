@@ -41,12 +41,12 @@ import Testing
         #expect(received == Self.cover)
         #expect(cloud.requestCount(.fetchAsset) == 1)
 
-        try a.execute("INSERT INTO games (id, title, cover) VALUES ('g3', 'Go', '\(id.hexadecimal)')")
+        try await a.execute("INSERT INTO games (id, title, cover) VALUES ('g3', 'Go', '\(id.hexadecimal)')")
         try await a.engine.syncChanges()
         try await b.engine.syncChanges()
         #expect(cloud.uploadCount(ofAsset: id.hexadecimal) == 1)
         #expect(cloud.requestCount(.fetchAsset) == 1)
-        #expect(try b.rows().count == 3)
+        #expect(try await b.rows().count == 3)
     }
 
     @Test func contentAlreadyHereIsNotDownloaded() async throws {

@@ -6,7 +6,7 @@ import Testing
 /// syncs and injected faults (dropped requests, lost responses, rate limits, duplicated
 /// deliveries, reordered pages); every seed must end with the devices equal, nothing pending, and
 /// every row that no device ever deleted present everywhere.
-@Suite struct ConvergenceTests {
+@Suite(.timeLimit(.minutes(5))) struct ConvergenceTests {
     /// SplitMix64: small, seedable, the same on every platform.
     struct SeededGenerator: RandomNumberGenerator {
         var state: UInt64
@@ -19,13 +19,27 @@ import Testing
         }
     }
 
-    @Test(arguments: 1...50)
+    /// Request sizes that break things: 1, 2, a few, and the default.
+    static let batchSizes = [1, 2, 3, 5, 8, 400]
+
+    @Test(arguments: 1...200)
     func devicesConverge(seed: UInt64) async throws {
+        do {
+            try await converge(seed: seed)
+        } catch {
+            Issue.record("seed \(seed) failed: \(error)")
+        }
+    }
+
+    func converge(seed: UInt64) async throws {
         var random = SeededGenerator(state: seed)
         let cloud = MockCloud()
         let time = ManualWallClock()
         let devices = try (0..<3).map { index in
-            try SyncTestDevice("device\(index)", cloud: cloud, time: time, fetchPageSize: Int.random(in: 1...5, using: &random))
+            try SyncTestDevice(
+                "device\(index)", cloud: cloud, time: time,
+                batchSize: Self.batchSizes.randomElement(using: &random) ?? 400,
+                fetchPageSize: Int.random(in: 1...5, using: &random))
         }
         var deleted: Set<String> = []
         var created: [String] = []
@@ -33,27 +47,27 @@ import Testing
         for step in 0..<60 {
             let device = devices[Int.random(in: 0..<3, using: &random)]
             time.advance(by: Int64.random(in: -500...1_500, using: &random))
-            switch Int.random(in: 0..<10, using: &random) {
+            switch Int.random(in: 0..<13, using: &random) {
             case 0, 1:
                 let id = "g\(seed)-\(step)"
-                try device.execute("INSERT INTO games (id, title, score) VALUES ('\(id)', 'game \(step)', \(step))")
+                try await device.execute("INSERT INTO games (id, title, score) VALUES ('\(id)', 'game \(step)', \(step))")
                 created.append("game \(id)")
             case 2, 3:
                 let local = try await device.database.read { db in try String.fetchAll(db, sql: "SELECT id FROM games") }
                 guard let game = local.randomElement(using: &random) else { continue }
                 let id = "p\(seed)-\(step)"
-                try device.execute("INSERT INTO players (id, gameID, name) VALUES ('\(id)', '\(game)', 'player \(step)')")
+                try await device.execute("INSERT INTO players (id, gameID, name) VALUES ('\(id)', '\(game)', 'player \(step)')")
                 created.append("player \(id)")
                 gameOfPlayer["player \(id)"] = "game \(game)"
             case 4, 5:
                 let local = try await device.database.read { db in try String.fetchAll(db, sql: "SELECT id FROM games") }
                 guard let game = local.randomElement(using: &random) else { continue }
                 let column = Bool.random(using: &random) ? "title = 'title \(step)'" : "score = \(step)"
-                try device.execute("UPDATE games SET \(column) WHERE id = '\(game)'")
+                try await device.execute("UPDATE games SET \(column) WHERE id = '\(game)'")
             case 6:
                 let local = try await device.database.read { db in try String.fetchAll(db, sql: "SELECT id FROM players") }
                 guard let player = local.randomElement(using: &random) else { continue }
-                try device.execute("UPDATE players SET name = 'renamed \(step)' WHERE id = '\(player)'")
+                try await device.execute("UPDATE players SET name = 'renamed \(step)' WHERE id = '\(player)'")
             case 7:
                 let local = try await device.database.read { db in
                     try String.fetchAll(db, sql: "SELECT 'game ' || id FROM games UNION ALL SELECT 'player ' || id FROM players")
@@ -61,8 +75,31 @@ import Testing
                 guard let victim = local.randomElement(using: &random) else { continue }
                 let parts = victim.split(separator: " ")
                 let table = parts[0] == "game" ? "games" : "players"
-                try device.execute("DELETE FROM \(table) WHERE id = '\(parts[1])'")
+                try await device.execute("DELETE FROM \(table) WHERE id = '\(parts[1])'")
                 deleted.insert(victim)
+            case 10, 11:
+                // A large transaction mixing parents and children: a new game and its players,
+                // players added to existing games, existing games edited; then, often, the
+                // new game edited after its children (it now sorts after them).
+                let local = try await device.database.read { db in try String.fetchAll(db, sql: "SELECT id FROM games") }
+                let game = "g\(seed)-\(step)"
+                let children = Int.random(in: 1...12, using: &random)
+                var statements = ["INSERT INTO games (id, title, score) VALUES ('\(game)', 'big \(step)', 0)"]
+                created.append("game \(game)")
+                for child in 0..<children {
+                    let parent = Bool.random(using: &random) ? game : (local.randomElement(using: &random) ?? game)
+                    let id = "p\(seed)-\(step)-\(child)"
+                    statements.append("INSERT INTO players (id, gameID, name) VALUES ('\(id)', '\(parent)', 'member \(child)')")
+                    created.append("player \(id)")
+                    gameOfPlayer["player \(id)"] = "game \(parent)"
+                    if let other = local.randomElement(using: &random), Bool.random(using: &random) {
+                        statements.append("UPDATE games SET score = \(child) WHERE id = '\(other)'")
+                    }
+                }
+                try await device.execute(statements.joined(separator: ";\n"))
+                if Int.random(in: 0..<3, using: &random) > 0 {
+                    try await device.execute("UPDATE games SET title = 'renamed big \(step)' WHERE id = '\(game)'")
+                }
             default:
                 switch Int.random(in: 0..<7, using: &random) {
                 case 0: cloud.failNextRequests(1, with: .networkFailure)
@@ -94,7 +131,8 @@ import Testing
             }
         }
         for device in devices { try await device.engine.syncChanges() }
-        let rows = try devices.map { try $0.rows() }
+        var rows: [[String]] = []
+        for device in devices { rows.append(try await device.rows()) }
         #expect(rows[0] == rows[1] && rows[1] == rows[2], "seed \(seed) diverged:\n\(rows.map { $0.joined(separator: "\n") }.joined(separator: "\n---\n"))")
         for device in devices {
             #expect(try await device.pending() == 0, "seed \(seed): \(device.engine.deviceID) has changes pending")

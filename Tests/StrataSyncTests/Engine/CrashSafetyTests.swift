@@ -68,13 +68,13 @@ import Testing
     @Test func anEditAfterTheUserFileWasRestoredFromAnOlderCopyIsStillSent() async throws {
         let cloud = MockCloud()
         let first = try SyncTestDevice("a", cloud: cloud)
-        try first.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Go')")
+        try await first.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Go')")
         try await first.engine.sendChanges()
         // The user's file comes back from a backup taken before the log had any entry; the
         // metadatabase still says how far it drained the newer log.
         try await first.database.write { db in try db.execute(sql: "DELETE FROM strata_sync_changes") }
         let restarted = try SyncTestDevice("a", cloud: cloud, schema: "", database: first.database)
-        try restarted.execute("INSERT INTO games (id, title) VALUES ('g3', 'Chess')")
+        try await restarted.execute("INSERT INTO games (id, title) VALUES ('g3', 'Chess')")
         try await restarted.engine.sendChanges()
         let names = cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice")).map(\.id.name).sorted()
         #expect(names == ["g1:games", "g2:games", "g3:games"])

@@ -8,22 +8,22 @@ import Testing
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud)
         let b = try SyncTestDevice("b", cloud: cloud)
-        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
+        try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
         try await a.engine.syncChanges()
-        try a.execute("UPDATE games SET title = 'Bridge' WHERE id = 'g1'")
+        try await a.execute("UPDATE games SET title = 'Bridge' WHERE id = 'g1'")
         cloud.loseNextResponses(1, operations: [.modifyRecords])
         await #expect(throws: CloudError.networkFailure) { try await a.engine.sendChanges() }
         #expect(try await a.pending() == 1)
         try await a.engine.syncChanges()
         #expect(try await a.pending() == 0)
         try await b.engine.syncChanges()
-        #expect(try b.rows() == ["game g1 'Bridge' NULL"])
+        #expect(try await b.rows() == ["game g1 'Bridge' NULL"])
     }
 
     @Test func aTransientFailureKeepsEverythingPending() async throws {
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud)
-        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')")
+        try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')")
         cloud.failNextRequests(1, with: .serviceUnavailable(retryAfter: .seconds(3)), operations: [.modifyRecords])
         await #expect(throws: CloudError.serviceUnavailable(retryAfter: .seconds(3))) { try await a.engine.sendChanges() }
         #expect(try await a.pending() == 2)
@@ -37,26 +37,26 @@ import Testing
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud)
         let b = try SyncTestDevice("b", cloud: cloud, fetchPageSize: 1)
-        try a.execute("INSERT INTO games (id) VALUES ('g1'); INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Ann')")
+        try await a.execute("INSERT INTO games (id) VALUES ('g1'); INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Ann')")
         try await a.engine.syncChanges()
-        try a.execute("UPDATE games SET title = 'edited last' WHERE id = 'g1'")  // now the child comes first
+        try await a.execute("UPDATE games SET title = 'edited last' WHERE id = 'g1'")  // now the child comes first
         try await a.engine.syncChanges()
         try await b.engine.fetchChanges()
-        #expect(try b.rows() == ["game g1 'edited last' NULL", "player p1 'g1' 'Ann'"])
+        #expect(try await b.rows() == ["game g1 'edited last' NULL", "player p1 'g1' 'Ann'"])
     }
 
     @Test func fiveHundredChildrenBeforeTheirParent() async throws {
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud)
         let b = try SyncTestDevice("b", cloud: cloud, fetchPageSize: 100)
-        try a.execute("INSERT INTO games (id) VALUES ('g1')")
+        try await a.execute("INSERT INTO games (id) VALUES ('g1')")
         try await a.database.write { db in
             for index in 0..<500 {
                 try db.execute(sql: "INSERT INTO players (id, gameID) VALUES (?, 'g1')", arguments: ["p\(index)"])
             }
         }
         try await a.engine.syncChanges()
-        try a.execute("UPDATE games SET title = 'edited last' WHERE id = 'g1'")
+        try await a.execute("UPDATE games SET title = 'edited last' WHERE id = 'g1'")
         try await a.engine.syncChanges()
         try await b.engine.fetchChanges()
         let count = try await b.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM players") }
@@ -73,17 +73,17 @@ import Testing
         try await a.engine.sendChanges()
         #expect(try await a.pending() == 0)
         try await b.engine.fetchChanges()
-        #expect(try b.rows().count == 25)
+        #expect(try await b.rows().count == 25)
     }
 
     @Test func aZoneDeletedInTheCloudIsCreatedAgain() async throws {
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud)
-        try a.execute("INSERT INTO games (id) VALUES ('g1')")
+        try await a.execute("INSERT INTO games (id) VALUES ('g1')")
         try await a.engine.sendChanges()
         let zone = CloudZoneID(name: "strata.default", owner: "alice")
         try await cloud.container(user: "alice").privateDatabase.deleteZones([zone])
-        try a.execute("INSERT INTO games (id) VALUES ('g2')")
+        try await a.execute("INSERT INTO games (id) VALUES ('g2')")
         try await a.engine.sendChanges()
         #expect(cloud.records(in: zone).map(\.id.name) == ["g2:games"])
     }
@@ -103,15 +103,15 @@ import Testing
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud)
         let b = try SyncTestDevice("b", cloud: cloud)
-        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')")
+        try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')")
         try await a.engine.syncChanges()
         try await b.engine.syncChanges()
-        try a.execute("DELETE FROM games WHERE id = 'g2'")
-        try a.execute("UPDATE games SET title = 'Bridge' WHERE id = 'g1'")
+        try await a.execute("DELETE FROM games WHERE id = 'g2'")
+        try await a.execute("UPDATE games SET title = 'Bridge' WHERE id = 'g1'")
         try await a.engine.syncChanges()
         cloud.purgeTombstones(in: CloudZoneID(name: "strata.default", owner: "alice"))
         try await b.engine.syncChanges()
-        #expect(try b.rows() == ["game g1 'Bridge' NULL"])
+        #expect(try await b.rows() == ["game g1 'Bridge' NULL"])
     }
 }
 

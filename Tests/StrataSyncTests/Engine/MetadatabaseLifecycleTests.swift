@@ -135,7 +135,7 @@ import Testing
     @Test func signOutForgetsEveryAccountTable() async throws {
         let cloud = MockCloud(identifier: Self.container)
         let device = try SyncTestDevice("phone", cloud: cloud)
-        try device.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
+        try await device.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
         try await device.engine.syncChanges()
         // An old copy waiting to be deleted in alice's zone, as a move leaves.
         try await device.database.write { db in

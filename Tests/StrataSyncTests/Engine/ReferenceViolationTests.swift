@@ -16,8 +16,8 @@ import Testing
         """
     }
 
-    func rows(_ device: SyncTestDevice) throws -> [String] {
-        try device.database.read { db in
+    func rows(_ device: SyncTestDevice) async throws -> [String] {
+        try await device.database.read { db in
             try String.fetchAll(db, sql: "SELECT 'game ' || id FROM games ORDER BY id")
                 + String.fetchAll(db, sql: "SELECT 'player ' || id || ' ' || quote(gameID) FROM players ORDER BY id")
         }
@@ -33,16 +33,16 @@ import Testing
         let time = ManualWallClock()
         let a = try SyncTestDevice("a", cloud: cloud, time: time, schema: Self.schema(onDelete: onDelete))
         let b = try SyncTestDevice("b", cloud: cloud, time: time, schema: Self.schema(onDelete: onDelete))
-        try a.execute("INSERT INTO games (id) VALUES ('lobby'), ('g1'); INSERT INTO players (id, gameID) VALUES ('p1', 'g1')")
+        try await a.execute("INSERT INTO games (id) VALUES ('lobby'), ('g1'); INSERT INTO players (id, gameID) VALUES ('p1', 'g1')")
         try await a.engine.syncChanges()
         try await b.engine.syncChanges()
-        try a.execute("DELETE FROM games WHERE id = 'g1'")
-        try b.execute("INSERT INTO players (id, gameID) VALUES ('p2', 'g1')")
+        try await a.execute("DELETE FROM games WHERE id = 'g1'")
+        try await b.execute("INSERT INTO players (id, gameID) VALUES ('p2', 'g1')")
         try await a.engine.syncChanges()
         try await b.engine.syncChanges()  // referenceViolation: g1 is gone from the cloud
         try await a.engine.syncChanges()
         try await b.engine.syncChanges()
-        let (rowsA, rowsB) = (try rows(a), try rows(b))
+        let (rowsA, rowsB) = (try await rows(a), try await rows(b))
         #expect(rowsA == expected)
         #expect(rowsB == expected)
         #expect(try await a.pending() == 0)

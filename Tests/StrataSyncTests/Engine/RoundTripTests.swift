@@ -8,11 +8,11 @@ import Testing
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud)
         let b = try SyncTestDevice("b", cloud: cloud)
-        try a.execute("INSERT INTO games (id, title, score) VALUES ('g1', 'Poker', 3)")
-        try a.execute("INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Ann')")
+        try await a.execute("INSERT INTO games (id, title, score) VALUES ('g1', 'Poker', 3)")
+        try await a.execute("INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Ann')")
         try await a.engine.sendChanges()
         try await b.engine.fetchChanges()
-        #expect(try b.rows() == ["game g1 'Poker' 3", "player p1 'g1' 'Ann'"])
+        #expect(try await b.rows() == ["game g1 'Poker' 3", "player p1 'g1' 'Ann'"])
         #expect(try await a.pending() == 0)
         #expect(try await b.pending() == 0)
     }
@@ -21,15 +21,15 @@ import Testing
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud)
         let b = try SyncTestDevice("b", cloud: cloud)
-        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')")
+        try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')")
         try await a.engine.syncChanges()
         try await b.engine.syncChanges()
-        try b.execute("UPDATE games SET title = 'Bridge' WHERE id = 'g1'")
-        try b.execute("DELETE FROM games WHERE id = 'g2'")
+        try await b.execute("UPDATE games SET title = 'Bridge' WHERE id = 'g1'")
+        try await b.execute("DELETE FROM games WHERE id = 'g2'")
         try await b.engine.syncChanges()
         try await a.engine.syncChanges()
-        #expect(try a.rows() == ["game g1 'Bridge' NULL"])
-        #expect(try a.rows() == b.rows())
+        #expect(try await a.rows() == ["game g1 'Bridge' NULL"])
+        #expect(try await a.rows() == b.rows())
         #expect(try await a.pending() == 0)
     }
 
@@ -37,14 +37,14 @@ import Testing
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud)
         let b = try SyncTestDevice("b", cloud: cloud)
-        try a.execute("INSERT INTO games (id) VALUES ('g1'); INSERT INTO players (id, gameID) VALUES ('p1', 'g1'), ('p2', 'g1')")
+        try await a.execute("INSERT INTO games (id) VALUES ('g1'); INSERT INTO players (id, gameID) VALUES ('p1', 'g1'), ('p2', 'g1')")
         try await a.engine.syncChanges()
         try await b.engine.syncChanges()
-        #expect(try b.rows().count == 3)
-        try a.execute("DELETE FROM games WHERE id = 'g1'")
+        #expect(try await b.rows().count == 3)
+        try await a.execute("DELETE FROM games WHERE id = 'g1'")
         try await a.engine.syncChanges()
         try await b.engine.syncChanges()
-        #expect(try b.rows() == [])
+        #expect(try await b.rows() == [])
         #expect(cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice")).isEmpty)
     }
 
@@ -52,20 +52,20 @@ import Testing
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud)
         let b = try SyncTestDevice("b", cloud: cloud)
-        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
+        try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
         try await a.engine.syncChanges()
         try await b.engine.syncChanges()
-        try a.execute("DELETE FROM games WHERE id = 'g1'")
-        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker again')")
+        try await a.execute("DELETE FROM games WHERE id = 'g1'")
+        try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker again')")
         try await a.engine.syncChanges()
         try await b.engine.syncChanges()
-        #expect(try b.rows() == ["game g1 'Poker again' NULL"])
+        #expect(try await b.rows() == ["game g1 'Poker again' NULL"])
     }
 
     @Test func generatedColumnsAreNotSent() async throws {
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud)
-        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
+        try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
         try await a.engine.sendChanges()
         let record = try #require(cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice")).first)
         #expect(record.fields["titleLength"] == nil)
@@ -78,19 +78,19 @@ import Testing
         let a = try SyncTestDevice("a", cloud: cloud)
         let b = try SyncTestDevice("b", cloud: cloud)
         a.engine.stop()
-        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
+        try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
         a.engine.start()
         try await a.engine.sendChanges()
         a.engine.stop()
         try await b.engine.fetchChanges()
-        #expect(try b.rows() == ["game g1 'Poker' NULL"])
+        #expect(try await b.rows() == ["game g1 'Poker' NULL"])
     }
 
     @Test func theEnginesOwnWritesAreNotSentBack() async throws {
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud)
         let b = try SyncTestDevice("b", cloud: cloud)
-        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
+        try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
         try await a.engine.syncChanges()
         try await b.engine.fetchChanges()
         #expect(try await b.pending() == 0)
@@ -106,7 +106,7 @@ import Testing
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud)
         let b = try SyncTestDevice("b", cloud: cloud)
-        try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
+        try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
         let database = a.database
         cloud.beforeNextModify {
             try? database.write { db in try db.execute(sql: "UPDATE games SET title = 'edited in flight' WHERE id = 'g1'") }
@@ -114,7 +114,7 @@ import Testing
         try await a.engine.sendChanges()
         #expect(try await a.pending() == 0)
         try await b.engine.syncChanges()
-        #expect(try b.rows() == ["game g1 'edited in flight' NULL"])
+        #expect(try await b.rows() == ["game g1 'edited in flight' NULL"])
     }
 }
 
@@ -123,7 +123,7 @@ import Testing
     @Test func anUploadOfMoreThanSixtyFourBatchesGoesOutInOneCall() async throws {
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud, batchSize: 2)
-        try a.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) INSERT INTO games (id, title) SELECT 'g' || i, 'game ' || i FROM n")
+        try await a.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) INSERT INTO games (id, title) SELECT 'g' || i, 'game ' || i FROM n")
         try await a.engine.sendChanges()
         #expect(try await a.pending() == 0)
         #expect(cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice")).count == 300)

@@ -15,18 +15,18 @@ import Testing
         let time = ManualWallClock()
         let old = try SyncTestDevice("old", cloud: cloud, time: time)
         let new = try SyncTestDevice("new", cloud: cloud, time: time, schema: Self.newerSchema, tables: ["games", "players", "notes"])
-        try new.execute("INSERT INTO games (id, title, rating) VALUES ('g1', 'Poker', 5); INSERT INTO notes (id, gameID, text) VALUES ('n1', 'g1', 'bring chips')")
+        try await new.execute("INSERT INTO games (id, title, rating) VALUES ('g1', 'Poker', 5); INSERT INTO notes (id, gameID, text) VALUES ('n1', 'g1', 'bring chips')")
         try await new.engine.syncChanges()
         try await old.engine.syncChanges()
-        #expect(try old.rows() == ["game g1 'Poker' NULL"])
+        #expect(try await old.rows() == ["game g1 'Poker' NULL"])
 
         // The older device edits the record; the field it does not know survives in the cloud.
-        try old.execute("UPDATE games SET title = 'Poker night' WHERE id = 'g1'")
+        try await old.execute("UPDATE games SET title = 'Poker night' WHERE id = 'g1'")
         try await old.engine.syncChanges()
         try await new.engine.syncChanges()
         let rating = try await new.database.read { db in try Int.fetchOne(db, sql: "SELECT rating FROM games WHERE id = 'g1'") }
         #expect(rating == 5)
-        #expect(try new.rows() == ["game g1 'Poker night' NULL"])
+        #expect(try await new.rows() == ["game g1 'Poker night' NULL"])
 
         // The older device migrates and syncs the new table: the kept fields and records apply.
         old.engine.stop()
@@ -61,7 +61,7 @@ import Testing
             ],
             deleting: [])
         try await a.engine.fetchChanges()
-        #expect(try a.rows() == ["game good 'fine' 2"])
+        #expect(try await a.rows() == ["game good 'fine' 2"])
         #expect(a.engine.status.quarantinedCount == 1)
         let reason = try await a.database.write { db in
             try String.fetchOne(db, sql: "SELECT error FROM strata_sync.quarantined_records WHERE recordName = 'bad:games'")

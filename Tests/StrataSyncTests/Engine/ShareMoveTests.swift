@@ -35,7 +35,7 @@ import Testing
     /// Alice's shared game g1 (player p1) and private game g2 (player p2 with turn t1); bob
     /// accepted g1 with `permission`.
     func seed(_ permission: CloudShare.Permission) async throws {
-        try a1.execute("""
+        try await a1.execute("""
             INSERT INTO games (id, title) VALUES ('g1', 'Shared'), ('g2', 'Private');
             INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Blob'), ('p2', 'g2', 'Blob Jr');
             INSERT INTO turns (id, playerID, points) VALUES ('t1', 'p2', 3);
@@ -47,8 +47,8 @@ import Testing
         try await b.engine.acceptShare(url: shared.url)
     }
 
-    func rows(_ device: SyncTestDevice) throws -> [String] {
-        try device.rows() + device.database.read { db in
+    func rows(_ device: SyncTestDevice) async throws -> [String] {
+        try await device.rows() + device.database.read { db in
             try String.fetchAll(db, sql: "SELECT 'turn ' || id || ' ' || quote(playerID) || ' ' || quote(points) FROM turns ORDER BY id")
         }
     }
@@ -63,40 +63,40 @@ import Testing
 
     @Test func theOwnerMovingAPlayerIntoTheSharedGameBringsItAndItsTurnsToTheParticipantAndBackOut() async throws {
         try await seed(.readWrite)
-        #expect(try rows(b) == ["game g1 'Shared' NULL", "player p1 'g1' 'Blob'"])
+        #expect(try await rows(b) == ["game g1 'Shared' NULL", "player p1 'g1' 'Blob'"])
 
-        try a1.execute("UPDATE players SET gameID = 'g1' WHERE id = 'p2'")
+        try await a1.execute("UPDATE players SET gameID = 'g1' WHERE id = 'p2'")
         try await syncAll()
-        #expect(try rows(b) == ["game g1 'Shared' NULL", "player p1 'g1' 'Blob'", "player p2 'g1' 'Blob Jr'", "turn t1 'p2' 3"])
+        #expect(try await rows(b) == ["game g1 'Shared' NULL", "player p1 'g1' 'Blob'", "player p2 'g1' 'Blob Jr'", "turn t1 'p2' 3"])
         // The participant edits the turn that came with the player.
-        try b.execute("UPDATE turns SET points = 5 WHERE id = 't1'")
+        try await b.execute("UPDATE turns SET points = 5 WHERE id = 't1'")
         try await syncAll()
-        #expect(try rows(a2).contains("turn t1 'p2' 5"))
+        #expect(try await rows(a2).contains("turn t1 'p2' 5"))
 
-        try a2.execute("UPDATE players SET gameID = 'g2' WHERE id = 'p2'")
+        try await a2.execute("UPDATE players SET gameID = 'g2' WHERE id = 'p2'")
         try await syncAll()
-        #expect(try rows(b) == ["game g1 'Shared' NULL", "player p1 'g1' 'Blob'"])
+        #expect(try await rows(b) == ["game g1 'Shared' NULL", "player p1 'g1' 'Blob'"])
         let aliceRows = ["game g1 'Shared' NULL", "game g2 'Private' NULL", "player p1 'g1' 'Blob'", "player p2 'g2' 'Blob Jr'", "turn t1 'p2' 5"]
-        #expect(try rows(a1) == aliceRows)
-        #expect(try rows(a2) == aliceRows)
+        #expect(try await rows(a1) == aliceRows)
+        #expect(try await rows(a2) == aliceRows)
     }
 
     @Test func aParticipantMovingAPlayerUnderTheirOwnGameMovesItAndItsTurnsToTheirZone() async throws {
         try await seed(.readWrite)
-        try a1.execute("UPDATE players SET gameID = 'g1' WHERE id = 'p2'")
+        try await a1.execute("UPDATE players SET gameID = 'g1' WHERE id = 'p2'")
         try await syncAll()
 
-        try b.execute("INSERT INTO games (id, title) VALUES ('bg', 'Bob''s')")
-        try b.execute("UPDATE players SET gameID = 'bg' WHERE id = 'p2'")
+        try await b.execute("INSERT INTO games (id, title) VALUES ('bg', 'Bob''s')")
+        try await b.execute("UPDATE players SET gameID = 'bg' WHERE id = 'p2'")
         try await syncAll()
         #expect(names(in: bobZone) == ["bg:games", "p2:players", "t1:turns"])
         #expect(names(in: aliceZone) == ["g1:games", "g2:games", "p1:players"])
-        #expect(try rows(b) == [
+        #expect(try await rows(b) == [
             "game bg 'Bob''s' NULL", "game g1 'Shared' NULL", "player p1 'g1' 'Blob'", "player p2 'bg' 'Blob Jr'", "turn t1 'p2' 3",
         ])
         let aliceRows = ["game g1 'Shared' NULL", "game g2 'Private' NULL", "player p1 'g1' 'Blob'"]
-        #expect(try rows(a1) == aliceRows)
-        #expect(try rows(a2) == aliceRows)
+        #expect(try await rows(a1) == aliceRows)
+        #expect(try await rows(a2) == aliceRows)
         #expect(try await b.pending() == 0)
         try await b.engine.database.read { db in
             let zones = try String.fetchAll(db, sql: "SELECT DISTINCT ownerName FROM strata_sync.metadata WHERE recordType <> 'games' AND recordPrimaryKey IN ('p2', 't1')")
@@ -105,20 +105,20 @@ import Testing
         }
 
         // And back into the shared game: into alice's zone again, edited on the way.
-        try b.execute("UPDATE players SET gameID = 'g1', name = 'Back' WHERE id = 'p2'")
+        try await b.execute("UPDATE players SET gameID = 'g1', name = 'Back' WHERE id = 'p2'")
         try await syncAll()
         #expect(names(in: bobZone) == ["bg:games"])
         #expect(names(in: aliceZone) == ["g1:games", "g2:games", "p1:players", "p2:players", "t1:turns"])
-        #expect(try rows(a2).contains("player p2 'g1' 'Back'"))
-        #expect(try rows(a2).contains("turn t1 'p2' 3"))
+        #expect(try await rows(a2).contains("player p2 'g1' 'Back'"))
+        #expect(try await rows(a2).contains("turn t1 'p2' 3"))
     }
 
     @Test func aMoveThatFailsHalfWayKeepsTheOldCopyUntilTheNewOneIsSent() async throws {
         try await seed(.readWrite)
-        try a1.execute("UPDATE players SET gameID = 'g1' WHERE id = 'p2'")
+        try await a1.execute("UPDATE players SET gameID = 'g1' WHERE id = 'p2'")
         try await syncAll()
-        try b.execute("INSERT INTO games (id, title) VALUES ('bg', 'Bob''s')")
-        try b.execute("UPDATE players SET gameID = 'bg' WHERE id = 'p2'")
+        try await b.execute("INSERT INTO games (id, title) VALUES ('bg', 'Bob''s')")
+        try await b.execute("UPDATE players SET gameID = 'bg' WHERE id = 'p2'")
         cloud.failNextRequests(1, with: .networkFailure, operations: [.modifyRecords])
         await #expect(throws: CloudError.networkFailure) { try await b.engine.sendChanges() }
         // Nothing left the old zone while the new copies are not sent.
@@ -130,8 +130,8 @@ import Testing
 
     @Test func aReadOnlyParticipantCannotMoveAChildIntoOrOutOfTheSharedGame() async throws {
         try await seed(.readOnly)
-        try b.execute("INSERT INTO games (id, title) VALUES ('bg', 'Bob''s'); INSERT INTO players (id, gameID) VALUES ('bp', 'bg')")
-        #expect(throws: DatabaseError.self) { try b.execute("UPDATE players SET gameID = 'g1' WHERE id = 'bp'") }
-        #expect(throws: DatabaseError.self) { try b.execute("UPDATE players SET gameID = 'bg' WHERE id = 'p1'") }
+        try await b.execute("INSERT INTO games (id, title) VALUES ('bg', 'Bob''s'); INSERT INTO players (id, gameID) VALUES ('bp', 'bg')")
+        await #expect(throws: DatabaseError.self) { try await b.execute("UPDATE players SET gameID = 'g1' WHERE id = 'bp'") }
+        await #expect(throws: DatabaseError.self) { try await b.execute("UPDATE players SET gameID = 'bg' WHERE id = 'p1'") }
     }
 }

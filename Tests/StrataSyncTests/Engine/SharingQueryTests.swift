@@ -50,7 +50,7 @@ func isOwner(of share: CloudShare?) -> Bool {
     }
 
     @Test func aTemporaryViewShowsWhichGamesAreSharedAndWhoOwnsThem() async throws {
-        try alice.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')")
+        try await alice.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')")
         try await alice.engine.sendChanges()
         let shared = try await alice.engine.share(record: SharedGame(id: "g1")) { share in
             share.participants.append(CloudShare.Participant(user: "bob", permission: .readWrite))

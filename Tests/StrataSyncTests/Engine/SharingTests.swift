@@ -33,7 +33,7 @@ import Testing
 
     /// Alice's game g1 with player p1, sent.
     func seed() async throws {
-        try a1.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'); INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Blob')")
+        try await a1.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'); INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Blob')")
         try await a1.engine.sendChanges()
     }
 
@@ -46,9 +46,9 @@ import Testing
         }
     }
 
-    func isWritePermissionError(_ body: () throws -> Void) -> Bool {
+    func isWritePermissionError(_ body: () async throws -> Void) async -> Bool {
         do {
-            try body()
+            try await body()
             return false
         } catch let error as DatabaseError {
             return error.isWritePermissionError
@@ -62,20 +62,20 @@ import Testing
         let shared = try await shareWithBob(.readWrite)
         #expect(shared.share.title == "Poker night")
         try await b.engine.acceptShare(shared)
-        #expect(try b.rows() == ["game g1 'Poker' NULL", "player p1 'g1' 'Blob'"])
+        #expect(try await b.rows() == ["game g1 'Poker' NULL", "player p1 'g1' 'Blob'"])
 
-        try b.execute("UPDATE players SET name = 'Blob Jr' WHERE id = 'p1'")
-        try b.execute("INSERT INTO players (id, gameID, name) VALUES ('p2', 'g1', 'Bob')")
+        try await b.execute("UPDATE players SET name = 'Blob Jr' WHERE id = 'p1'")
+        try await b.execute("INSERT INTO players (id, gameID, name) VALUES ('p2', 'g1', 'Bob')")
         try await b.engine.sendChanges()
         #expect(try await b.pending() == 0)
-        try a1.execute("UPDATE games SET title = 'Poker night' WHERE id = 'g1'")
+        try await a1.execute("UPDATE games SET title = 'Poker night' WHERE id = 'g1'")
         try await a1.engine.syncChanges()
         try await a2.engine.syncChanges()
         try await b.engine.syncChanges()
         let expected = ["game g1 'Poker night' NULL", "player p1 'g1' 'Blob Jr'", "player p2 'g1' 'Bob'"]
-        #expect(try a1.rows() == expected)
-        #expect(try a2.rows() == expected)
-        #expect(try b.rows() == expected)
+        #expect(try await a1.rows() == expected)
+        #expect(try await a2.rows() == expected)
+        #expect(try await b.rows() == expected)
         // The participant's new child lives in the owner's zone.
         #expect(cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice")).map(\.id.name).contains("p2:players"))
     }
@@ -105,26 +105,26 @@ import Testing
     @Test func aReadOnlyParticipantsWritesFailAtOnce() async throws {
         try await seed()
         try await b.engine.acceptShare(url: try await shareWithBob(.readOnly).url)
-        #expect(isWritePermissionError { try b.execute("UPDATE games SET title = 'Mine' WHERE id = 'g1'") })
-        #expect(isWritePermissionError { try b.execute("UPDATE players SET name = 'Mine' WHERE id = 'p1'") })
-        #expect(isWritePermissionError { try b.execute("INSERT INTO players (id, gameID, name) VALUES ('p9', 'g1', 'x')") })
-        #expect(isWritePermissionError { try b.execute("DELETE FROM players WHERE id = 'p1'") })
-        #expect(try b.rows() == ["game g1 'Poker' NULL", "player p1 'g1' 'Blob'"])
+        #expect(await isWritePermissionError { try await b.execute("UPDATE games SET title = 'Mine' WHERE id = 'g1'") })
+        #expect(await isWritePermissionError { try await b.execute("UPDATE players SET name = 'Mine' WHERE id = 'p1'") })
+        #expect(await isWritePermissionError { try await b.execute("INSERT INTO players (id, gameID, name) VALUES ('p9', 'g1', 'x')") })
+        #expect(await isWritePermissionError { try await b.execute("DELETE FROM players WHERE id = 'p1'") })
+        #expect(try await b.rows() == ["game g1 'Poker' NULL", "player p1 'g1' 'Blob'"])
         #expect(try await b.pending() == 0)
         // Bob's own rows are his to change.
-        try b.execute("INSERT INTO games (id, title) VALUES ('g2', 'Bob''s game')")
+        try await b.execute("INSERT INTO games (id, title) VALUES ('g2', 'Bob''s game')")
     }
 
     @Test func theCloudRefusingAWriteRestoresTheServersVersion() async throws {
         try await seed()
         try await b.engine.acceptShare(url: try await shareWithBob(.readWrite).url)
-        try b.execute("UPDATE players SET name = 'Edited offline' WHERE id = 'p1'")
+        try await b.execute("UPDATE players SET name = 'Edited offline' WHERE id = 'p1'")
         try await shareWithBob(.readOnly)
         try await b.engine.sendChanges()
-        #expect(try b.rows() == ["game g1 'Poker' NULL", "player p1 'g1' 'Blob'"])
+        #expect(try await b.rows() == ["game g1 'Poker' NULL", "player p1 'g1' 'Blob'"])
         #expect(try await b.pending() == 0)
         try await b.engine.fetchChanges()
-        #expect(isWritePermissionError { try b.execute("UPDATE players SET name = 'again' WHERE id = 'p1'") })
+        #expect(await isWritePermissionError { try await b.execute("UPDATE players SET name = 'again' WHERE id = 'p1'") })
     }
 
     @Test func theOwnerRemovingTheParticipantTakesTheGameFromTheirDevices() async throws {
@@ -132,33 +132,33 @@ import Testing
         try await b.engine.acceptShare(url: try await shareWithBob(.readWrite).url)
         try await a1.engine.share(record: game) { $0.participants.removeAll { $0.user == "bob" } }
         try await b.engine.syncChanges()
-        #expect(try b.rows().isEmpty)
-        #expect(try a1.rows().count == 2)
+        #expect(try await b.rows().isEmpty)
+        #expect(try await a1.rows().count == 2)
     }
 
     @Test func theOwnerDeletingTheRootDeletesItForEveryone() async throws {
         try await seed()
         try await b.engine.acceptShare(url: try await shareWithBob(.readWrite).url)
-        try a1.execute("DELETE FROM games WHERE id = 'g1'")
+        try await a1.execute("DELETE FROM games WHERE id = 'g1'")
         try await a1.engine.sendChanges()
         try await b.engine.syncChanges()
         try await a2.engine.syncChanges()
-        #expect(try b.rows().isEmpty)
-        #expect(try a2.rows().isEmpty)
+        #expect(try await b.rows().isEmpty)
+        #expect(try await a2.rows().isEmpty)
         #expect(cloud.share(of: CloudRecordID(name: "g1:games", zone: CloudZoneID(name: "strata.default", owner: "alice"))) == nil)
     }
 
     @Test func aParticipantDeletingTheRootLeavesTheShareOnly() async throws {
         try await seed()
         try await b.engine.acceptShare(url: try await shareWithBob(.readOnly).url)
-        try b.execute("DELETE FROM games WHERE id = 'g1'")
+        try await b.execute("DELETE FROM games WHERE id = 'g1'")
         try await b.engine.sendChanges()
-        #expect(try b.rows().isEmpty)
+        #expect(try await b.rows().isEmpty)
         #expect(try await b.pending() == 0)
         try await b.engine.syncChanges()
-        #expect(try b.rows().isEmpty)
+        #expect(try await b.rows().isEmpty)
         try await a1.engine.syncChanges()
-        #expect(try a1.rows() == ["game g1 'Poker' NULL", "player p1 'g1' 'Blob'"])
+        #expect(try await a1.rows() == ["game g1 'Poker' NULL", "player p1 'g1' 'Blob'"])
         #expect(cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice")).count == 2)
     }
 
@@ -167,7 +167,7 @@ import Testing
         try await b.engine.acceptShare(url: try await shareWithBob(.readWrite).url)
         try await a1.engine.unshare(record: game)
         try await b.engine.syncChanges()
-        #expect(try b.rows().isEmpty)
+        #expect(try await b.rows().isEmpty)
         let metadata = try await a1.database.write { db in try SyncMetadata.find(game.syncMetadataID()).fetchOne(db) }
         #expect(metadata?.isShared == false && metadata?.share == nil)
         await #expect(throws: SharingError.recordNotShared(table: "games", primaryKey: "g1")) { try await a1.engine.unshare(record: game) }
@@ -175,18 +175,18 @@ import Testing
 
     @Test func unsharingOneOfTwoGamesTakesOnlyThatOneFromTheParticipant() async throws {
         try await seed()
-        try a1.execute("INSERT INTO games (id, title) VALUES ('g2', 'Chess'); INSERT INTO players (id, gameID, name) VALUES ('p2', 'g2', 'Ada')")
+        try await a1.execute("INSERT INTO games (id, title) VALUES ('g2', 'Chess'); INSERT INTO players (id, gameID, name) VALUES ('p2', 'g2', 'Ada')")
         try await a1.engine.sendChanges()
         try await b.engine.acceptShare(url: try await shareWithBob(.readWrite).url)
         let second = try await a1.engine.share(record: SharedGame(id: "g2")) { share in
             share.participants.append(CloudShare.Participant(user: "bob", permission: .readOnly))
         }
         try await b.engine.acceptShare(url: second.url)
-        #expect(try b.rows().count == 4)
+        #expect(try await b.rows().count == 4)
 
         try await a1.engine.unshare(record: game)
         try await b.engine.syncChanges()
-        #expect(try b.rows() == ["game g2 'Chess' NULL", "player p2 'g2' 'Ada'"])
+        #expect(try await b.rows() == ["game g2 'Chess' NULL", "player p2 'g2' 'Ada'"])
         #expect(try await b.pending() == 0)
     }
 
@@ -199,11 +199,11 @@ import Testing
     }
 
     @Test func aGameWithAThousandPlayersIsSharedWhole() async throws {
-        try a1.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
-        try a1.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) INSERT INTO players (id, gameID, name) SELECT 'p' || i, 'g1', 'player ' || i FROM n")
+        try await a1.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
+        try await a1.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) INSERT INTO players (id, gameID, name) SELECT 'p' || i, 'g1', 'player ' || i FROM n")
         try await a1.engine.sendChanges()
         try await b.engine.acceptShare(url: try await shareWithBob(.readWrite).url)
-        #expect(try b.rows().count == 1_001)
+        #expect(try await b.rows().count == 1_001)
     }
 
     @Test func refusalsNameTheTableAndTheReason() async throws {
@@ -211,7 +211,7 @@ import Testing
         await #expect(throws: SharingError.notARoot(table: "players", parentTable: "games")) {
             try await a1.engine.share(record: SharedPlayer(id: "p1", gameID: "g1", name: "Blob"))
         }
-        try a1.execute("INSERT INTO games (id, title) VALUES ('g2', 'Go')")
+        try await a1.execute("INSERT INTO games (id, title) VALUES ('g2', 'Go')")
         await #expect(throws: SharingError.recordNotSynced(table: "games", primaryKey: "g2")) {
             try await a1.engine.share(record: SharedGame(id: "g2", title: "Go"))
         }

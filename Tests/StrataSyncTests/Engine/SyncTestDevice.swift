@@ -47,14 +47,14 @@ struct SyncTestDevice {
             startImmediately: false)
     }
 
-    func execute(_ sql: String) throws {
+    func execute(_ sql: String) async throws {
         time.advance()
-        try database.write { db in try db.execute(sql: sql) }
+        try await database.write { db in try db.execute(sql: sql) }
     }
 
     /// Every synced row, as text, for comparing devices.
-    func rows() throws -> [String] {
-        try database.read { db in
+    func rows() async throws -> [String] {
+        try await database.read { db in
             try String.fetchAll(db, sql: "SELECT 'game ' || id || ' ' || quote(title) || ' ' || quote(score) FROM games ORDER BY id")
                 + String.fetchAll(db, sql: "SELECT 'player ' || id || ' ' || quote(gameID) || ' ' || quote(name) FROM players ORDER BY id")
         }
