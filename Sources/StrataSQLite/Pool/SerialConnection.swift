@@ -34,16 +34,9 @@ actor SerialConnection {
 
     /// Runs `body` on the connection's queue, tying task cancellation to the statement it runs.
     ///
-    /// Isolated to the connection, so it waits for its admission permit *on the connection's
-    /// queue*: when the permit is handed over, the task resumes there, not on Swift's
-    /// cooperative pool. Were it to resume on the pool, a synchronous access waiting behind it
-    /// (`performSync`, blocking its thread) would wait for a task that needs a cooperative
-    /// thread to run — and with every cooperative thread blocked that way (two, on a two-core
-    /// machine), the process would deadlock. The permit holder now always runs.
-    ///
     /// - Throws: `CancellationError` when the task is cancelled while waiting for the
     ///   connection or while `body` runs (then its statement is interrupted).
-    func perform<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
+    nonisolated func perform<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
         try await admission.acquire()
         defer { admission.release() }
         let token = Self.jobCounter.add(1, ordering: .relaxed).newValue

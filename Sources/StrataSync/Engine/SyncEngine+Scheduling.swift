@@ -1,8 +1,8 @@
 import StrataSQLite
 
 extension SyncEngine {
-    /// Starts automatic work when the configuration has a ``SyncSchedule``: a fetch at once, a
-    /// send shortly after each commit that logged changes to a synced table, a fetch on every
+    /// Starts automatic work when the configuration has a ``SyncSchedule``: a send shortly
+    /// after start-up and after each commit that logged changes to a synced table, a fetch on every
     /// change hint and poll interval, retries with exponential backoff. Changes committed while
     /// stopped were logged and go out with the first send.
     ///
@@ -16,22 +16,28 @@ extension SyncEngine {
         let signal = self.signal
         let doorbell = signal.makeDoorbell()
         let hints = container.changeHints()
+        let engine = WeakEngine(self)
+        // Hints and polls fetch at once (a send's debounce never delays them); a transient
+        // failure goes to the schedule's loop, which retries with backoff.
         let hintLoop = Task {
-            for await _ in hints { signal.ring(.hint) }
+            for await _ in hints {
+                guard let working = engine.value else { return }
+                await working.scheduledFetch(reason: .hint)
+            }
         }
         let pollTimer = Task {
             while true {
                 do { try await schedule.clock.sleep(for: schedule.pollInterval) } catch { return }
-                signal.ring(.poll)
+                guard let working = engine.value else { return }
+                await working.scheduledFetch(reason: .poll)
             }
         }
-        let engine = WeakEngine(self)
         let loop = Task {
             await Self.runSchedule(schedule, signal: signal, doorbell: doorbell) { engine.value }
         }
-        // Changes logged while stopped, and what the cloud has now.
+        // Changes logged while stopped go out after the send delay, as a commit's would; the
+        // first fetch comes with the first hint or poll. Nothing runs before the clock moves.
         signal.ring(.localChange)
-        signal.ring(.poll)
         tasks.withLock { $0 += [loop, hintLoop, pollTimer] }
     }
 
@@ -89,6 +95,17 @@ extension SyncEngine {
         var reasons: Set<ScheduleSignal.Reason>
         var error: CloudError
         var retryAfter: Duration?
+    }
+
+    /// A fetch for a hint or a poll; a transient failure is handed to the schedule's loop.
+    func scheduledFetch(reason: ScheduleSignal.Reason) async {
+        do {
+            try await fetchChanges()
+        } catch let error as CloudError where error.isTransient {
+            signal.ring(reason)
+        } catch {
+            // Logged and visible on `status.lastError`; the next hint or poll tries again.
+        }
     }
 
     /// Fetches after a hint or poll, sends after local changes when something waits.

@@ -31,13 +31,12 @@ import Testing
         }
     }
 
-    /// Waits until the work `start()` begins with (a fetch, a check for changes) is over.
-    func settle(_ engine: SyncEngine, cloud: MockCloud) async throws {
-        try await waitUntil {
-            cloud.requestCount(.fetchDatabaseChanges) >= 2 && !engine.status.isFetchingChanges && !engine.status.isSendingChanges
-        }
-        // The last step of the start-up round (the check for changes to send) ends in the
-        // engine's serial work: a sync queued behind it returns after it.
+    /// Lets the work `start()` begins with (a check for changes logged while stopped, after
+    /// the send delay) run, and waits until it is over: a fetch queued in the engine's serial
+    /// work behind it returns after it.
+    func settle(_ engine: SyncEngine, clock: TestClock<Duration>) async throws {
+        await clock.advance(by: .seconds(1))
+        try await waitUntil { !engine.status.isFetchingChanges && !engine.status.isSendingChanges }
         try await engine.fetchChanges()
     }
 
@@ -82,7 +81,7 @@ import Testing
         try await engine.sendChanges()
         engine.start()
         defer { engine.stop() }
-        try await settle(engine, cloud: cloud)
+        try await settle(engine, clock: clock)
         let commits = database.changeHub.commitCount
         let modifies = cloud.requestCount(.modifyRecords)
         let fetches = cloud.requestCount(.fetchDatabaseChanges)
@@ -111,7 +110,7 @@ import Testing
             let (queue, engine) = try await device("a", cloud: cloud, clock: clock)
             database = queue
             engine.start()
-            try await settle(engine, cloud: cloud)
+            try await settle(engine, clock: clock)
             released = engine
         }
         try await waitUntil { released == nil }
