@@ -25,9 +25,29 @@ struct DatabaseOptions: ParsableArguments {
         help: ArgumentHelp("The bearer token for --cloud (`strata-cloud token --user NAME`); default: $STRATA_CLOUD_TOKEN.", valueName: "token"))
     var token: String?
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp("How long a sync with --cloud may take before the command goes on without it.", valueName: "seconds"))
+    var syncTimeout: Double = 10
+
     var isPreview: Bool { database == nil }
 
     func validate() throws {
+        if let database {
+            // A mistyped folder must not be created silently: the file would land somewhere
+            // the user never looks.
+            let folder = URL(fileURLWithPath: database).deletingLastPathComponent().path
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory) else {
+                throw ValidationError("The folder \(folder) does not exist: create it first, or choose another --database path.")
+            }
+            guard isDirectory.boolValue else {
+                throw ValidationError("\(folder) is not a folder: choose another --database path.")
+            }
+        }
+        guard syncTimeout > 0, syncTimeout.isFinite else {
+            throw ValidationError("--sync-timeout must be a positive number of seconds.")
+        }
         guard let cloud else { return }
         guard database != nil else { throw ValidationError("--cloud syncs a database file: add --database PATH.") }
         guard let url = URL(string: cloud), url.scheme == "http" || url.scheme == "https" else {
@@ -76,10 +96,14 @@ struct DatabaseOptions: ParsableArguments {
 
     /// With `--cloud`, exchanges changes with the service: before a command, to show what
     /// other devices did; after it, so its change reaches them before the process exits.
-    func syncWithCloud() async throws {
-        guard cloud != nil else { return }
+    ///
+    /// Local first: a sync that fails or takes longer than `--sync-timeout` never stops the
+    /// command. It returns what to tell the user instead; the change stays in the file's sync
+    /// log and goes out with the next sync.
+    func syncWithCloud() async -> String? {
+        guard let cloud, let database else { return nil }
         @Dependency(\.defaultSyncEngine) var engine
-        try await engine.syncChanges()
+        return await CloudSync.run(engine, within: .milliseconds(Int64(syncTimeout * 1000)), cloud: cloud, database: database)
     }
 
     /// Printed after a change in preview mode, where it will not survive the process.
@@ -103,9 +127,11 @@ extension ScorekeeperSubcommand {
 
     func run() async throws {
         try options.bootstrap()
-        try await options.syncWithCloud()
+        // A cloud that did not answer before the command is not waited for again after it.
+        var cloudProblem = await options.syncWithCloud()
         let text = try body(Scorekeeper())
-        try await options.syncWithCloud()
+        if cloudProblem == nil { cloudProblem = await options.syncWithCloud() }
         print(text + (isChange ? options.changeFootnote : "") + (try await options.previewSyncFootnote()))
+        if let cloudProblem { FileHandle.standardError.write(Data((cloudProblem + "\n").utf8)) }
     }
 }
