@@ -14,10 +14,18 @@ extension CloudService {
         return routes
     }
 
+    /// Each route's method: `GET` for the account, the change stream, health and metrics,
+    /// `POST` for the rest.
+    static var routeMethods: [String: HTTPRequest.Method] {
+        let gets: Set<String> = [CloudRoute.account, CloudRoute.changes, CloudRoute.health, CloudRoute.metrics]
+        return Dictionary(uniqueKeysWithValues: routes.map { ($0, gets.contains($0) ? HTTPRequest.Method.get : .post) })
+    }
+
     func makeRouter(verifier: TokenVerifier) -> Router<CloudRequestContext> {
         let router = Router(context: CloudRequestContext.self)
         router.add(middleware: ObservabilityMiddleware(
             routes: Self.routes, metricsFactory: PrometheusMetricsFactory(registry: configuration.metricsRegistry)))
+        router.add(middleware: RouteFallbackMiddleware(methods: Self.routeMethods))
         router.add(middleware: AuthenticationMiddleware(verifier: verifier))
 
         router.get(RouterPath(CloudRoute.health)) { _, _ in
@@ -43,8 +51,10 @@ extension CloudService {
             }
         }
         router.get(RouterPath(CloudRoute.changes)) { _, context in
-            await self.serve(context) { container in
-                self.changeStream(for: container, logger: context.logger)
+            let user = context.user ?? ""
+            let logger = context.logger
+            return await self.serve(context) { container in
+                try self.changeStream(for: container, user: user, logger: logger)
             }
         }
         for scope in [CloudDatabaseScope.private, .shared] {
@@ -60,27 +70,42 @@ extension CloudService {
         return router
     }
 
-    /// Runs an authenticated route with the user's container, turning every failure into the
-    /// response a client decodes back into it.
-    func serve(_ context: CloudRequestContext, _ body: (any CloudContainer) async throws -> Response) async -> Response {
+    /// Runs an authenticated route with the user's container within the request deadline,
+    /// turning every failure into the response a client decodes back into it.
+    ///
+    /// Only what is known to be temporary asks the client to retry (`serviceUnavailable`: the
+    /// deadline passed, or the backend said so). Bad input is a permanent `400` naming the
+    /// field; any other failure is a `500` `internalError`, never "retry later".
+    func serve(_ context: CloudRequestContext, _ body: @escaping @Sendable (any CloudContainer) async throws -> Response) async -> Response {
         guard let user = context.user else { return CloudResponses.error(.notAuthenticated) }
         do {
-            return try await body(backend(user))
+            try RequestValidator(configuration: configuration).validate(user: user)
+            let backend = backend
+            return try await Deadline.run(within: configuration.requestDeadline) { try await body(backend(user)) }
         } catch let error as CloudError {
             return CloudResponses.error(error)
+        } catch let error as InvalidRequest {
+            return CloudResponses.invalid(error)
         } catch let error as RequestRejection {
             return error.response
+        } catch is DeadlineExceeded {
+            context.logger.warning("request passed its deadline", metadata: ["deadline": "\(configuration.requestDeadline)"])
+            return CloudResponses.error(.serviceUnavailable(retryAfter: .seconds(1)))
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(error)"])
-            return CloudResponses.error(.serviceUnavailable(retryAfter: nil))
+            return CloudResponses.failure(
+                CloudErrorBody(code: "internalError", message: "the service failed; the request was not applied"),
+                status: .internalServerError)
         }
     }
 
-    private func changeStream(for container: any CloudContainer, logger: Logger) -> Response {
+    private func changeStream(for container: any CloudContainer, user: String, logger: Logger) throws -> Response {
+        guard let (id, ended) = changeStreams.open(user: user, limit: configuration.maximumChangeStreamsPerUser) else {
+            throw CloudError.requestRateLimited(retryAfter: .seconds(5))
+        }
         // Subscribe before the head goes out: a change landing after the client saw the head is
         // then never missed.
         let hints = container.changeHints()
-        let (id, ended) = changeStreams.open()
         return ChangeStreamResponse.make(
             hints: hints, ended: ended, heartbeat: configuration.heartbeatInterval,
             onFinish: { [changeStreams] in changeStreams.remove(id) }, logger: logger)

@@ -34,6 +34,9 @@ public final class CloudStore: Sendable {
     /// hold a writer there to show that readers never skip its positions.
     let beforeModifyCommit = Mutex<(@Sendable () async -> Void)?>(nil)
 
+    /// The most changes one `fetchZoneChanges` page returns, whatever limit it asks for.
+    public static let maximumPageSize = 10_000
+
     /// The role requests run as: no login, no ownership, subject to row-level security. The
     /// service's login role must be a member of it.
     public static var requestRole: String { CloudStoreMigrations.requestRole }
@@ -57,6 +60,15 @@ public final class CloudStore: Sendable {
     @discardableResult
     public func migrate() async throws -> [Int] {
         try await CloudStoreMigrations.run(on: client, logger: logger)
+    }
+
+    /// Brings the schema of the database `connection` is connected to up to date, over that one
+    /// connection: for one-shot tools such as `strata-cloud migrate`, which then close it.
+    ///
+    /// - Returns: the migration versions applied by this call.
+    @discardableResult
+    public static func migrate(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
+        try await CloudStoreMigrations.run(on: connection, logger: logger)
     }
 
     /// The private database of `user`: their own zones.
@@ -118,7 +130,14 @@ public final class CloudStore: Sendable {
             // The caller's own error (a CloudError) comes out as itself.
             if let cloudError = error.closureError as? CloudError { throw cloudError }
             if let refused = (error.closureError as? PSQLError).flatMap(Self.refusal) { throw refused }
+            for cause in [error.beginError, error.closureError, error.commitError].compactMap({ $0 }) where StoreFailure.isTransient(cause) {
+                throw CloudError.serviceUnavailable(retryAfter: StoreFailure.retryDelay)
+            }
             throw error
+        } catch let error as CloudError {
+            throw error
+        } catch where StoreFailure.isTransient(error) {
+            throw CloudError.serviceUnavailable(retryAfter: StoreFailure.retryDelay)
         }
     }
 

@@ -4,7 +4,7 @@ import Testing
 
 /// Assets: stored whole and checked on the way in, fetched by hash, reachable by their
 /// uploader and the users they share with, and by nobody else.
-@Suite struct CloudAssetTests {
+@Suite(.timeLimit(.minutes(5))) struct CloudAssetTests {
     var cloud: TestCloud { TestCloud.current }
     let zone = CloudZoneID(name: "zone", owner: "alice")
 

@@ -6,7 +6,7 @@ import Testing
 
 /// A user's own zones and records in PostgreSQL: the behaviour MockCloud's record and feed
 /// suites describe.
-@Suite(.enabled(if: TestPostgres.isAvailable, "needs STRATA_TEST_POSTGRES"))
+@Suite(.enabled(if: TestPostgres.isAvailable, "needs STRATA_TEST_POSTGRES"), .timeLimit(.minutes(5)))
 struct CloudStoreRecordTests {
     @Test func migratingTwiceAppliesNothingTheSecondTime() async throws {
         let fixture = try await StoreFixture()
