@@ -32,33 +32,63 @@ final class ChildProcess: Sendable {
         var finished: Bool { outputEnded && exitStatus != nil }
     }
 
-    let process: Process
+    /// The child's process id.
+    let pid: pid_t
     private let state = Mutex(State())
 
+    /// Starts `executable` with `arguments`, standard input and error on /dev/null.
+    ///
+    /// Spawned and reaped by hand (`posix_spawn`, then `waitpid` on a thread of its own), not
+    /// with Foundation's `Process`: its exit notification once never came for a child that had
+    /// exited (left a zombie), and a test waiting for it hung.
     init(_ executable: URL, _ arguments: [String]) throws {
-        process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        process.terminationHandler = { [self] process in
-            update { $0.exitStatus = process.terminationStatus }
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw Failure.ended("pipe failed: \(errno)") }
+        let (readEnd, writeEnd) = (fds[0], fds[1])
+        // Neither end may leak into other children this process starts meanwhile.
+        _ = fcntl(readEnd, F_SETFD, FD_CLOEXEC)
+        _ = fcntl(writeEnd, F_SETFD, FD_CLOEXEC)
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
+        defer { for argument in argv { free(argument) } }
+        var child: pid_t = 0
+        let code = posix_spawn(&child, executable.path, &actions, nil, argv, environ)
+        close(writeEnd)
+        guard code == 0 else {
+            close(readEnd)
+            throw Failure.ended("posix_spawn \(executable.path) failed: \(code)")
         }
-        try process.run()
-        let handle = pipe.fileHandleForReading
-        let thread = Thread { [self] in
+        pid = child
+        let reader = Thread { [self] in
+            var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
-                let data = handle.availableData
-                if data.isEmpty {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(readEnd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 {
+                    close(readEnd)
                     update { $0.outputEnded = true }
                     return
                 }
-                update { $0.output += String(decoding: data, as: UTF8.self) }
+                let text = String(decoding: buffer[0..<count], as: UTF8.self)
+                update { $0.output += text }
             }
         }
-        thread.name = "child output"
-        thread.start()
+        reader.name = "child output"
+        reader.start()
+        let waiter = Thread { [self, child] in
+            var status: Int32 = 0
+            while waitpid(child, &status, 0) < 0 && errno == EINTR {}
+            // WEXITSTATUS / WTERMSIG by hand: the macros do not import.
+            let exit = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            update { $0.exitStatus = exit }
+        }
+        waiter.name = "child exit"
+        waiter.start()
     }
 
     private func update(_ change: (inout State) -> Void) {
@@ -72,14 +102,20 @@ final class ChildProcess: Sendable {
     }
 
     /// Returns once the state moved past `version`.
+    /// Returns once the state moved past `version`, or the task was cancelled (a test's time
+    /// limit ran out).
     private func change(after version: Int) async {
-        await withCheckedContinuation { continuation in
-            let now = state.withLock { state in
-                if state.version != version { return true }
-                state.waiters.append((version, continuation))
-                return false
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { state in
+                    if state.version != version || Task.isCancelled { return true }
+                    state.waiters.append((version, continuation))
+                    return false
+                }
+                if now { continuation.resume() }
             }
-            if now { continuation.resume() }
+        } onCancel: {
+            update { _ in }
         }
     }
 
@@ -87,17 +123,23 @@ final class ChildProcess: Sendable {
     /// killed, which ends the wait).
     private func wait<T: Sendable>(within limit: Duration, _ done: @escaping @Sendable (String, Bool, Int32?) throws -> T?) async throws -> T {
         let fired = Flag()
-        let killer = Task { [process] in
+        let killer = Task { [self] in
             try await Task.sleep(for: limit)
             fired.set()
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            if state.withLock({ $0.exitStatus == nil }) { kill(pid, SIGKILL) }
+            // Wake the wait even if a grandchild keeps the output open.
+            update { _ in }
         }
         defer { killer.cancel() }
         while true {
             let (output, version, finished, status) = state.withLock { ($0.output, $0.version, $0.finished, $0.exitStatus) }
-            if finished, fired.isSet { throw Failure.timedOut(output) }
+            if (finished || status != nil), fired.isSet { throw Failure.timedOut(output) }
             if let value = try done(output, finished, status) { return value }
             if finished { throw Failure.ended(output) }
+            if Task.isCancelled {
+                if status == nil { kill(pid, SIGKILL) }
+                throw CancellationError()
+            }
             await change(after: version)
         }
     }
@@ -125,6 +167,6 @@ final class ChildProcess: Sendable {
 
     /// Sends SIGTERM; the child's own shutdown follows.
     func stop() {
-        if process.isRunning { process.terminate() }
+        if state.withLock({ $0.exitStatus == nil }) { kill(pid, SIGTERM) }
     }
 }
