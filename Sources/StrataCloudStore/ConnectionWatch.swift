@@ -1,4 +1,3 @@
-import NIOCore
 import PostgresNIO
 import StrataSync
 import Synchronization
@@ -9,14 +8,18 @@ import Synchronization
 /// A query sent down a connection PostgreSQL has just closed (a restart, a terminated backend)
 /// can wait for an answer forever. The work therefore runs in a task of its own, and the caller
 /// waits for whichever comes first: the work's result, or the connection's close while the
-/// work holds it. In the second case the caller gets `serviceUnavailable` and the work is
+/// work holds it (checked every ``checkInterval``). In the second case the caller gets `serviceUnavailable` and the work is
 /// cancelled and left to end by itself.
 final class ConnectionWatch<T: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<T, any Error>?
         var result: Result<T, any Error>?
         var worker: Task<Void, Never>?
+        var monitor: Task<Void, Never>?
     }
+
+    /// How often a running transaction's connection is checked.
+    static var checkInterval: Duration { .milliseconds(200) }
 
     private let state = Mutex(State())
 
@@ -35,11 +38,24 @@ final class ConnectionWatch<T: Sendable>: Sendable {
         }
     }
 
-    /// Fails the watched work as soon as `connection` closes.
+    /// Fails the watched work within ``checkInterval`` of `connection` closing. A poll, not a
+    /// callback on the connection's close future: connections outlive millions of requests,
+    /// and a callback per request would pile up on each until it closed.
     func watch(_ connection: PostgresConnection) {
-        connection.closeFuture.whenComplete { [self] _ in
-            finish(.failure(CloudError.serviceUnavailable(retryAfter: StoreFailure.retryDelay)))
+        let monitor = Task { [self] in
+            while !Task.isCancelled {
+                do { try await Task.sleep(for: Self.checkInterval) } catch { return }
+                if connection.isClosed {
+                    finish(.failure(CloudError.serviceUnavailable(retryAfter: StoreFailure.retryDelay)))
+                    return
+                }
+            }
         }
+        let done = state.withLock { state in
+            state.monitor = monitor
+            return state.result != nil
+        }
+        if done { monitor.cancel() }
     }
 
     private func start(_ continuation: CheckedContinuation<T, any Error>) {
@@ -60,12 +76,13 @@ final class ConnectionWatch<T: Sendable>: Sendable {
     }
 
     private func finish(_ result: Result<T, any Error>) {
-        let (continuation, worker) = state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?) in
-            guard state.result == nil else { return (nil, nil) }
+        let (continuation, worker, monitor) = state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?, Task<Void, Never>?) in
+            guard state.result == nil else { return (nil, nil, nil) }
             state.result = result
             defer { state.continuation = nil }
-            return (state.continuation, state.worker)
+            return (state.continuation, state.worker, state.monitor)
         }
+        monitor?.cancel()
         if case .failure = result { worker?.cancel() }
         continuation?.resume(with: result)
     }

@@ -78,7 +78,8 @@ struct ServiceFaultTests {
     @Test func aRequestWhosePostgresConnectionDroppedIsAnsweredRetryablyWithinSeconds() async throws {
         let postgres = try await PrivatePostgres.start()
         do {
-            let live = try await LiveService.start(server: postgres.url, database: "postgres") { $0.requestDeadline = .seconds(5) }
+            // A deadline far away: what answers the request must be the dead connection.
+            let live = try await LiveService.start(server: postgres.url, database: "postgres") { $0.requestDeadline = .seconds(60) }
             let alice = live.container(user: "alice").privateDatabase
             try await alice.saveZones([zone])
             let holder = try await Self.lockZone(on: postgres.url, database: "postgres")
@@ -94,7 +95,7 @@ struct ServiceFaultTests {
             case .failure(let error): Issue.record("not a cloud error: \(error)")
             case .success: Issue.record("the write succeeded through a restart while its zone was locked")
             }
-            #expect(elapsed < .seconds(10), "answered \(elapsed) after the restart")
+            #expect(elapsed < .seconds(5), "answered \(elapsed) after the restart")
 
             // The service serves again once PostgreSQL is back (bounded retries).
             var served = false
