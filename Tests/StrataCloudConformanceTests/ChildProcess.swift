@@ -165,6 +165,16 @@ final class ChildProcess: Sendable {
         var isSet: Bool { value.withLock { $0 } }
     }
 
+    /// Waits for the child to exit, whatever its status (128 + N for signal N).
+    func exitStatus(within limit: Duration = .seconds(60)) async throws -> Int32 {
+        try await wait(within: limit) { _, _, status in status }
+    }
+
+    /// Sends `signal` to the child.
+    func send(_ signal: Int32) {
+        if state.withLock({ $0.exitStatus == nil }) { kill(pid, signal) }
+    }
+
     /// Sends SIGTERM; the child's own shutdown follows.
     func stop() {
         if state.withLock({ $0.exitStatus == nil }) { kill(pid, SIGTERM) }

@@ -87,7 +87,7 @@ struct TwoProcessesTests {
     }
 
     /// `strata-cloud migrate` exits once its work is done, every time, and again when there is
-    /// nothing to do; and it stops on SIGTERM even when started by a parent that ignores it.
+    /// nothing to do.
     @Test func migrateExitsWhenItsWorkIsDone() async throws {
         let server = try Self.executable("strata-cloud")
         let postgres = try #require(CloudKind.postgresURL)
@@ -103,5 +103,33 @@ struct TwoProcessesTests {
             #expect(output.contains(round == 0 ? "Applied migrations" : "The schema is up to date."))
         }
         #expect(ContinuousClock.now - start < .seconds(60))
+    }
+
+    /// A parent that ignores SIGTERM (as ServiceLifecycle leaves a process that watches it)
+    /// passes that on across `exec`: `strata-cloud` restores the default first, so SIGTERM stops
+    /// a `migrate` that waits on a database that never answers.
+    @Test func aSubcommandStartedWithSIGTERMIgnoredStillStopsOnIt() async throws {
+        let server = try Self.executable("strata-cloud")
+        let blackhole = try ChildProcess(URL(fileURLWithPath: "/usr/bin/env"), [
+            "python3", "-c",
+            "import socket,time\ns=socket.socket();s.bind(('127.0.0.1',0));s.listen(8)\nprint(s.getsockname()[1],flush=True)\nc=[]\nend=time.time()+60\ns.settimeout(1)\nwhile time.time()<end:\n  try: c.append(s.accept())\n  except Exception: pass\n",
+        ])
+        defer { blackhole.send(SIGKILL) }
+        let port = try await blackhole.read(until: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        let migrate = try ChildProcess(URL(fileURLWithPath: "/bin/sh"), [
+            "-c", "trap '' TERM; exec \"$0\" migrate --database-url postgres://u@127.0.0.1:\(port)/db", server.path,
+        ])
+        // Bounded: until the child no longer ignores SIGTERM (it resets it first thing).
+        var ignoring = true
+        for _ in 0..<200 where ignoring {
+            let status = (try? String(contentsOfFile: "/proc/\(migrate.pid)/status", encoding: .utf8)) ?? ""
+            let mask = status.split(separator: "\n").first { $0.hasPrefix("SigIgn:") }
+                .flatMap { UInt64($0.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16) } ?? 0
+            ignoring = mask & (1 << (UInt64(SIGTERM) - 1)) != 0 || !status.contains("strata-cloud")
+            if ignoring { try await Task.sleep(for: .milliseconds(25)) }
+        }
+        #expect(!ignoring, "strata-cloud still ignores SIGTERM")
+        migrate.send(SIGTERM)
+        #expect(try await migrate.exitStatus(within: .seconds(10)) == 128 + SIGTERM)
     }
 }
