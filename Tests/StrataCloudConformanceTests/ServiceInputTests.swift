@@ -1,8 +1,10 @@
 import Crypto
 import Foundation
 import StrataCloudClient
+import StrataAssets
 import StrataCloudService
-import StrataSync
+import StrataSQLite
+@testable import StrataSync
 import Testing
 
 /// Request fields at their extremes, through HTTP to the service over PostgreSQL: every bad
@@ -127,6 +129,27 @@ struct ServiceAssetTests {
             #expect(try await alice.missingAssets([forged.hash]) == [forged.hash])
             try await alice.uploadAssets([Self.asset(genuine)])
             #expect(try await alice.fetchAsset(forged.hash).chunks.map(\.data).reduce(Data(), +) == genuine)
+        }
+    }
+
+    /// What a device really sends: chunks deflated by StrataAssets, checked by inflating them.
+    @Test func aCompressedAssetFromStrataAssetsIsCheckedAndReadsBack() async throws {
+        let queue = try DatabaseQueue()
+        let assets = try AssetStore(queue, options: AssetStorageOptions(chunkSize: 64 * 1024))
+        let content = Data(String(repeating: "Strata syncs compressed assets, chunk by chunk. ", count: 12_000).utf8)
+        let descriptor = try await assets.put(content)
+        let stored = try #require(try await queue.read { db in try db.storedAsset(descriptor.id) })
+        let asset = CloudAsset(stored)
+        #expect(asset.chunks.count > 1 && asset.chunks.allSatisfy { $0.encoding == 1 })
+        try await LiveService.with { live in
+            let alice = live.container(user: "alice").privateDatabase
+            try await alice.uploadAssets([asset])
+            #expect(try await alice.fetchAsset(asset.hash) == asset)
+            // The same deflated chunks under another content's name are refused.
+            var forged = asset
+            forged.hash = Self.asset(Self.random(100)).hash
+            await #expect(throws: CloudError.self) { try await alice.uploadAssets([forged]) }
+            #expect(try await alice.missingAssets([forged.hash]) == [forged.hash])
         }
     }
 
