@@ -45,10 +45,11 @@ extension CloudService {
             }
         }
         router.post(RouterPath(CloudRoute.acceptShare)) { request, context in
-            await self.serve(context) { container in
+            await self.serve(context, prepare: {
                 let body = try await self.decode(AcceptShareRequest.self, from: request)
-                return try CloudResponses.json(try await container.acceptShare(url: body.url))
-            }
+                try RequestValidator(configuration: self.configuration).validate(body)
+                return { container in try CloudResponses.json(try await container.acceptShare(url: body.url)) }
+            })
         }
         router.get(RouterPath(CloudRoute.changes)) { _, context in
             let user = context.user ?? ""
@@ -60,10 +61,12 @@ extension CloudService {
         for scope in [CloudDatabaseScope.private, .shared] {
             for operation in CloudOperation.allCases {
                 router.post(RouterPath(CloudRoute.database(scope, operation))) { request, context in
-                    await self.serve(context) { container in
-                        let database = scope == .private ? container.privateDatabase : container.sharedDatabase
-                        return try await self.perform(operation, on: database, request: request)
-                    }
+                    await self.serve(context, prepare: {
+                        let work = try await self.prepare(operation, request: request)
+                        return { container in
+                            try await work(scope == .private ? container.privateDatabase : container.sharedDatabase)
+                        }
+                    })
                 }
             }
         }
@@ -76,12 +79,24 @@ extension CloudService {
     /// Only what is known to be temporary asks the client to retry (`serviceUnavailable`: the
     /// deadline passed, or the backend said so). Bad input is a permanent `400` naming the
     /// field; any other failure is a `500` `internalError`, never "retry later".
-    func serve(_ context: CloudRequestContext, _ body: @escaping @Sendable (any CloudContainer) async throws -> Response) async -> Response {
+    func serve(_ context: CloudRequestContext, _ body: @escaping ContainerWork) async -> Response {
+        await serve(context, prepare: { body })
+    }
+
+    /// The work of a route on the user's container.
+    typealias ContainerWork = @Sendable (any CloudContainer) async throws -> Response
+
+    /// ``serve(_:_:)`` for a route with a body: `prepare` reads, decodes and validates it (the
+    /// client's pace, bounded by the body limit) and returns the work, which alone runs under
+    /// the deadline. Work abandoned at the deadline therefore never holds the request body
+    /// that the server reads on after answering.
+    func serve(_ context: CloudRequestContext, prepare: () async throws -> ContainerWork) async -> Response {
         guard let user = context.user else { return CloudResponses.error(.notAuthenticated) }
         do {
             try RequestValidator(configuration: configuration).validate(user: user)
+            let work = try await prepare()
             let backend = backend
-            return try await Deadline.run(within: configuration.requestDeadline) { try await body(backend(user)) }
+            return try await Deadline.run(within: configuration.requestDeadline) { try await work(backend(user)) }
         } catch let error as CloudError {
             return CloudResponses.error(error)
         } catch let error as InvalidRequest {
