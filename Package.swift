@@ -107,6 +107,8 @@ let package = Package(
             name: "StrataCloudStore",
             dependencies: [
                 "StrataSync",
+                "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -244,6 +246,7 @@ let package = Package(
             dependencies: [
                 "StrataCloudStore", "StrataSync", "StrataSQLite", "StrataQueries", "StrataCloudService", "StrataCloudClient",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -2,6 +2,7 @@
 # A private, throwaway PostgreSQL cluster for the tests, on 127.0.0.1 only.
 #
 #   eval "$(bash Tests/postgres.sh start DIR)"   # prints `export STRATA_TEST_POSTGRES=...`
+#   bash Tests/postgres.sh restart DIR            # `pg_ctl restart -m fast`: every connection drops
 #   bash Tests/postgres.sh stop DIR
 #
 # Installs PostgreSQL from Debian's packages when initdb is missing. As root the server runs as
@@ -37,13 +38,17 @@ start)
   as_server "$pg/pg_ctl" -D "$dir/data" -l "$dir/server.log" -o "-h 127.0.0.1 -p $port -k $dir -c max_connections=200 -c fsync=off" -w start >&2
   echo "export STRATA_TEST_POSTGRES=postgres://postgres@127.0.0.1:$port/postgres"
   ;;
+restart)
+  pg=$(bin)
+  as_server "$pg/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w restart >&2 </dev/null
+  ;;
 stop)
   pg=$(bin)
   if [ -d "$dir/data" ]; then as_server "$pg/pg_ctl" -D "$dir/data" -m fast -w stop >&2 || true; fi
   rm -rf "$dir"
   ;;
 *)
-  echo "usage: $0 start|stop DIR" >&2
+  echo "usage: $0 start|restart|stop DIR" >&2
   exit 2
   ;;
 esac

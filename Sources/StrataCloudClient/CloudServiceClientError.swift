@@ -6,4 +6,7 @@ public enum CloudServiceClientError: Error, Hashable, Sendable {
     case unexpectedResponse(status: Int, message: String)
     /// A request body could not be encoded.
     case unencodableRequest(String)
+    /// The service refused a field of the request for good (wire code `invalidRequest`): the
+    /// field's path and why. Sending the same request again fails the same way.
+    case invalidRequest(field: String, reason: String)
 }

@@ -82,6 +82,10 @@ struct CloudServiceTransport: Sendable {
     static func failure(status: Int, headers: HTTPHeaders, body: Data) -> any Error {
         let retryAfter = headers.first(name: "Retry-After")
         if let response = try? CloudWire.makeDecoder().decode(ErrorResponse.self, from: body) {
+            if response.error.code == InvalidRequest.code {
+                return CloudServiceClientError.invalidRequest(
+                    field: response.error.field ?? "", reason: response.error.reason ?? response.error.message ?? "")
+            }
             if let error = try? response.error.cloudError() { return error }
             if let error = CloudErrorStatus.error(forStatus: status, retryAfter: retryAfter) { return error }
             return CloudServiceClientError.unexpectedResponse(status: status, message: response.error.message ?? response.error.code)

@@ -20,6 +20,17 @@ public struct CloudErrorBody: Codable, Sendable, Hashable {
     public var reason: String?
     /// The exact delay of `serviceUnavailable` and `requestRateLimited`; absent when none.
     public var retryAfter: WireDuration?
+    /// The request field an ``InvalidRequest`` names (`invalidRequest` only).
+    public var field: String?
+
+    /// A body that stands for no ``CloudError``: ``InvalidRequest`` and the service's own
+    /// failures (`notFound`, `methodNotAllowed`, `internalError`).
+    public init(code: String, message: String, field: String? = nil, reason: String? = nil) {
+        self.code = code
+        self.message = message
+        self.field = field
+        self.reason = reason
+    }
 
     /// The body of `error`.
     public init(_ error: CloudError) {
@@ -101,6 +112,11 @@ public struct ErrorResponse: Codable, Sendable, Hashable {
     /// A response carrying `error`.
     public init(_ error: CloudError) {
         self.error = CloudErrorBody(error)
+    }
+
+    /// A response carrying `body`, for failures no ``CloudError`` describes.
+    public init(body: CloudErrorBody) {
+        error = body
     }
 }
 

@@ -11,7 +11,16 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "Connections the service keeps open to PostgreSQL.")
     var maximumConnections = 20
 
-    func clientConfiguration() throws -> PostgresClient.Configuration {
+    /// The URL's parts.
+    struct Target {
+        var host: String
+        var port: Int
+        var username: String
+        var password: String?
+        var database: String
+    }
+
+    func target() throws -> Target {
         guard let text = databaseURL ?? ProcessInfo.processInfo.environment["STRATA_DATABASE_URL"] else {
             throw ValidationError("Give the database with --database-url or STRATA_DATABASE_URL.")
         }
@@ -20,11 +29,27 @@ struct DatabaseOptions: ParsableArguments {
         else {
             throw ValidationError("\(text) is not a postgres://user@host[:port]/database URL.")
         }
-        var configuration = PostgresClient.Configuration(
+        return Target(
             host: host, port: url.port ?? 5432, username: url.user ?? "postgres", password: url.password,
-            database: String(url.path.dropFirst()), tls: .disable)
+            database: String(url.path.dropFirst()))
+    }
+
+    /// The pool of `serve`.
+    func clientConfiguration() throws -> PostgresClient.Configuration {
+        let target = try target()
+        var configuration = PostgresClient.Configuration(
+            host: target.host, port: target.port, username: target.username, password: target.password,
+            database: target.database, tls: .disable)
         configuration.options.maximumConnections = maximumConnections
         return configuration
+    }
+
+    /// The single connection of one-shot commands.
+    func connectionConfiguration() throws -> PostgresConnection.Configuration {
+        let target = try target()
+        return PostgresConnection.Configuration(
+            host: target.host, port: target.port, username: target.username, password: target.password,
+            database: target.database, tls: .disable)
     }
 }
 

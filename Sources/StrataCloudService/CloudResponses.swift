@@ -24,16 +24,15 @@ enum CloudResponses {
         return response
     }
 
-    /// A 400 for a body that is not the operation's request: no cloud error fits, so the code
-    /// is `badRequest`, which a client reports as a protocol error rather than a cloud one.
-    static func badRequest(_ message: String) -> Response {
-        let body = "{\"error\":{\"code\":\"badRequest\",\"message\":\(jsonString(message))}}"
-        var headers = HTTPFields()
-        headers[.contentType] = CloudWire.contentType
-        return Response(status: .badRequest, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    /// A failure no ``CloudError`` describes, with the same `{"error": {...}}` shape: `400`
+    /// ``StrataCloudProtocol/InvalidRequest``, `404` and `405` for routes the service does not
+    /// have, `500` for its own faults (which a client must not retry blindly).
+    static func failure(_ body: CloudErrorBody, status: HTTPResponse.Status) -> Response {
+        (try? json(ErrorResponse(body: body), status: status)) ?? Response(status: status)
     }
 
-    private static func jsonString(_ text: String) -> String {
-        (try? String(decoding: JSONEncoder().encode(text), as: UTF8.self)) ?? "\"\""
+    /// The `400` answer to `error`.
+    static func invalid(_ error: InvalidRequest) -> Response {
+        failure(error.body, status: .badRequest)
     }
 }

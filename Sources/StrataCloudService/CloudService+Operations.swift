@@ -3,54 +3,96 @@ import StrataCloudProtocol
 import StrataSync
 
 extension CloudService {
-    /// Decodes one database operation's body, calls the backend's database, and encodes its
-    /// answer.
-    func perform(_ operation: CloudOperation, on database: any CloudDatabase, request: Request) async throws -> Response {
+    /// The work of one database operation on the backend's database, once its body was read,
+    /// decoded and every field validated: reading the body happens before the request deadline
+    /// starts, so abandoned work never holds the request body.
+    typealias DatabaseWork = @Sendable (any CloudDatabase) async throws -> Response
+
+    /// Reads, decodes and validates one database operation's body; returns the call to the
+    /// backend and the encoding of its answer.
+    func prepare(_ operation: CloudOperation, request: Request) async throws -> DatabaseWork {
+        let validator = RequestValidator(configuration: configuration)
         switch operation {
         case .saveZones:
             let body = try await decode(ZonesRequest.self, from: request)
-            try await database.saveZones(body.zones)
-            return try CloudResponses.json(EmptyResponse())
+            try validator.validate(body)
+            return { database in
+                try await database.saveZones(body.zones)
+                return try CloudResponses.json(EmptyResponse())
+            }
         case .deleteZones:
             let body = try await decode(ZonesRequest.self, from: request)
-            try await database.deleteZones(body.zones)
-            return try CloudResponses.json(EmptyResponse())
+            try validator.validate(body)
+            return { database in
+                try await database.deleteZones(body.zones)
+                return try CloudResponses.json(EmptyResponse())
+            }
         case .fetchRecords:
             let body = try await decode(FetchRecordsRequest.self, from: request)
             try checkLimits(items: body.ids.count)
-            return try CloudResponses.json(FetchRecordsResponse(try await database.fetchRecords(body.ids)))
+            try validator.validate(body)
+            return { database in
+                return try CloudResponses.json(FetchRecordsResponse(try await database.fetchRecords(body.ids)))
+            }
         case .modifyRecords:
             let body = try await decode(ModifyRecordsRequest.self, from: request)
             try checkLimits(items: body.itemCount, saving: body.saving)
-            let result = try await database.modifyRecords(saving: body.saving, deleting: body.deleting)
-            return try CloudResponses.json(ModifyRecordsResponse(result))
+            try validator.validate(body)
+            return { database in
+                let result = try await database.modifyRecords(saving: body.saving, deleting: body.deleting)
+                return try CloudResponses.json(ModifyRecordsResponse(result))
+            }
         case .fetchDatabaseChanges:
             let body = try await decode(FetchDatabaseChangesRequest.self, from: request)
-            return try CloudResponses.json(DatabaseChangesResponse(try await database.fetchDatabaseChanges(since: body.since)))
+            try validator.validate(body)
+            return { database in
+                return try CloudResponses.json(DatabaseChangesResponse(try await database.fetchDatabaseChanges(since: body.since)))
+            }
         case .fetchZoneChanges:
             let body = try await decode(FetchZoneChangesRequest.self, from: request)
-            let changes = try await database.fetchZoneChanges(body.zone, since: body.since, limit: body.limit)
-            return try CloudResponses.json(ZoneChangesResponse(changes))
+            try validator.validate(body)
+            return { database in
+                let changes = try await database.fetchZoneChanges(body.zone, since: body.since, limit: body.limit)
+                return try CloudResponses.json(ZoneChangesResponse(changes))
+            }
         case .missingAssets:
             let body = try await decode(MissingAssetsRequest.self, from: request)
-            return try CloudResponses.json(MissingAssetsResponse(missing: try await database.missingAssets(body.hashes)))
+            try validator.validate(body)
+            return { database in
+                return try CloudResponses.json(MissingAssetsResponse(missing: try await database.missingAssets(body.hashes)))
+            }
         case .uploadAssets:
             let body = try await decode(UploadAssetsRequest.self, from: request)
-            try await database.uploadAssets(body.assets)
-            return try CloudResponses.json(EmptyResponse())
+            try validator.validate(body)
+            return { database in
+                try await database.uploadAssets(body.assets)
+                return try CloudResponses.json(EmptyResponse())
+            }
         case .fetchAsset:
             let body = try await decode(FetchAssetRequest.self, from: request)
-            return try CloudResponses.json(try await database.fetchAsset(body.hash))
+            try validator.validate(body)
+            return { database in
+                return try CloudResponses.json(try await database.fetchAsset(body.hash))
+            }
         case .saveShare:
             let body = try await decode(SaveShareRequest.self, from: request)
-            return try CloudResponses.json(try await database.saveShare(body.share))
+            try validator.validate(body)
+            return { database in
+                return try CloudResponses.json(try await database.saveShare(body.share))
+            }
         case .fetchShare:
             let body = try await decode(ShareRootRequest.self, from: request)
-            return try CloudResponses.json(try await database.fetchShare(rootRecordID: body.rootRecordID))
+            try validator.validate(body)
+            return { database in
+                return try CloudResponses.json(try await database.fetchShare(rootRecordID: body.rootRecordID))
+            }
         case .deleteShare:
             let body = try await decode(ShareRootRequest.self, from: request)
-            try await database.deleteShare(rootRecordID: body.rootRecordID)
-            return try CloudResponses.json(EmptyResponse())
+            try validator.validate(body)
+            return { database in
+                try await database.deleteShare(rootRecordID: body.rootRecordID)
+                return try CloudResponses.json(EmptyResponse())
+            }
         }
     }
 }

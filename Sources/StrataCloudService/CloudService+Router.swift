@@ -14,10 +14,18 @@ extension CloudService {
         return routes
     }
 
+    /// Each route's method: `GET` for the account, the change stream, health and metrics,
+    /// `POST` for the rest.
+    static var routeMethods: [String: HTTPRequest.Method] {
+        let gets: Set<String> = [CloudRoute.account, CloudRoute.changes, CloudRoute.health, CloudRoute.metrics]
+        return Dictionary(uniqueKeysWithValues: routes.map { ($0, gets.contains($0) ? HTTPRequest.Method.get : .post) })
+    }
+
     func makeRouter(verifier: TokenVerifier) -> Router<CloudRequestContext> {
         let router = Router(context: CloudRequestContext.self)
         router.add(middleware: ObservabilityMiddleware(
             routes: Self.routes, metricsFactory: PrometheusMetricsFactory(registry: configuration.metricsRegistry)))
+        router.add(middleware: RouteFallbackMiddleware(methods: Self.routeMethods))
         router.add(middleware: AuthenticationMiddleware(verifier: verifier))
 
         router.get(RouterPath(CloudRoute.health)) { _, _ in
@@ -37,50 +45,82 @@ extension CloudService {
             }
         }
         router.post(RouterPath(CloudRoute.acceptShare)) { request, context in
-            await self.serve(context) { container in
+            await self.serve(context, prepare: {
                 let body = try await self.decode(AcceptShareRequest.self, from: request)
-                return try CloudResponses.json(try await container.acceptShare(url: body.url))
-            }
+                try RequestValidator(configuration: self.configuration).validate(body)
+                return { container in try CloudResponses.json(try await container.acceptShare(url: body.url)) }
+            })
         }
         router.get(RouterPath(CloudRoute.changes)) { _, context in
-            await self.serve(context) { container in
-                self.changeStream(for: container, logger: context.logger)
+            let user = context.user ?? ""
+            let logger = context.logger
+            return await self.serve(context) { container in
+                try self.changeStream(for: container, user: user, logger: logger)
             }
         }
         for scope in [CloudDatabaseScope.private, .shared] {
             for operation in CloudOperation.allCases {
                 router.post(RouterPath(CloudRoute.database(scope, operation))) { request, context in
-                    await self.serve(context) { container in
-                        let database = scope == .private ? container.privateDatabase : container.sharedDatabase
-                        return try await self.perform(operation, on: database, request: request)
-                    }
+                    await self.serve(context, prepare: {
+                        let work = try await self.prepare(operation, request: request)
+                        return { container in
+                            try await work(scope == .private ? container.privateDatabase : container.sharedDatabase)
+                        }
+                    })
                 }
             }
         }
         return router
     }
 
-    /// Runs an authenticated route with the user's container, turning every failure into the
-    /// response a client decodes back into it.
-    func serve(_ context: CloudRequestContext, _ body: (any CloudContainer) async throws -> Response) async -> Response {
+    /// Runs an authenticated route with the user's container within the request deadline,
+    /// turning every failure into the response a client decodes back into it.
+    ///
+    /// Only what is known to be temporary asks the client to retry (`serviceUnavailable`: the
+    /// deadline passed, or the backend said so). Bad input is a permanent `400` naming the
+    /// field; any other failure is a `500` `internalError`, never "retry later".
+    func serve(_ context: CloudRequestContext, _ body: @escaping ContainerWork) async -> Response {
+        await serve(context, prepare: { body })
+    }
+
+    /// The work of a route on the user's container.
+    typealias ContainerWork = @Sendable (any CloudContainer) async throws -> Response
+
+    /// ``serve(_:_:)`` for a route with a body: `prepare` reads, decodes and validates it (the
+    /// client's pace, bounded by the body limit) and returns the work, which alone runs under
+    /// the deadline. Work abandoned at the deadline therefore never holds the request body
+    /// that the server reads on after answering.
+    func serve(_ context: CloudRequestContext, prepare: () async throws -> ContainerWork) async -> Response {
         guard let user = context.user else { return CloudResponses.error(.notAuthenticated) }
         do {
-            return try await body(backend(user))
+            try RequestValidator(configuration: configuration).validate(user: user)
+            let work = try await prepare()
+            let backend = backend
+            return try await Deadline.run(within: configuration.requestDeadline) { try await work(backend(user)) }
         } catch let error as CloudError {
             return CloudResponses.error(error)
+        } catch let error as InvalidRequest {
+            return CloudResponses.invalid(error)
         } catch let error as RequestRejection {
             return error.response
+        } catch is DeadlineExceeded {
+            context.logger.warning("request passed its deadline", metadata: ["deadline": "\(configuration.requestDeadline)"])
+            return CloudResponses.error(.serviceUnavailable(retryAfter: .seconds(1)))
         } catch {
             context.logger.error("request failed", metadata: ["error": "\(error)"])
-            return CloudResponses.error(.serviceUnavailable(retryAfter: nil))
+            return CloudResponses.failure(
+                CloudErrorBody(code: "internalError", message: "the service failed; the request was not applied"),
+                status: .internalServerError)
         }
     }
 
-    private func changeStream(for container: any CloudContainer, logger: Logger) -> Response {
+    private func changeStream(for container: any CloudContainer, user: String, logger: Logger) throws -> Response {
+        guard let (id, ended) = changeStreams.open(user: user, limit: configuration.maximumChangeStreamsPerUser) else {
+            throw CloudError.requestRateLimited(retryAfter: .seconds(5))
+        }
         // Subscribe before the head goes out: a change landing after the client saw the head is
         // then never missed.
         let hints = container.changeHints()
-        let (id, ended) = changeStreams.open()
         return ChangeStreamResponse.make(
             hints: hints, ended: ended, heartbeat: configuration.heartbeatInterval,
             onFinish: { [changeStreams] in changeStreams.remove(id) }, logger: logger)

@@ -26,6 +26,29 @@ public struct CloudServiceConfiguration: Sendable {
     /// The logger of the service and its request log.
     public var logger: Logger
 
+    /// The longest name accepted, in UTF-8 bytes: users, zones, records, types, field names,
+    /// share titles and participants. PostgreSQL indexes refuse keys past about 2.7 KB.
+    public var maximumNameBytes = 1_024
+    /// The largest `limit` of one `fetchZoneChanges` page; larger or non-positive limits fail
+    /// with ``StrataCloudProtocol/InvalidRequest`` naming `limit`.
+    public var maximumFetchPageSize = 1_000
+    /// Zones in one `saveZones` or `deleteZones`.
+    public var maximumZonesPerRequest = 100
+    /// Participants in one `saveShare`.
+    public var maximumParticipantsPerShare = 100
+    /// Hashes in one `missingAssets`, assets in one `uploadAssets`.
+    public var maximumHashesPerRequest = 1_000
+    /// The uncompressed size of one uploaded asset, in bytes: bounds the work of checking its
+    /// SHA-256 (a small deflated body can stand for a huge content).
+    public var maximumAssetBytes: Int64 = 1 << 30
+    /// Change streams (`GET /v1/changes`) one user may hold open at once; one more gets
+    /// `requestRateLimited`.
+    public var maximumChangeStreamsPerUser = 16
+    /// The longest any request may take before the service answers it with
+    /// `serviceUnavailable` (retry later), whatever the backend is doing: a request waiting on
+    /// a lock, or on a database connection that died, still gets an answer.
+    public var requestDeadline: Duration = .seconds(30)
+
     /// A configuration; the defaults suit a local development server.
     public init(
         host: String = "127.0.0.1",

@@ -6,15 +6,36 @@ import StrataSync
 
 /// A request refused before it reached the backend.
 enum RequestRejection: Error {
-    /// The body is not the operation's request.
-    case malformed(String)
     /// The body is larger than the service accepts.
     case bodyTooLarge
 
     var response: Response {
         switch self {
-        case .malformed(let message): CloudResponses.badRequest(message)
         case .bodyTooLarge: CloudResponses.error(.limitExceeded)
+        }
+    }
+}
+
+extension InvalidRequest {
+    /// The field a JSON decoding failure points at, and why.
+    init<T>(decoding error: DecodingError, as type: T.Type) {
+        func path(_ context: DecodingError.Context, _ key: (any CodingKey)? = nil) -> String {
+            let keys = context.codingPath + (key.map { [$0] } ?? [])
+            var text = ""
+            for key in keys {
+                if let index = key.intValue { text += "[\(index)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
+            }
+            return text.isEmpty ? "body" : text
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            self.init(field: path(context, key), reason: "missing")
+        case .typeMismatch(let expected, let context), .valueNotFound(let expected, let context):
+            self.init(field: path(context), reason: "expected \(expected)")
+        case .dataCorrupted(let context):
+            self.init(field: path(context), reason: context.debugDescription)
+        @unknown default:
+            self.init(field: "body", reason: "not a \(T.self)")
         }
     }
 }
@@ -35,8 +56,10 @@ extension CloudService {
         }
         do {
             return try CloudWire.makeDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+        } catch let error as DecodingError {
+            throw InvalidRequest(decoding: error, as: T.self)
         } catch {
-            throw RequestRejection.malformed("the body is not a \(T.self): \(error)")
+            throw InvalidRequest(field: "body", reason: "not a \(T.self): \(error)")
         }
     }
 

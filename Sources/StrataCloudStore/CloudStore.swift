@@ -34,6 +34,9 @@ public final class CloudStore: Sendable {
     /// hold a writer there to show that readers never skip its positions.
     let beforeModifyCommit = Mutex<(@Sendable () async -> Void)?>(nil)
 
+    /// The most changes one `fetchZoneChanges` page returns, whatever limit it asks for.
+    public static let maximumPageSize = 10_000
+
     /// The role requests run as: no login, no ownership, subject to row-level security. The
     /// service's login role must be a member of it.
     public static var requestRole: String { CloudStoreMigrations.requestRole }
@@ -57,6 +60,15 @@ public final class CloudStore: Sendable {
     @discardableResult
     public func migrate() async throws -> [Int] {
         try await CloudStoreMigrations.run(on: client, logger: logger)
+    }
+
+    /// Brings the schema of the database `connection` is connected to up to date, over that one
+    /// connection: for one-shot tools such as `strata-cloud migrate`, which then close it.
+    ///
+    /// - Returns: the migration versions applied by this call.
+    @discardableResult
+    public static func migrate(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
+        try await CloudStoreMigrations.run(on: connection, logger: logger)
     }
 
     /// The private database of `user`: their own zones.
@@ -101,24 +113,43 @@ public final class CloudStore: Sendable {
     }
 
     /// Runs `body` in one transaction as ``requestRole`` with `user` as the request's user.
+    ///
+    /// The transaction is run by hand rather than with postgres-nio's `withTransaction`: after
+    /// PostgreSQL dropped the connection (a restart, `pg_terminate_backend`), that one sent
+    /// `ROLLBACK` down the closed connection and waited for its answer forever, holding the
+    /// request (and graceful shutdown) with it. A closed connection has nothing to roll back.
+    ///
+    /// The work runs under a ``ConnectionWatch``: if the connection closes while the work holds
+    /// it, the caller gets `serviceUnavailable` at once, whatever the work is waiting for.
     func transaction<Result: Sendable>(
-        as user: String, repeatableRead: Bool = false, _ body: (PostgresConnection) async throws -> Result
+        as user: String, repeatableRead: Bool = false, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        let logger = self.logger
+        let (logger, client) = (self.logger, self.client)
         do {
-            return try await client.withTransaction(logger: logger) { connection in
-                if repeatableRead {
-                    try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: logger)
+            return try await ConnectionWatch<Result>.run { watch in try await client.withConnection { connection in
+                watch.watch(connection)
+                try await connection.query("BEGIN", logger: logger)
+                do {
+                    if repeatableRead {
+                        try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: logger)
+                    }
+                    try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL ROLE \(CloudStoreMigrations.requestRole)"), logger: logger)
+                    try await connection.query("SELECT set_config('strata.user', \(user), true)", logger: logger)
+                    let value = try await body(connection)
+                    try await connection.query("COMMIT", logger: logger)
+                    return value
+                } catch {
+                    if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
+                    throw error
                 }
-                try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL ROLE \(CloudStoreMigrations.requestRole)"), logger: logger)
-                try await connection.query("SELECT set_config('strata.user', \(user), true)", logger: logger)
-                return try await body(connection)
-            }
-        } catch let error as PostgresTransactionError {
-            // The caller's own error (a CloudError) comes out as itself.
-            if let cloudError = error.closureError as? CloudError { throw cloudError }
-            if let refused = (error.closureError as? PSQLError).flatMap(Self.refusal) { throw refused }
+            } }
+        } catch let error as CloudError {
+            // The caller's own error comes out as itself.
             throw error
+        } catch let error as PSQLError where Self.refusal(error) != nil {
+            throw Self.refusal(error) ?? CloudError.permissionFailure(nil)
+        } catch where StoreFailure.isTransient(error) {
+            throw CloudError.serviceUnavailable(retryAfter: StoreFailure.retryDelay)
         }
     }
 

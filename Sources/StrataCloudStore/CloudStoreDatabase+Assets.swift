@@ -18,15 +18,20 @@ extension CloudStoreDatabase {
         }
     }
 
-    /// Stores assets whole or not at all: each must match its size and chunk checksums
-    /// (``StrataSync/CloudError/invalidAsset(_:reason:)``). Content the user can already read
-    /// is skipped.
+    /// Stores assets whole or not at all: each must match its size, its chunk checksums and,
+    /// decoded, its SHA-256 (``StrataSync/CloudError/invalidAsset(_:reason:)``), so no upload
+    /// can stand for another content. Content the user can already read is skipped; what is
+    /// stored counts its stored bytes against the uploader's quota
+    /// (``StrataSync/CloudError/quotaExceeded``).
     public func uploadAssets(_ assets: [CloudAsset]) async throws {
         for asset in assets {
             if let damage = asset.damage { throw CloudError.invalidAsset(asset.hash, reason: damage) }
         }
-        let (user, logger) = (user, logger)
+        let (user, logger, quota) = (user, logger, store.limits.maximumBytesPerUser)
         let readable = try await missingAssets(assets.map(\.hash)).symmetricDifference(assets.map(\.hash))
+        for asset in assets where !readable.contains(asset.hash) {
+            if let mismatch = await AssetContentCheck.mismatch(of: asset) { throw CloudError.invalidAsset(asset.hash, reason: mismatch) }
+        }
         try await store.transaction(as: user) { connection in
             try await Self.ensureUser(user, on: connection, logger: logger)
             // Content the user can read already (theirs, or a peer's) is not stored again.
@@ -48,6 +53,7 @@ extension CloudStoreDatabase {
                         """,
                         logger: logger)
                 }
+                try await Self.useBytes(Int64(asset.storedSize), of: user, quota: quota, on: connection, logger: logger)
             }
         }
     }

@@ -28,7 +28,7 @@ extension CloudStoreDatabase {
     }
 
     private func modify(_ zone: CloudZoneID, saving saves: [CloudRecord], deleting deletes: [CloudRecordID]) async throws -> CloudModifyResult {
-        func failAll(_ failure: (CloudRecordID) -> CloudError) -> CloudModifyResult {
+        @Sendable func failAll(_ failure: (CloudRecordID) -> CloudError) -> CloudModifyResult {
             var result = CloudModifyResult()
             for record in saves { result.saveResults[record.id] = .failure(failure(record.id)) }
             for id in deletes { result.deleteResults[id] = .failure(failure(id)) }

@@ -216,7 +216,8 @@ public struct CloudStoreDatabase: CloudDatabase {
     public func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
         guard reaches(zone) else { throw CloudError.permissionFailure(nil) }
         let (start, tokenAccess) = try Self.zonePosition(of: token)
-        let pageSize = max(1, limit)
+        // Bounded before any arithmetic: a limit of Int.max must not overflow `pageSize + 1`.
+        let pageSize = min(max(1, limit), CloudStore.maximumPageSize)
         let (user, logger, scope) = (user, logger, scope)
         return try await store.transaction(as: user, repeatableRead: true) { connection in
             var zoneState: (sequence: Int64, horizon: Int64)?
@@ -259,7 +260,7 @@ public struct CloudStoreDatabase: CloudDatabase {
             try bindings.append(zone.name)
             try bindings.append(since)
             try bindings.append(start)
-            try bindings.append(Int64(pageSize + 1))
+            try bindings.append(Int64(pageSize) + 1)
             let query = PostgresQuery(unsafeSQL: """
                 SELECT sequence, name, type, fields, field_versions, parent, change_tag FROM (
                     SELECT sequence, name, type, fields::text, field_versions::text, parent, change_tag

@@ -19,6 +19,8 @@ enum CloudStoreMigrations {
         Migration(version: 3, statements: quotaStatements),
         // Assets are found by hash among the uploader's and their peers' (row-level security).
         Migration(version: 4, statements: ["CREATE INDEX assets_by_hash ON strata_cloud.assets (hash)"]),
+        // The request role may do what the API needs and no more (CloudStoreHardening).
+        Migration(version: 5, statements: CloudStoreHardening.statements),
     ]
 
     /// Migration 3: each user's stored bytes, kept as records are written, for quotas.
@@ -53,6 +55,22 @@ enum CloudStoreMigrations {
     @discardableResult
     static func run(on client: PostgresClient, logger: Logger) async throws -> [Int] {
         try await client.withTransaction(logger: logger) { connection in
+            try await apply(on: connection, logger: logger)
+        }
+    }
+
+    /// Applies the migrations over one connection the caller opened and will close: what a
+    /// one-shot command uses, with no pool to wind down afterwards.
+    @discardableResult
+    static func run(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
+        try await connection.withTransaction(logger: logger) { connection in
+            try await apply(on: connection, logger: logger)
+        }
+    }
+
+    /// The migrations' work, inside the caller's transaction.
+    private static func apply(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
+        do {
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext('strata_cloud.migrate'))", logger: logger)
             try await connection.query("CREATE SCHEMA IF NOT EXISTS strata_cloud", logger: logger)
             try await connection.query(

@@ -2,13 +2,33 @@ import Foundation
 import StrataSync
 
 /// A record's fields and versions as the store keeps them: JSON in `jsonb` columns.
+///
+/// JSON has no literal for NaN or the infinities, which `CloudValue.real` may hold: they are
+/// stored as the strings `"NaN"`, `"+Infinity"` and `"-Infinity"` where a real goes, as the
+/// wire format sends them, and come back as the same values.
 enum RecordCoding {
     static func encodeFields(_ fields: [String: CloudValue]) throws -> String {
-        String(decoding: try JSONEncoder().encode(fields), as: UTF8.self)
+        String(decoding: try encoder().encode(fields), as: UTF8.self)
     }
 
     static func encodeVersions(_ versions: [String: HybridTimestamp]) throws -> String {
-        String(decoding: try JSONEncoder().encode(versions), as: UTF8.self)
+        String(decoding: try encoder().encode(versions), as: UTF8.self)
+    }
+
+    private static let nonFinite = (positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+
+    static func encoder() -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: nonFinite.positiveInfinity, negativeInfinity: nonFinite.negativeInfinity, nan: nonFinite.nan)
+        return encoder
+    }
+
+    static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: nonFinite.positiveInfinity, negativeInfinity: nonFinite.negativeInfinity, nan: nonFinite.nan)
+        return decoder
     }
 
     /// A record from its stored columns.
@@ -17,8 +37,8 @@ enum RecordCoding {
     ) throws -> CloudRecord {
         CloudRecord(
             id: CloudRecordID(name: name, zone: zone), type: type,
-            fields: try JSONDecoder().decode([String: CloudValue].self, from: Data(fields.utf8)),
-            fieldVersions: try JSONDecoder().decode([String: HybridTimestamp].self, from: Data(versions.utf8)),
+            fields: try decoder().decode([String: CloudValue].self, from: Data(fields.utf8)),
+            fieldVersions: try decoder().decode([String: HybridTimestamp].self, from: Data(versions.utf8)),
             parent: parent.map { CloudRecordID(name: $0, zone: zone) },
             changeTag: changeTag)
     }

@@ -4,7 +4,7 @@ import Testing
 
 /// Change feeds: paged records and tombstones since a token, changed and deleted zones,
 /// expired tokens.
-@Suite struct CloudChangeFeedTests {
+@Suite(.timeLimit(.minutes(5))) struct CloudChangeFeedTests {
     var cloud: TestCloud { TestCloud.current }
     let zone = CloudZoneID(name: "zone", owner: "alice")
     var database: any CloudDatabase { cloud.container(user: "alice").privateDatabase }

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// The mock cloud keeps the service's rules for saving and deleting records.
-@Suite struct CloudRecordTests {
+@Suite(.timeLimit(.minutes(5))) struct CloudRecordTests {
     var cloud: TestCloud { TestCloud.current }
     let zone = CloudZoneID(name: "zone", owner: "alice")
     var database: any CloudDatabase { cloud.container(user: "alice").privateDatabase }

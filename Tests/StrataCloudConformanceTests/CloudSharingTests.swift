@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Shares: what participants see and may do, and how shares end.
-@Suite struct CloudSharingTests {
+@Suite(.timeLimit(.minutes(5))) struct CloudSharingTests {
     var cloud: TestCloud { TestCloud.current }
     let zone = CloudZoneID(name: "zone", owner: "alice")
     var alice: any CloudDatabase { cloud.container(user: "alice").privateDatabase }

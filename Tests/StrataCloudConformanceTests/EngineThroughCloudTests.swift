@@ -17,7 +17,7 @@ final class ConformanceClock: Sendable {
 }
 
 /// Whole engines syncing through each cloud: what users see, not just what the protocol says.
-@Suite struct EngineThroughCloudTests {
+@Suite(.timeLimit(.minutes(5))) struct EngineThroughCloudTests {
     /// One device: its own SQLite database and engine, signed in as `user`.
     struct Device {
         static let schema = """

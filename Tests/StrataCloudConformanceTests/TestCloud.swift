@@ -116,8 +116,18 @@ final class TestCloud: Sendable {
     func records(in zone: CloudZoneID) async throws -> [CloudRecord] {
         if let mock { return mock.records(in: zone) }
         do {
-            return try await container(user: zone.owner).privateDatabase.fetchZoneChanges(zone, since: nil, limit: 10_000).changed
-                .sorted { $0.id.name < $1.id.name }
+            // Page by page: the service refuses pages over 1,000 records.
+            let database = container(user: zone.owner).privateDatabase
+            var records: [String: CloudRecord] = [:]
+            var token: CloudChangeToken?
+            for _ in 0..<1_000 {
+                let page = try await database.fetchZoneChanges(zone, since: token, limit: 1_000)
+                for record in page.changed { records[record.id.name] = record }
+                for tombstone in page.deleted { records[tombstone.id.name] = nil }
+                token = page.token
+                if !page.moreComing { break }
+            }
+            return records.values.sorted { $0.id.name < $1.id.name }
         } catch CloudError.zoneNotFound {
             return []
         }

@@ -6,7 +6,7 @@ import Testing
 /// file, syncing through two `strata-cloud serve` instances on one PostgreSQL database. The
 /// watching process sees the other's increment arrive by push: its engine polls only every 60
 /// seconds, and the test gives up after 30.
-@Suite(.enabled(if: CloudKind.postgresURL != nil, "needs STRATA_TEST_POSTGRES"))
+@Suite(.enabled(if: CloudKind.postgresURL != nil, "needs STRATA_TEST_POSTGRES"), .timeLimit(.minutes(3)))
 struct TwoProcessesTests {
     static let key = "strata-two-processes-key-0123456789"
 
@@ -29,53 +29,11 @@ struct TwoProcessesTests {
         case ended(String)
     }
 
-    /// A child process whose standard output the test reads up to a line it expects.
-    final class Child: Sendable {
-        let process: Process
-        private let output: Pipe
-        private let seen = Mutex("")
-
-        init(_ executable: URL, _ arguments: [String]) throws {
-            process = Process()
-            process.executableURL = executable
-            process.arguments = arguments
-            output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-        }
-
-        /// Reads until the output contains `text`; returns everything read so far.
-        @discardableResult
-        func read(until text: String) throws -> String {
-            while true {
-                let soFar = seen.withLock { $0 }
-                if soFar.contains(text) { return soFar }
-                let data = output.fileHandleForReading.availableData
-                if data.isEmpty { throw TwoProcessesError.ended("ended before printing \(text):\n\(soFar)") }
-                seen.withLock { $0 += String(decoding: data, as: UTF8.self) }
-            }
-        }
-
-        /// Runs to its end and returns its output.
-        func finish() throws -> String {
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            let text = seen.withLock { $0 + String(decoding: data, as: UTF8.self) }
-            guard process.terminationStatus == 0 else { throw TwoProcessesError.ended("exit \(process.terminationStatus):\n\(text)") }
-            return text
-        }
-
-        func stop() {
-            if process.isRunning { process.terminate() }
-        }
-    }
-
-    /// The children to stop at the end, or when the watchdog fires.
+    /// The children to stop at the end.
     final class Children: Sendable {
-        private let all: Mutex<[Child]>
-        init(_ children: [Child]) { all = Mutex(children) }
-        func add(_ child: Child) { all.withLock { $0.append(child) } }
+        private let all: Mutex<[ChildProcess]>
+        init(_ children: [ChildProcess]) { all = Mutex(children) }
+        func add(_ child: ChildProcess) { all.withLock { $0.append(child) } }
         func stopAll() { for child in all.withLock({ $0 }) { child.stop() } }
     }
 
@@ -92,42 +50,86 @@ struct TwoProcessesTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
 
-        _ = try Child(server, ["migrate", "--database-url", databaseURL, "--log-level", "error"]).finish()
+        // Every read below is bounded and kills its child when its time runs out; output is read
+        // on threads of its own, never on the cooperative pool.
+        _ = try await ChildProcess(server, ["migrate", "--database-url", databaseURL, "--log-level", "error"]).finish(within: .seconds(60))
         let instances = try (0..<2).map { _ in
-            try Child(server, ["serve", "--database-url", databaseURL, "--port", "0", "--jwt-key", Self.key, "--log-level", "error"])
+            try ChildProcess(server, ["serve", "--database-url", databaseURL, "--port", "0", "--jwt-key", Self.key, "--log-level", "error"])
         }
         let children = Children(instances)
         defer { children.stopAll() }
-        // A safety net, not a wait: whatever still runs after 30 seconds is stopped, and the
-        // reads below fail instead of hanging.
-        let watchdog = Task {
-            try? await Task.sleep(for: .seconds(30))
-            children.stopAll()
-        }
-        defer { watchdog.cancel() }
-        let urls = try instances.map { instance in
-            let line = try instance.read(until: "\n")
+        var urls: [String] = []
+        for instance in instances {
+            let line = try await instance.read(until: "\n")
             let port = try #require(line.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
-            return "http://127.0.0.1:\(port)"
+            urls.append("http://127.0.0.1:\(port)")
         }
-        let token = try Child(server, ["token", "--user", "blob", "--jwt-key", Self.key]).finish()
+        let token = try await ChildProcess(server, ["token", "--user", "blob", "--jwt-key", Self.key]).finish()
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        func run(_ arguments: [String], file: String, instance: Int) throws -> String {
-            try Child(scorekeeper, arguments + ["--database", directory.appendingPathComponent(file).path, "--cloud", urls[instance], "--token", token])
-                .finish()
+        func run(_ arguments: [String], file: String, instance: Int) async throws -> String {
+            try await ChildProcess(
+                scorekeeper, arguments + ["--database", directory.appendingPathComponent(file).path, "--cloud", urls[instance], "--token", token]
+            ).finish()
         }
 
-        _ = try run(["add-game", "Game night"], file: "phone.sqlite", instance: 0)
-        _ = try run(["add-player", "Game night", "Blob"], file: "phone.sqlite", instance: 0)
-        let watch = try Child(scorekeeper, [
+        _ = try await run(["add-game", "Game night"], file: "phone.sqlite", instance: 0)
+        _ = try await run(["add-player", "Game night", "Blob"], file: "phone.sqlite", instance: 0)
+        let watch = try ChildProcess(scorekeeper, [
             "watch", "--database", directory.appendingPathComponent("laptop.sqlite").path, "--cloud", urls[1], "--token", token,
         ])
         children.add(watch)
-        try watch.read(until: "Blob (0)")
+        try await watch.read(until: "Blob (0)")
 
-        let increment = try run(["increment", "Blob", "--by", "3"], file: "phone.sqlite", instance: 0)
+        let increment = try await run(["increment", "Blob", "--by", "3"], file: "phone.sqlite", instance: 0)
         #expect(increment.contains("Blob: +3, now 3."))
-        let frames = try watch.read(until: "Blob (3)")
+        let frames = try await watch.read(until: "Blob (3)")
         #expect(frames.contains("Scoreboard, update 1"))
+    }
+
+    /// `strata-cloud migrate` exits once its work is done, every time, and again when there is
+    /// nothing to do.
+    @Test func migrateExitsWhenItsWorkIsDone() async throws {
+        let server = try Self.executable("strata-cloud")
+        let postgres = try #require(CloudKind.postgresURL)
+        let name = "migrate_exits_\(UInt32.random(in: 0...UInt32.max))"
+        try await AdminConnection.shared.createDatabase(name)
+        var database = URLComponents(url: postgres, resolvingAgainstBaseURL: false)
+        database?.path = "/" + name
+        let databaseURL = try #require(database?.url).absoluteString
+        let start = ContinuousClock.now
+        for round in 0..<5 {
+            let output = try await ChildProcess(server, ["migrate", "--database-url", databaseURL, "--log-level", "error"])
+                .finish(within: .seconds(20))
+            #expect(output.contains(round == 0 ? "Applied migrations" : "The schema is up to date."))
+        }
+        #expect(ContinuousClock.now - start < .seconds(60))
+    }
+
+    /// A parent that ignores SIGTERM (as ServiceLifecycle leaves a process that watches it)
+    /// passes that on across `exec`: `strata-cloud` restores the default first, so SIGTERM stops
+    /// a `migrate` that waits on a database that never answers.
+    @Test func aSubcommandStartedWithSIGTERMIgnoredStillStopsOnIt() async throws {
+        let server = try Self.executable("strata-cloud")
+        let blackhole = try ChildProcess(URL(fileURLWithPath: "/usr/bin/env"), [
+            "python3", "-c",
+            "import socket,time\ns=socket.socket();s.bind(('127.0.0.1',0));s.listen(8)\nprint(s.getsockname()[1],flush=True)\nc=[]\nend=time.time()+60\ns.settimeout(1)\nwhile time.time()<end:\n  try: c.append(s.accept())\n  except Exception: pass\n",
+        ])
+        defer { blackhole.send(SIGKILL) }
+        let port = try await blackhole.read(until: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
+        let migrate = try ChildProcess(URL(fileURLWithPath: "/bin/sh"), [
+            "-c", "trap '' TERM; exec \"$0\" migrate --database-url postgres://u@127.0.0.1:\(port)/db", server.path,
+        ])
+        // Bounded: until the child no longer ignores SIGTERM (it resets it first thing).
+        var ignoring = true
+        for _ in 0..<200 where ignoring {
+            let status = (try? String(contentsOfFile: "/proc/\(migrate.pid)/status", encoding: .utf8)) ?? ""
+            let mask = status.split(separator: "\n").first { $0.hasPrefix("SigIgn:") }
+                .flatMap { UInt64($0.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16) } ?? 0
+            ignoring = mask & (1 << (UInt64(SIGTERM) - 1)) != 0 || !status.contains("strata-cloud")
+            if ignoring { try await Task.sleep(for: .milliseconds(25)) }
+        }
+        #expect(!ignoring, "strata-cloud still ignores SIGTERM")
+        migrate.send(SIGTERM)
+        #expect(try await migrate.exitStatus(within: .seconds(10)) == 128 + SIGTERM)
     }
 }

@@ -6,7 +6,7 @@ import StrataSync
 import Testing
 
 /// Requests without a valid bearer token get 401 and never reach the backend.
-@Suite struct AuthenticationTests {
+@Suite(.timeLimit(.minutes(5))) struct AuthenticationTests {
     static func base64URL(_ text: String) -> String {
         Data(text.utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")

@@ -6,7 +6,7 @@ import StrataSync
 import Testing
 
 /// Requests over the service's limits fail with `limitExceeded` before the backend sees them.
-@Suite struct LimitTests {
+@Suite(.timeLimit(.minutes(5))) struct LimitTests {
     @Test func tooManyItemsIsRefusedBeforeTheBackend() async throws {
         // The backend's own limit is higher: the service's refuses first.
         let cloud = MockCloud()

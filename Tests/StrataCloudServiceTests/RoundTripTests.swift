@@ -7,7 +7,7 @@ import Testing
 
 /// Every operation gives the same results and the same errors through the service as when
 /// called on MockCloud directly.
-@Suite struct RoundTripTests {
+@Suite(.timeLimit(.minutes(5))) struct RoundTripTests {
     static let limits = CloudLimits(maximumItemsPerRequest: 4)
 
     @Test func theServiceAnswersAsMockCloudDoes() async throws {

@@ -6,7 +6,7 @@ import Testing
 
 /// Sharing works through the service: the owner shares, the invitee accepts by URL and finds the
 /// records in their shared database.
-@Suite struct SharingThroughServiceTests {
+@Suite(.timeLimit(.minutes(5))) struct SharingThroughServiceTests {
     @Test func anAcceptedShareAppearsInTheSharedDatabase() async throws {
         let cloud = MockCloud()
         try await ServiceHarness.with(cloud: cloud) { harness in

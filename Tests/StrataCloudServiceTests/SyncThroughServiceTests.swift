@@ -8,7 +8,7 @@ import StrataSync
 import Testing
 
 /// Two engines, each with its own database, sync through the service as through any cloud.
-@Suite struct SyncThroughServiceTests {
+@Suite(.timeLimit(.minutes(5))) struct SyncThroughServiceTests {
     static let schema = """
         CREATE TABLE games (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL DEFAULT '', score INTEGER);
         CREATE TABLE players (id TEXT PRIMARY KEY NOT NULL, gameID TEXT REFERENCES games(id) ON DELETE CASCADE, name TEXT);
@@ -115,7 +115,7 @@ import Testing
 }
 
 /// The change stream's heartbeats, read off the wire.
-@Suite struct ChangeStreamWireTests {
+@Suite(.timeLimit(.minutes(5))) struct ChangeStreamWireTests {
     @Test func anIdleStreamSendsHeartbeats() async throws {
         try await ServiceHarness.with(cloud: MockCloud(), configure: { $0.heartbeatInterval = .milliseconds(10) }) { harness in
             let token = try await harness.token(user: "alice")

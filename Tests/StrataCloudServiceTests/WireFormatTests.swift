@@ -5,7 +5,7 @@ import Testing
 
 /// The wire format on its own: every CloudError survives JSON, and the event parser does not
 /// care how the bytes are chunked.
-@Suite struct WireFormatTests {
+@Suite(.timeLimit(.minutes(5))) struct WireFormatTests {
     static let id = CloudRecordID(name: "r", zone: CloudZoneID(name: "z", owner: "alice"))
 
     static let everyError: [CloudError] = [

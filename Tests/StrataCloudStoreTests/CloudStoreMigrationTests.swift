@@ -6,7 +6,7 @@ import Testing
 
 /// Migrating is safe when several databases of one cluster migrate at once — the test suites
 /// do exactly that, one database per test.
-@Suite(.enabled(if: TestPostgres.isAvailable, "needs STRATA_TEST_POSTGRES"))
+@Suite(.enabled(if: TestPostgres.isAvailable, "needs STRATA_TEST_POSTGRES"), .timeLimit(.minutes(5)))
 struct CloudStoreMigrationTests {
     /// Roles belong to the cluster while the migration lock belongs to a database, so two
     /// databases can both find the request role missing. Staged here: A creates the role and

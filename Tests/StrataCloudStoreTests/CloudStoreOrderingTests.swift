@@ -7,7 +7,7 @@ import Testing
 
 /// Change tokens are positions that commit in order: a reader never skips a change because a
 /// writer that took a lower position committed after one that took a higher position.
-@Suite(.enabled(if: TestPostgres.isAvailable, "needs STRATA_TEST_POSTGRES"))
+@Suite(.enabled(if: TestPostgres.isAvailable, "needs STRATA_TEST_POSTGRES"), .timeLimit(.minutes(5)))
 struct CloudStoreOrderingTests {
     /// The outbox gap, staged: writer A holds its transaction open after writing, writer B
     /// writes the same zone, a reader fetches in between and after. With positions from a

@@ -8,7 +8,7 @@ import Testing
 /// an index however many users and records the store holds. The test seeds 100 users with
 /// 1,000 records each (`STRATA_POLICY_SCALE=full`: 1,000 users, 1,000,000 records, and the
 /// plans' timings printed) and reads the plans PostgreSQL chooses as the request role.
-@Suite(.enabled(if: TestPostgres.isAvailable, "needs STRATA_TEST_POSTGRES"))
+@Suite(.enabled(if: TestPostgres.isAvailable, "needs STRATA_TEST_POSTGRES"), .timeLimit(.minutes(5)))
 struct CloudStorePolicyPlanTests {
     static let isFull = ProcessInfo.processInfo.environment["STRATA_POLICY_SCALE"] == "full"
 

@@ -6,7 +6,7 @@ import Testing
 
 /// A user's own zones and records in PostgreSQL: the behaviour MockCloud's record and feed
 /// suites describe.
-@Suite(.enabled(if: TestPostgres.isAvailable, "needs STRATA_TEST_POSTGRES"))
+@Suite(.enabled(if: TestPostgres.isAvailable, "needs STRATA_TEST_POSTGRES"), .timeLimit(.minutes(5)))
 struct CloudStoreRecordTests {
     @Test func migratingTwiceAppliesNothingTheSecondTime() async throws {
         let fixture = try await StoreFixture()
@@ -113,11 +113,18 @@ struct CloudStoreRecordTests {
         let alice = fixture.database("alice")
         let data = Data("hello".utf8)
         let chunk = CloudAsset.Chunk(data: data, encoding: 0, size: 5, crc32: CloudAsset.checksum(ofChunk: 0, data: data))
-        let asset = CloudAsset(hash: "abc", size: 5, chunkSize: 5, chunks: [chunk])
-        #expect(try await alice.missingAssets(["abc"]) == ["abc"])
+        // The SHA-256 of "hello": the store checks it.
+        let hello = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824"
+        let asset = CloudAsset(hash: hello, size: 5, chunkSize: 5, chunks: [chunk])
+        #expect(try await alice.missingAssets([hello]) == [hello])
         try await alice.uploadAssets([asset])
-        #expect(try await alice.missingAssets(["abc"]).isEmpty)
-        #expect(try await alice.fetchAsset("abc") == asset)
+        #expect(try await alice.missingAssets([hello]).isEmpty)
+        #expect(try await alice.fetchAsset(hello) == asset)
+        var forged = asset
+        forged.hash = String(repeating: "0", count: 64)
+        await #expect(throws: CloudError.invalidAsset(forged.hash, reason: "the content's SHA-256 is \(hello)")) {
+            try await alice.uploadAssets([forged])
+        }
         var damaged = asset
         damaged.hash = "def"
         damaged.chunks[0].crc32 ^= 1

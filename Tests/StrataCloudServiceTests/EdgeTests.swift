@@ -1,0 +1,133 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import StrataCloudClient
+import StrataCloudProtocol
+import StrataCloudService
+import StrataSync
+import Testing
+
+/// A container whose account lookups fail in a way no `CloudError` describes, or never end
+/// (ignoring cancellation, as a query on a dead connection can), and that otherwise is
+/// `MockCloud`'s.
+struct FaultyContainer: CloudContainer {
+    enum Fault: Sendable { case unknownError, hang }
+    struct Unknown: Error {}
+
+    let base: any CloudContainer
+    let fault: Fault
+
+    var identifier: String { base.identifier }
+    func accountStatus() async throws -> CloudAccountStatus {
+        switch fault {
+        case .unknownError: throw Unknown()
+        case .hang:
+            await withCheckedContinuation { (_: CheckedContinuation<Void, Never>) in }
+            return .available
+        }
+    }
+    func currentUser() async throws -> String { try await base.currentUser() }
+    var privateDatabase: any CloudDatabase { base.privateDatabase }
+    var sharedDatabase: any CloudDatabase { base.sharedDatabase }
+    func changeHints() -> AsyncStream<Void> { base.changeHints() }
+    func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
+}
+
+/// What the service answers outside the happy path (issue #25, findings 2, 5, 6 and 8): JSON
+/// error bodies on every route it does not have, a `500` (not "retry later") for its own
+/// faults, an answer by the deadline whatever the backend does, and a cap on change streams.
+@Suite(.timeLimit(.minutes(2)))
+struct EdgeTests {
+    static func errorBody(_ data: Data) -> CloudErrorBody? {
+        try? CloudWire.makeDecoder().decode(ErrorResponse.self, from: data).error
+    }
+
+    @Test func unknownRoutesAndMethodsGetJSONErrors() async throws {
+        try await ServiceHarness.with(cloud: MockCloud()) { harness in
+            let token = try await harness.token(user: "alice")
+            for path in ["/nope", "/v1/nope", "/v1/private/nope", "/"] {
+                let response = try await harness.send(.GET, path, authorization: "Bearer \(token)")
+                #expect(response.status == 404, "\(path)")
+                #expect(response.headers["content-type"] == "application/json", "\(path)")
+                #expect(Self.errorBody(response.body)?.code == "notFound", "\(path)")
+            }
+            let wrongMethod = try await harness.send(.GET, CloudRoute.database(.private, .saveZones), authorization: "Bearer \(token)")
+            #expect(wrongMethod.status == 405)
+            #expect(wrongMethod.headers["allow"] == "POST")
+            #expect(Self.errorBody(wrongMethod.body)?.code == "methodNotAllowed")
+            for path in [CloudRoute.health, CloudRoute.account, "/nope"] {
+                let trace = try await harness.send(.TRACE, path)
+                #expect(trace.status == 405, "\(path)")
+                #expect(Self.errorBody(trace.body)?.code == "methodNotAllowed", "\(path)")
+            }
+        }
+    }
+
+    @Test func aMalformedBodyNamesTheField() async throws {
+        try await ServiceHarness.with(cloud: MockCloud()) { harness in
+            let token = try await harness.token(user: "alice")
+            let response = try await harness.send(
+                .POST, CloudRoute.database(.private, .fetchZoneChanges), authorization: "Bearer \(token)",
+                body: Data(#"{"zone":{"name":"z","owner":"alice"},"limit":"lots"}"#.utf8))
+            #expect(response.status == 400)
+            let body = try #require(Self.errorBody(response.body))
+            #expect(body.code == InvalidRequest.code && body.field == "limit")
+        }
+    }
+
+    @Test func anUnknownFailureIsAnInternalErrorNotRetryLater() async throws {
+        let cloud = MockCloud()
+        try await ServiceHarness.with(backend: { FaultyContainer(base: cloud.container(user: $0), fault: .unknownError) }) { harness in
+            let token = try await harness.token(user: "alice")
+            let response = try await harness.send(.GET, CloudRoute.account, authorization: "Bearer \(token)")
+            #expect(response.status == 500)
+            #expect(response.headers["retry-after"] == nil)
+            #expect(Self.errorBody(response.body)?.code == "internalError")
+            let container = try await harness.container(user: "alice")
+            let error = await #expect(throws: (any Error).self) { _ = try await container.accountStatus() }
+            #expect((error as? CloudError)?.isTransient != true, "\(String(describing: error))")
+        }
+    }
+
+    @Test func aRequestThatNeverEndsIsAnsweredAtTheDeadline() async throws {
+        let cloud = MockCloud()
+        try await ServiceHarness.with(
+            backend: { FaultyContainer(base: cloud.container(user: $0), fault: .hang) },
+            configure: { $0.requestDeadline = .milliseconds(300) }
+        ) { harness in
+            let token = try await harness.token(user: "alice")
+            let start = ContinuousClock.now
+            let response = try await harness.send(.GET, CloudRoute.account, authorization: "Bearer \(token)")
+            #expect(response.status == 503)
+            #expect(response.headers["retry-after"] == "1")
+            #expect(ContinuousClock.now - start < .seconds(10))
+        }
+    }
+
+    @Test func changeStreamsPerUserAreCapped() async throws {
+        try await ServiceHarness.with(cloud: MockCloud(), configure: { $0.maximumChangeStreamsPerUser = 2 }) { harness in
+            let token = try await harness.token(user: "alice")
+            var open: [HTTPClientResponse] = []
+            for _ in 0..<2 {
+                let response = try await Self.openStream(harness, token: token)
+                #expect(response.status == .ok)
+                open.append(response)
+            }
+            #expect(harness.service.openChangeStreamCount == 2)
+            let third = try await Self.openStream(harness, token: token)
+            #expect(third.status == .tooManyRequests)
+            // Another user is not affected.
+            let bob = try await Self.openStream(harness, token: try await harness.token(user: "bob"))
+            #expect(bob.status == .ok)
+            harness.service.closeChangeStreams()
+            for response in open + [third, bob] { _ = try? await response.body.collect(upTo: 1 << 20) }
+        }
+    }
+
+    static func openStream(_ harness: ServiceHarness, token: String) async throws -> HTTPClientResponse {
+        var request = HTTPClientRequest(url: harness.baseURL.absoluteString + CloudRoute.changes)
+        request.headers.add(name: "Authorization", value: "Bearer \(token)")
+        return try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+    }
+}
