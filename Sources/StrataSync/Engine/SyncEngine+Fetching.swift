@@ -21,6 +21,10 @@ extension SyncEngine {
                 $0.quarantinedCount = quarantined
                 $0.lastError = nil
             }
+        } catch is CancellationError {
+            logger.notice("fetching cancelled")
+            updateStatus { $0.isFetchingChanges = false }
+            throw CancellationError()
         } catch {
             logger.error("fetching failed: \(error)")
             updateStatus { $0.isFetchingChanges = false; $0.lastError = error }

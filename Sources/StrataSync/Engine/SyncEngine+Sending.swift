@@ -18,6 +18,10 @@ extension SyncEngine {
             try await send()
             let pending = try await database.write { db in try RecordMetadata.pendingCount(in: db) }
             updateStatus { $0.isSendingChanges = false; $0.pendingCount = pending; $0.lastError = nil }
+        } catch is CancellationError {
+            logger.notice("sending cancelled")
+            updateStatus { $0.isSendingChanges = false }
+            throw CancellationError()
         } catch {
             logger.error("sending failed: \(error)")
             updateStatus { $0.isSendingChanges = false; $0.lastError = error }
