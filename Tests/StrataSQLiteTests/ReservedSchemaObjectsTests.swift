@@ -22,16 +22,21 @@ import Testing
         "CREATE INDEX strata_teams_name ON teams (name)",
     ])
     func libraryObjectsAreNotASchemaChange(libraryObjects: String) async throws {
+        #expect(try await Self.teamsAfterMigratingAgain(with: libraryObjects) == ["Red"])
+    }
+
+    /// Migrates a file, adds a team and `objects`, migrates again: the teams left.
+    static func teamsAfterMigratingAgain(with objects: String) async throws -> [String] {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let queue = try DatabaseQueue(path: folder.databasePath)
-        try await Self.migrator().migrate(queue)
+        try await migrator().migrate(queue)
         try await queue.write { db in
             try db.execute(sql: "INSERT INTO teams (name) VALUES ('Red')")
-            try db.execute(sql: libraryObjects)
+            try db.execute(sql: objects)
         }
-        try await Self.migrator().migrate(queue)
-        #expect(try await queue.read { db in try String.fetchAll(db, sql: "SELECT name FROM teams") } == ["Red"])
+        try await migrator().migrate(queue)
+        return try await queue.read { db in try String.fetchAll(db, sql: "SELECT name FROM teams") }
     }
 
     /// The app's own objects still count, whatever their name looks like.
@@ -41,15 +46,7 @@ import Testing
         "CREATE TABLE strataXsync (a)",
     ])
     func theAppsObjectsStillCount(appObjects: String) async throws {
-        let folder = try TemporaryDirectory()
-        defer { folder.remove() }
-        let queue = try DatabaseQueue(path: folder.databasePath)
-        try await Self.migrator().migrate(queue)
-        try await queue.write { db in
-            try db.execute(sql: "INSERT INTO teams (name) VALUES ('Red')")
-            try db.execute(sql: appObjects)
-        }
-        try await Self.migrator().migrate(queue)
-        #expect(try await queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM teams") } == 0)
+        #expect(try await Self.teamsAfterMigratingAgain(with: appObjects).isEmpty)
     }
+
 }

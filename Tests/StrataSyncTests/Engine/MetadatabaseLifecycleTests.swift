@@ -36,6 +36,19 @@ import Testing
         return (pool, engine)
     }
 
+    /// The first launch: two games (and `extraSQL`) synced, the tokens past them, closed.
+    static func firstLaunch(_ path: String, cloud: MockCloud, extraSQL: String = "") async throws {
+        let (pool, engine) = try await launch(path, cloud: cloud)
+        try await pool.write { db in
+            try db.execute(sql: "INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')")
+            if !extraSQL.isEmpty { try db.execute(sql: extraSQL) }
+        }
+        try await engine.syncChanges()
+        // Fetched again: the change tokens now cover this device's own records.
+        try await engine.syncChanges()
+        pool.close()
+    }
+
     static func gameCount(_ pool: DatabasePool) async throws -> Int {
         try await pool.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM games") ?? 0 }
     }
@@ -44,14 +57,7 @@ import Testing
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let cloud = MockCloud(identifier: Self.container)
-        do {
-            let (pool, engine) = try await Self.launch(folder.databasePath, cloud: cloud)
-            try await pool.write { db in try db.execute(sql: "INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')") }
-            try await engine.syncChanges()
-            // Fetched again: the change tokens now cover this device's own records.
-            try await engine.syncChanges()
-            pool.close()
-        }
+        try await Self.firstLaunch(folder.databasePath, cloud: cloud)
         let (pool, engine) = try await Self.launch(folder.databasePath, cloud: cloud)
         defer { pool.close() }
         #expect(try await Self.gameCount(pool) == 2)
@@ -66,17 +72,8 @@ import Testing
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let cloud = MockCloud(identifier: Self.container)
-        do {
-            let (pool, engine) = try await Self.launch(folder.databasePath, cloud: cloud)
-            try await pool.write { db in
-                try db.execute(sql: "INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')")
-                try db.execute(sql: "INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Blob')")
-            }
-            try await engine.syncChanges()
-            // Fetched again: the change tokens now cover this device's own records.
-            try await engine.syncChanges()
-            pool.close()
-        }
+        try await Self.firstLaunch(
+            folder.databasePath, cloud: cloud, extraSQL: "INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Blob')")
         let (pool, engine) = try await Self.launch(folder.databasePath, cloud: cloud, editedSchema: true)
         defer { pool.close() }
         #expect(try await Self.gameCount(pool) == 0)  // erased: the schema changed
@@ -96,14 +93,7 @@ import Testing
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let cloud = MockCloud(identifier: Self.container)
-        do {
-            let (pool, engine) = try await Self.launch(folder.databasePath, cloud: cloud)
-            try await pool.write { db in try db.execute(sql: "INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')") }
-            try await engine.syncChanges()
-            // Fetched again: the change tokens now cover this device's own records.
-            try await engine.syncChanges()
-            pool.close()
-        }
+        try await Self.firstLaunch(folder.databasePath, cloud: cloud)
         let sentBefore = cloud.modifyRequestSizes.reduce(0, +)
         let (pool, engine) = try await Self.launch(folder.databasePath, cloud: cloud, attachInPrepare: .some(nil))
         defer { pool.close() }

@@ -136,32 +136,30 @@ import Testing
         return (container, arrivals)
     }
 
-    @Test func stopCancelsARunningSend() async throws {
+    /// A send blocked in the cloud, ended by `end` (given the engine and the sending task): it
+    /// ends with `CancellationError`, and nothing pending is lost.
+    func expectCancelled(
+        by end: @escaping (SyncEngine, Task<Void, any Error>) -> Void,
+        running operation: @escaping @Sendable (SyncEngine) async throws -> Void
+    ) async throws {
         let cloud = MockCloud()
         let (container, arrivals) = blockingContainer(cloud)
         let (database, engine) = try await device("a", cloud: cloud, clock: TestClock(), container: container)
         try await database.write { db in try db.execute(sql: "INSERT INTO games (id) VALUES ('g1')") }
-        let send = Task { try await engine.sendChanges() }
+        let running = Task { try await operation(engine) }
         var arrived = arrivals.makeAsyncIterator()
         _ = await arrived.next()
-        engine.stop()
-        let result = await send.result
+        end(engine, running)
+        let result = await running.result
         #expect(throws: CancellationError.self) { try result.get() }
-        #expect(try await engine.pendingCount() == 1)  // nothing lost
+        #expect(try await engine.pendingCount() == 1)
+    }
+
+    @Test func stopCancelsARunningSend() async throws {
+        try await expectCancelled(by: { engine, _ in engine.stop() }, running: { try await $0.sendChanges() })
     }
 
     @Test func cancellingSyncChangesCancelsItsSend() async throws {
-        let cloud = MockCloud()
-        let (container, arrivals) = blockingContainer(cloud)
-        let (database, engine) = try await device("a", cloud: cloud, clock: TestClock(), container: container)
-        try await database.write { db in try db.execute(sql: "INSERT INTO games (id) VALUES ('g1')") }
-        let sync = Task { try await engine.syncChanges() }
-        var arrived = arrivals.makeAsyncIterator()
-        _ = await arrived.next()
-        sync.cancel()
-        let result = await sync.result
-        #expect(throws: CancellationError.self) { try result.get() }
-        // The engine still works: the next send goes through a cloud that answers.
-        #expect(try await engine.pendingCount() == 1)
+        try await expectCancelled(by: { _, task in task.cancel() }, running: { try await $0.syncChanges() })
     }
 }
