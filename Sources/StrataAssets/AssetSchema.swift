@@ -4,10 +4,10 @@ import StrataSQLite
 /// Documentation/Assets.md).
 ///
 /// The schema is created idempotently (`IF NOT EXISTS`), either by ``AssetStore/init(_:options:)``
-/// or by the migration ``AssetSchema/registerMigration(in:)`` adds to your own migrator. Use the
-/// migrator when it has `eraseDatabaseOnSchemaChange` on: that option compares the whole schema
-/// with what the registered migrations produce, and tables created outside them would read as a
-/// schema change.
+/// or by the migration ``AssetSchema/registerMigration(in:)`` adds to your own migrator. Either
+/// works with `eraseDatabaseOnSchemaChange`: its comparison ignores objects named `strata_…`
+/// (`Database.reservedNamePrefix`), so tables the store creates outside your migrations never
+/// read as a schema change.
 public enum AssetSchema {
     /// The identifier of the migration that creates the tables.
     public static let migrationIdentifier = "strata_assets_v1"

@@ -27,8 +27,9 @@ public final class AssetStore: Sendable {
 
     /// Opens the store, creating its tables if they do not exist yet.
     ///
-    /// If your migrator uses `eraseDatabaseOnSchemaChange`, register the store's migration in
-    /// it with ``AssetSchema/registerMigration(in:)`` and migrate before opening the store.
+    /// The tables' names start with `strata_`, which the migrator's
+    /// `eraseDatabaseOnSchemaChange` comparison ignores: opening the store outside your
+    /// migrations never reads as a schema change.
     public init(_ writer: some DatabaseWriter, options: AssetStorageOptions = AssetStorageOptions()) throws {
         self.writer = writer
         self.options = options.validated
