@@ -86,13 +86,37 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Reads from one snapshot. Cancelling the task ends the wait for a connection, or interrupts
     /// the running statement, with `CancellationError`.
+    ///
+    /// A read that waits for a reader waits off Swift's cooperative pool, and the reader goes
+    /// back on its own queue when the read ends: a synchronous read blocked behind it never
+    /// waits for a cooperative thread (see `SerialConnection.perform`).
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
-        try await permits.acquire()
-        defer { permits.release() }
-        let reader = try takeReader()
-        defer { returnReader(reader) }
-        return try await reader.perform { db in try db.readInSnapshot(body) }
+        if permits.tryAcquire() { return try await readHoldingPermit(body) }
+        return try await withTaskExecutorPreference(PermitWaitExecutor.shared) {
+            try await permits.acquire()
+            return try await readHoldingPermit(body)
+        }
+    }
+
+    private func readHoldingPermit<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        let reader: SerialConnection
+        do {
+            reader = try takeReader()
+        } catch {
+            permits.release()
+            throw error
+        }
+        let giveBack = OnceAction { [self] in
+            returnReader(reader)
+            permits.release()
+        }
+        do {
+            return try await reader.perform(afterJob: giveBack.run) { db in try db.readInSnapshot(body) }
+        } catch {
+            giveBack.run()
+            throw error
+        }
     }
 
     /// Reads from one snapshot on a reader's queue, later; returns at once. See
@@ -206,9 +230,17 @@ public final class DatabasePool: DatabaseWriter {
     /// transaction. Cancelling the task while it waits ends the wait with `CancellationError`.
     public func barrierWriteWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
-        try await permits.acquire(all: true)
-        defer { permits.release(all: true) }
-        return try await writer.perform(body)
+        // Waits, and gives the permits back, off the cooperative pool (see `read`).
+        return try await withTaskExecutorPreference(PermitWaitExecutor.shared) {
+            try await permits.acquire(all: true)
+            let giveBack = OnceAction { [self] in permits.release(all: true) }
+            do {
+                return try await writer.perform(afterJob: giveBack.run, body)
+            } catch {
+                giveBack.run()
+                throw error
+            }
+        }
     }
 
     // MARK: Lifecycle

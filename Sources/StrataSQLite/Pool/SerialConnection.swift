@@ -34,20 +34,50 @@ actor SerialConnection {
 
     /// Runs `body` on the connection's queue, tying task cancellation to the statement it runs.
     ///
+    /// Nothing between being handed the admission permit and releasing it runs on Swift's
+    /// cooperative pool: a task that waits for the permit waits on ``PermitWaitExecutor`` (and
+    /// resumes there), the job runs on the connection's queue, and the permit is released there
+    /// at the job's end, with `afterJob`. Why: a synchronous access waiting for the same
+    /// permit (`performSync`) blocks its thread, which may be a cooperative one. Were the
+    /// permit holder to need a cooperative thread to start or to finish, a few such waiters —
+    /// two, on a two-core machine — would block every cooperative thread and the process would
+    /// deadlock. Task-locals still reach the job: it runs in the caller's task.
+    ///
+    /// - Parameter afterJob: runs on the connection's queue after the job (whatever its
+    ///   outcome), before the caller resumes: for the pool to give back what it lent the job.
     /// - Throws: `CancellationError` when the task is cancelled while waiting for the
     ///   connection or while `body` runs (then its statement is interrupted).
-    nonisolated func perform<T: Sendable>(_ body: @Sendable (Database) throws -> T) async throws -> T {
-        try await admission.acquire()
-        defer { admission.release() }
+    nonisolated func perform<T: Sendable>(
+        afterJob: (@Sendable () -> Void)? = nil, _ body: @Sendable (Database) throws -> T
+    ) async throws -> T {
+        if admission.tryAcquire() {
+            return try await performHoldingPermit(afterJob: afterJob, body)
+        }
+        return try await withTaskExecutorPreference(PermitWaitExecutor.shared) {
+            try await admission.acquire()
+            return try await performHoldingPermit(afterJob: afterJob, body)
+        }
+    }
+
+    private nonisolated func performHoldingPermit<T: Sendable>(
+        afterJob: (@Sendable () -> Void)?, _ body: @Sendable (Database) throws -> T
+    ) async throws -> T {
         let token = Self.jobCounter.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
-            try await self.performIsolated(token: token, body)
+            try await self.performIsolated(token: token, afterJob: afterJob, body)
         } onCancel: {
             self.interruptState.cancel(job: token)
         }
     }
 
-    private func performIsolated<T: Sendable>(token: UInt64, _ body: @Sendable (Database) throws -> T) throws -> T {
+    private func performIsolated<T: Sendable>(
+        token: UInt64, afterJob: (@Sendable () -> Void)?, _ body: @Sendable (Database) throws -> T
+    ) throws -> T {
+        // Released here, on the connection's queue, whatever happens (see perform).
+        defer {
+            admission.release()
+            afterJob?()
+        }
         try Task.checkCancellation()
         interruptState.beginJob(token)
         defer { interruptState.endJob() }
