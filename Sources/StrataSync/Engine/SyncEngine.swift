@@ -210,11 +210,17 @@ public final class SyncEngine: Sendable, Observable {
                         sql: "INSERT OR REPLACE INTO strata_sync.table_schemas (tableName, columns) VALUES (?, ?)",
                         arguments: [table.name, try SyncJSON.encode(columns)])
                 }
+                // Rows that were here before sync knew their table — a table new to the synced
+                // set, a fresh install's seed, the rows a migrator's erase seeded again after
+                // the metadatabase was reset — go out with the oldest version there is (0):
+                // what the cloud already holds for the same record was edited since and wins,
+                // field by field; a row the cloud lacks is sent as it is. With the current
+                // time instead, a re-seeded default would overwrite every device's edits.
                 for table in newTables {
                     try db.execute(
                         sql: """
                             INSERT INTO main.\(ChangeLog.tableName) (tableName, primaryKey, operation, changedColumns, version, "transaction")
-                            SELECT ?, \(table.primaryKey.quotedIdentifier), 'save', NULL, \(CaptureFunctions.version)(), 0
+                            SELECT ?, \(table.primaryKey.quotedIdentifier), 'save', NULL, 0, 0
                             FROM main.\(table.name.quotedIdentifier)
                             """,
                         arguments: [table.name])
