@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import StrataCloudClient
 import StrataCloudService
 import StrataSQLite
@@ -138,8 +139,21 @@ struct RealStackFaultTests {
         /// Kills instance `index` and starts it again; its proxy follows it to its new port.
         func restart(_ index: Int) async throws {
             try await instances[index].kill()
+            try await start(index)
+        }
+
+        /// Starts instance `index` again after a kill; its proxy follows it to its new port.
+        func start(_ index: Int) async throws {
             let port = try await instances[index].start()
             proxies[index].repoint(to: port)
+        }
+
+        /// A container straight to instance 0, past the proxy, to look at the cloud's contents.
+        func direct(user: String) -> CloudServiceContainer {
+            CloudServiceContainer(
+                baseURL: URL(string: "http://127.0.0.1:\(instances[0].port)")!,
+                token: { try await CloudServiceTokens.issue(user: user, key: RealStackFaultTests.key) },
+                identifier: "strata.cloud.real-stack", timeout: .seconds(30))
         }
     }
 
@@ -163,11 +177,13 @@ struct RealStackFaultTests {
                 identifier: "strata.cloud.real-stack", timeout: .seconds(30),
                 reconnection: .init(initialDelay: .milliseconds(50)))
             let read: @Sendable () -> Int64 = { [clock] in clock.milliseconds.load(ordering: .relaxed) }
+            var logger = Logger(label: "strata.sync.real-stack")
+            logger.logLevel = .critical
             engine = try SyncEngine(
                 for: database, tableNames: ["games", "players"], container: container,
                 configuration: SyncEngineConfiguration(
                     deviceID: name, physicalTime: read, batchSize: batchSize, fetchPageSize: fetchPageSize, schedule: nil),
-                startImmediately: false)
+                logger: logger, startImmediately: false)
         }
 
         func execute(_ sql: String) async throws {
@@ -201,7 +217,14 @@ struct RealStackFaultTests {
                 tally.counts.withLock { $0.failedSeeds.append(seed) }
                 Issue.record("seed \(seed) failed: \(error)")
             }
-            tally.counts.withLock { $0.seeds += 1 }
+            let done = tally.counts.withLock { counts in
+                counts.seeds += 1
+                return counts.seeds
+            }
+            // A long soak reports as it goes, so a run cut short still has its numbers.
+            if done % 25 == 0, RealStackSoak.seeds != nil {
+                print(Self.report(tally.counts.withLock { $0 }, proxies: stack.proxies.map(\.stats), elapsed: ContinuousClock.now - started))
+            }
         }
         let elapsed = ContinuousClock.now - started
         let proxyStats = stack.proxies.map(\.stats)
@@ -271,7 +294,7 @@ struct RealStackFaultTests {
         var deleted: Set<String> = []
         var created: [String] = []
         var gameOfPlayer: [String: String] = [:]
-        let steps = 50
+        let steps = 70
         for step in 0..<steps {
             let device = devices[Int.random(in: 0..<devices.count, using: &random)]
             clock.milliseconds.add(Int64.random(in: -500...1_500, using: &random), ordering: .relaxed)
@@ -323,7 +346,7 @@ struct RealStackFaultTests {
                 }
             default:
                 let proxy = stack.proxies[device.via]
-                switch Int.random(in: 0..<24, using: &random) {
+                switch Int.random(in: 0..<26, using: &random) {
                 case 0..<4:
                     proxy.cutNextRequest()
                     try await sync(device, seed: seed, tally: tally)
@@ -341,6 +364,12 @@ struct RealStackFaultTests {
                     try await Task.sleep(for: .milliseconds(delay))
                     try await stack.restart(device.via)
                     _ = try await synced
+                case 16:
+                    // The service is down for the whole sync: connections refused, then it is back.
+                    tally.fault("service: SIGKILL, sync while down, restart")
+                    try await stack.instances[device.via].kill()
+                    try await sync(device, seed: seed, tally: tally)
+                    try await stack.start(device.via)
                 case 13:
                     let delay = Int.random(in: 0...150, using: &random)
                     tally.fault("postgres: restart -m fast")
@@ -412,7 +441,24 @@ struct RealStackFaultTests {
             $0.lost += lost
             $0.rowsChecked += checked
         }
-        if !equal || clean < 2 { throw SeedFailure.diverged(seed) }
+        // The cloud holds exactly what the devices hold (asked past the proxy).
+        var names: Set<String> = []
+        var token: CloudChangeToken?
+        let zone = CloudZoneID(name: "strata.default", owner: user)
+        let cloud = stack.direct(user: user).privateDatabase
+        for _ in 0..<1_000 {
+            let page = try await cloud.fetchZoneChanges(zone, since: token, limit: 1_000)
+            for record in page.changed { names.insert(record.id.name) }
+            for tombstone in page.deleted { names.remove(tombstone.id.name) }
+            token = page.token
+            if !page.moreComing { break }
+        }
+        let local = Set(rows[0].map { row in
+            let parts = row.split(separator: " ")
+            return "\(parts[1]):\(parts[0] == "game" ? "games" : "players")"
+        })
+        #expect(names == local, "seed \(seed): the cloud holds \(names.subtracting(local).sorted()) the devices do not, and lacks \(local.subtracting(names).sorted())")
+        if !equal || clean < 2 || names != local { throw SeedFailure.diverged(seed) }
     }
 
     enum SeedFailure: Error { case diverged(UInt64) }
