@@ -224,12 +224,14 @@ struct RealStackFaultTests {
             // A long soak reports as it goes, so a run cut short still has its numbers.
             if done % 25 == 0, RealStackSoak.seeds != nil {
                 print(Self.report(tally.counts.withLock { $0 }, proxies: stack.proxies.map(\.stats), elapsed: ContinuousClock.now - started))
+                fflush(nil)
             }
         }
         let elapsed = ContinuousClock.now - started
         let proxyStats = stack.proxies.map(\.stats)
         await stack.stop()
         print(Self.report(tally.counts.withLock { $0 }, proxies: proxyStats, elapsed: elapsed))
+        fflush(nil)
         #expect(tally.counts.withLock { $0.lost } == 0)
     }
 
