@@ -216,6 +216,7 @@ struct RealStackFaultTests {
             } catch {
                 tally.counts.withLock { $0.failedSeeds.append(seed) }
                 Issue.record("seed \(seed) failed: \(error)")
+                Self.emit("seed \(seed) failed: \(error)")
             }
             let done = tally.counts.withLock { counts in
                 counts.seeds += 1
@@ -223,16 +224,26 @@ struct RealStackFaultTests {
             }
             // A long soak reports as it goes, so a run cut short still has its numbers.
             if done % 25 == 0, RealStackSoak.seeds != nil {
-                print(Self.report(tally.counts.withLock { $0 }, proxies: stack.proxies.map(\.stats), elapsed: ContinuousClock.now - started))
-                fflush(nil)
+                Self.emit(Self.report(tally.counts.withLock { $0 }, proxies: stack.proxies.map(\.stats), elapsed: ContinuousClock.now - started))
             }
         }
         let elapsed = ContinuousClock.now - started
         let proxyStats = stack.proxies.map(\.stats)
         await stack.stop()
-        print(Self.report(tally.counts.withLock { $0 }, proxies: proxyStats, elapsed: elapsed))
-        fflush(nil)
+        Self.emit(Self.report(tally.counts.withLock { $0 }, proxies: proxyStats, elapsed: elapsed))
         #expect(tally.counts.withLock { $0.lost } == 0)
+    }
+
+    /// Prints `text`, and appends it to the file `STRATA_SOAK_REPORT` names: `swift test`
+    /// holds a test's output back until the run ends, and a soak cut short would lose it.
+    static func emit(_ text: String) {
+        print(text)
+        guard let path = ProcessInfo.processInfo.environment["STRATA_SOAK_REPORT"] else { return }
+        if !FileManager.default.fileExists(atPath: path) { FileManager.default.createFile(atPath: path, contents: nil) }
+        guard let handle = FileHandle(forWritingAtPath: path) else { return }
+        handle.seekToEndOfFile()
+        handle.write(Data((text + "\n").utf8))
+        try? handle.close()
     }
 
     static func report(_ counts: Tally.Counts, proxies: [FaultProxy.Stats], elapsed: Duration) -> String {
