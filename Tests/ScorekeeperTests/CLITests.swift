@@ -7,7 +7,7 @@ import Strata
 import Testing
 import StrataTestSupport
 
-@Suite("The scorekeeper command line", .dependencies {
+@Suite("The scorekeeper command line", .timeLimit(.minutes(5)), .dependencies {
     $0.uuid = .incrementing
     $0.date = .constant(Date(timeIntervalSince1970: 1_767_258_000))
 })

@@ -5,7 +5,7 @@ import Strata
 import Testing
 import StrataTestSupport
 
-@Suite("Commands against a database file", .dependencies {
+@Suite("Commands against a database file", .timeLimit(.minutes(5)), .dependencies {
     $0.uuid = .incrementing
     $0.date = .constant(Date(timeIntervalSince1970: 1_767_258_000))
 })

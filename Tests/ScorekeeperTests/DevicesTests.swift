@@ -2,7 +2,7 @@ import ScorekeeperCore
 import Testing
 
 /// `scorekeeper devices`: two devices edit the same game apart and converge.
-@Suite struct DevicesTests {
+@Suite(.timeLimit(.minutes(5))) struct DevicesTests {
     @Test func bothDevicesEndWithTheSameScoreboard() async throws {
         let output = try await DevicesDemo().run()
         #expect(output.contains("Converged: yes, the two scoreboards are identical; changes waiting: phone 0, laptop 0."))

@@ -4,7 +4,7 @@ import ScorekeeperCore
 import Strata
 import Testing
 
-@Suite("Preview mode", .dependencies {
+@Suite("Preview mode", .timeLimit(.minutes(5)), .dependencies {
     $0.uuid = .incrementing
     $0.date = .constant(Date(timeIntervalSince1970: 1_767_258_000))
 })

@@ -2,7 +2,7 @@ import Foundation
 import ScorekeeperCore
 import Testing
 
-@Suite("Rendering")
+@Suite("Rendering", .timeLimit(.minutes(5)))
 struct RenderingTests {
     @Test("columns are aligned: left text, right numbers, a rule under the header")
     func table() {

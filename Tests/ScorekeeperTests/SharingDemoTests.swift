@@ -2,7 +2,7 @@ import ScorekeeperCore
 import Testing
 
 /// `scorekeeper share` and `scorekeeper accept`: Blob shares a sample game with Blob Jr.
-@Suite struct SharingDemoTests {
+@Suite(.timeLimit(.minutes(5))) struct SharingDemoTests {
     @Test func shareMarksTheGameAsSharedWithTheInvitee() async throws {
         let output = try await SharingDemo(game: "Mahjong Club").share(readOnly: true)
         #expect(output.contains("Share URL: strata-share://Blob/strata.default/00000000-0000-0000-0000-000000000009:games"))

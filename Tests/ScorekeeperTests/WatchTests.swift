@@ -5,7 +5,7 @@ import Strata
 import Testing
 import StrataTestSupport
 
-@Suite("watch", .dependencies {
+@Suite("watch", .timeLimit(.minutes(5)), .dependencies {
     $0.uuid = .incrementing
     $0.date = .constant(Date(timeIntervalSince1970: 1_767_258_000))
     $0.continuousClock = ImmediateClock()

@@ -4,7 +4,7 @@ import StrataSQLite
 import Testing
 import StrataTestSupport
 
-@Suite struct ConcurrencyTests {
+@Suite(.timeLimit(.minutes(5))) struct ConcurrencyTests {
     @Test func readersWhileAWriterAddsAssets() async throws {
         let directory = try TemporaryDirectory()
         let pool = try DatabasePool(path: directory.path("assets.sqlite"))

@@ -3,7 +3,7 @@ import StrataAssets
 import StrataSQLite
 import Testing
 
-@Suite struct CorruptionTests {
+@Suite(.timeLimit(.minutes(5))) struct CorruptionTests {
     /// Stores three chunks and returns the asset's id and integer row id.
     func storeThreeChunks(_ data: Data, queue: DatabaseQueue, store: AssetStore) throws -> (AssetID, Int64) {
         let id = try store.put(data).id

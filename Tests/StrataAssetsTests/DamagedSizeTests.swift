@@ -7,7 +7,7 @@ import StrataTestSupport
 /// Damaged size columns: every read path must throw ``AssetError/corrupted(asset:chunk:reason:)``
 /// naming the bad value, and never allocate from it (a huge recorded size used to trap the
 /// process while allocating).
-@Suite struct DamagedSizeTests {
+@Suite(.timeLimit(.minutes(5))) struct DamagedSizeTests {
     static let oneTebibyte: Int64 = 1 << 40
 
     /// Stores `data` in 4 KiB chunks and returns the asset's id and integer row id.

@@ -4,7 +4,7 @@ import Testing
 
 /// The whole-asset buffer is allocated fallibly: a size no allocator can satisfy yields nil
 /// (reported as ``AssetError/outOfMemory(asset:byteCount:)``) rather than a trap.
-@Suite struct FallibleAllocationTests {
+@Suite(.timeLimit(.minutes(5))) struct FallibleAllocationTests {
     @Test func impossibleAllocationReturnsNil() {
         #expect(Data.fallibleUninitialized(count: Int.max) == nil)
         #expect(Data.fallibleUninitialized(count: -1) == nil)

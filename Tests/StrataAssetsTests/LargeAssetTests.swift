@@ -6,7 +6,7 @@ import StrataTestSupport
 
 /// Tests that move hundreds of megabytes. Serialized, so that peak memory measured by one is not
 /// inflated by the other.
-@Suite(.serialized) struct LargeAssetTests {
+@Suite(.timeLimit(.minutes(5)), .serialized) struct LargeAssetTests {
     @Test func fiftyMegabytes() async throws {
         let (_, store) = try makeStore()
         let data = TestBytes.text(count: 50 * 1024 * 1024)

@@ -3,7 +3,7 @@ import StrataAssets
 import StrataSQLite
 import Testing
 
-@Suite struct ReferenceTests {
+@Suite(.timeLimit(.minutes(5))) struct ReferenceTests {
     func chunkRowCount(_ queue: DatabaseQueue) throws -> Int {
         try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM strata_asset_chunks") ?? -1 }
     }
@@ -118,7 +118,7 @@ struct Player: TableRecord, Equatable {
     }
 }
 
-@Suite struct RecordColumnTests {
+@Suite(.timeLimit(.minutes(5))) struct RecordColumnTests {
     func makeDatabase() throws -> (DatabaseQueue, AssetStore) {
         let queue = try DatabaseQueue()
         var migrator = DatabaseMigrator()

@@ -4,7 +4,7 @@ import StrataSQLite
 import Testing
 import StrataTestSupport
 
-@Suite struct RoundTripTests {
+@Suite(.timeLimit(.minutes(5))) struct RoundTripTests {
     /// Reads an asset back three ways (whole, sync reader, async chunks) and checks each.
     func expectRoundTrip(_ data: Data, store: AssetStore, sourceLocation: SourceLocation = #_sourceLocation) async throws -> AssetDescriptor {
         let descriptor = try await store.put(data)

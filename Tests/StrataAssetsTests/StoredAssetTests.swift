@@ -4,7 +4,7 @@ import StrataSQLite
 import Testing
 
 /// Assets move between databases in their stored form, checked before they are kept.
-@Suite struct StoredAssetTests {
+@Suite(.timeLimit(.minutes(5))) struct StoredAssetTests {
     static let content = Data((0..<700_000).map { UInt8(truncatingIfNeeded: $0 % 251) })
 
     func stored() throws -> StoredAsset {

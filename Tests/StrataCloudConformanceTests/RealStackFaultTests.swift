@@ -20,7 +20,7 @@ import Testing
 /// CI runs a few seeds; `STRATA_SOAK_SEEDS=N` runs N seeds (from `STRATA_SOAK_FIRST_SEED`, 1
 /// by default) and prints the soak's numbers. The sequence of edits and faults is the seed's;
 /// the exact moment a kill or restart lands within a request is the machine's.
-@Suite(
+@Suite(.timeLimit(.minutes(5)), 
     .enabled(if: CloudKind.postgresURL != nil, "needs STRATA_TEST_POSTGRES (PostgreSQL installed)"),
     .timeLimit(.minutes(RealStackSoak.seeds == nil ? 5 : 240)))
 struct RealStackFaultTests {

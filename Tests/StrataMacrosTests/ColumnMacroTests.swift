@@ -3,7 +3,7 @@ import Testing
 
 @testable import StrataMacros
 
-@Suite(.macros(tableMacroSpecs, record: .never))
+@Suite(.timeLimit(.minutes(5)), .macros(tableMacroSpecs, record: .never))
 struct ColumnMacroTests {
     @Test func columnOnAPropertyExpandsToNothing() {
         assertMacro {

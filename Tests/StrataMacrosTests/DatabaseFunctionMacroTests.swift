@@ -2,7 +2,7 @@ import MacroTesting
 import StrataMacros
 import Testing
 
-@Suite(.macros(["DatabaseFunction": DatabaseFunctionMacro.self], record: .never))
+@Suite(.timeLimit(.minutes(5)), .macros(["DatabaseFunction": DatabaseFunctionMacro.self], record: .never))
 struct DatabaseFunctionMacroTests {
     // MARK: - Expansions
 

@@ -2,7 +2,7 @@ import MacroTesting
 import StrataMacros
 import Testing
 
-@Suite(.macros(["sql": SQLMacro.self], record: .never))
+@Suite(.timeLimit(.minutes(5)), .macros(["sql": SQLMacro.self], record: .never))
 struct SQLMacroTests {
     // MARK: - Expansions
 

@@ -6,7 +6,7 @@ import Testing
 
 @testable import StrataMacros
 
-@Suite(.macros(tableMacroSpecs, record: .never))
+@Suite(.timeLimit(.minutes(5)), .macros(tableMacroSpecs, record: .never))
 struct TableMacroExpansionTests {
     @Test func player() {
         assertMacro {

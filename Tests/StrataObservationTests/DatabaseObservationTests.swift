@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 import StrataTestSupport
 
-@Suite struct DatabaseObservationTests {
+@Suite(.timeLimit(.minutes(5))) struct DatabaseObservationTests {
     @Test func firstElementIsTheCurrentValue() async throws {
         let database = try makeGamesPool()
         try await database.pool.write { db in try Player(id: 1, name: "Blob").insert(db) }
@@ -352,7 +352,7 @@ final class Gate: @unchecked Sendable {
     }
 }
 
-@Suite struct ChangesTheUpdateHookMissesTests {
+@Suite(.timeLimit(.minutes(5))) struct ChangesTheUpdateHookMissesTests {
     @Test func withoutRowIDTablesAreTracked() async throws {
         // SQLite does not call the update hook for WITHOUT ROWID tables; the tables a
         // statement writes are announced from its prepared form instead.

@@ -13,7 +13,7 @@ import StrataTestSupport
     var score = 0
 }
 
-@Suite struct FetchStatementTests {
+@Suite(.timeLimit(.minutes(5))) struct FetchStatementTests {
     @Test func fetchAllOfAStatementStaysFresh() async throws {
         let database = try makeGamesPool()
         let pool = database.pool

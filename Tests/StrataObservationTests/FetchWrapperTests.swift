@@ -5,7 +5,7 @@ import StrataSQLite
 import Testing
 import StrataTestSupport
 
-@Suite struct FetchWrapperTests {
+@Suite(.timeLimit(.minutes(5))) struct FetchWrapperTests {
     @Test func fetchAllLoadsSynchronouslyThenStaysFresh() async throws {
         let database = try makeGamesPool()
         let pool = database.pool
@@ -173,7 +173,7 @@ import StrataTestSupport
     }
 }
 
-@Suite struct FetchWrapperLifetimeTests {
+@Suite(.timeLimit(.minutes(5))) struct FetchWrapperLifetimeTests {
     @Test func releasedWrappersLeaveNothingBehind() async throws {
         let database = try makeGamesPool()
         let pool = database.pool
@@ -187,7 +187,7 @@ import StrataTestSupport
     }
 }
 
-@Suite struct FetchWrapperFetchCountTests {
+@Suite(.timeLimit(.minutes(5))) struct FetchWrapperFetchCountTests {
     struct CountingRequest: FetchKeyRequest {
         let counter: SharedCounter
         func fetch(_ db: Database) throws -> Int {

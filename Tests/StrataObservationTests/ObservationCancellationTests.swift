@@ -6,7 +6,7 @@ import Testing
 
 /// Cancelling the consumer of an observation interrupts the fetch it is running, so the fetch
 /// gives its reader back at once (issue #24, item 7).
-@Suite struct ObservationCancellationTests {
+@Suite(.timeLimit(.minutes(5))) struct ObservationCancellationTests {
     /// Runs for minutes unless interrupted; `started()` signals when it runs.
     static let longQuery = """
         WITH RECURSIVE c(x) AS (SELECT started() UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000)

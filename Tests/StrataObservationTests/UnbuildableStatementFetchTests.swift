@@ -6,7 +6,7 @@ import Testing
 
 // A wrapper over a statement that cannot be built reports why in `loadError`, instead of
 // observing SQL that reads something else.
-@Suite struct UnbuildableStatementFetchTests {
+@Suite(.timeLimit(.minutes(5))) struct UnbuildableStatementFetchTests {
     /// A delete that refuses to drop the select's LIMIT: it cannot be built.
     var unbuildable: Delete<TypedPlayer, TypedPlayer> { TypedPlayer.limit(1).delete().returning { $0 } }
 

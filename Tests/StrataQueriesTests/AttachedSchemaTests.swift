@@ -46,7 +46,7 @@ func makeAttachedDatabase() throws -> DatabaseQueue {
     return db
 }
 
-@Suite struct AttachedSchemaTests {
+@Suite(.timeLimit(.minutes(5))) struct AttachedSchemaTests {
     @Test func statementsNameTheSchema() {
         #expect(SyncMetadata.all.sql == #"SELECT "metadata"."id", "metadata"."entity", "metadata"."version" FROM "sync"."metadata""#)
         #expect(SyncMetadata.delete().sql == #"DELETE FROM "sync"."metadata""#)

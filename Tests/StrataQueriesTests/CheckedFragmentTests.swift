@@ -4,7 +4,7 @@ import Testing
 
 // Statements whose body cannot be built throw a StatementBuildError when run; none of them
 // becomes SQL that silently does something else.
-@Suite struct CheckedFragmentTests {
+@Suite(.timeLimit(.minutes(5))) struct CheckedFragmentTests {
     @Test func triggerWhoseStepFailsToEncodeThrows() throws {
         let db = try makeGamesDatabase()
         let trigger = HPlayer.createTemporaryTrigger("refused", after: .delete) { _ in

@@ -18,7 +18,7 @@ func isUrgent(priority: Int?) -> Bool { (priority ?? 0) >= 2 }
     let isUrgent: Bool
 }
 
-@Suite struct DatabaseFunctionInSchemaTests {
+@Suite(.timeLimit(.minutes(5))) struct DatabaseFunctionInSchemaTests {
     func install(_ db: Database) throws {
         try db.add(function: $currentStamp)
         try db.add(function: $isUrgent)

@@ -65,7 +65,7 @@ extension Tally {
 
 // MARK: - Tests
 
-@Suite struct DatabaseFunctionMacroRuntimeTests {
+@Suite(.timeLimit(.minutes(5))) struct DatabaseFunctionMacroRuntimeTests {
     /// An in-memory database with every function above installed.
     func makeDatabase() throws -> DatabaseQueue {
         let queue = try DatabaseQueue()
@@ -229,7 +229,7 @@ extension Tally {
     }
 }
 
-@Suite struct SQLMacroRuntimeTests {
+@Suite(.timeLimit(.minutes(5))) struct SQLMacroRuntimeTests {
     func fetch<Value: DatabaseValueConvertible>(_ type: Value.Type, _ expression: some QueryExpression) throws -> Value? {
         let queue = try DatabaseQueue()
         let fragment = expression.queryFragment

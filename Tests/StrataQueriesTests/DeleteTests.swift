@@ -3,7 +3,7 @@ import StrataQueries
 import StrataSQLite
 import Testing
 
-@Suite struct DeleteTests {
+@Suite(.timeLimit(.minutes(5))) struct DeleteTests {
     func ids(_ db: DatabaseQueue) throws -> [Int] {
         try db.read { try HPlayer.order(by: \.id).select(\.id).fetchAll($0) }
     }

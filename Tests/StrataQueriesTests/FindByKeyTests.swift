@@ -6,7 +6,7 @@ import Testing
 /// `find(id)` with a key value keeps the key until its SQL is needed, and a bare
 /// `find(id).fetchOne(db)` runs the table's prepared by-key statement. Everything else must
 /// stay exactly what the expression overload builds.
-@Suite struct FindByKeyTests {
+@Suite(.timeLimit(.minutes(5))) struct FindByKeyTests {
     @Test func aKeyValueBuildsTheSameStatementAsAnExpression() {
         let byValue = HPlayer.find(2)
         let byExpression = HPlayer.find(SQLQueryExpression<Int>(QueryFragment(binding: .integer(2))))

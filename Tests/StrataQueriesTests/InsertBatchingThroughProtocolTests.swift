@@ -12,7 +12,7 @@ where Statement.QueryValue: QueryDecodable {
     try statement.fetchAll(db)
 }
 
-@Suite struct InsertBatchingThroughProtocolTests {
+@Suite(.timeLimit(.minutes(5))) struct InsertBatchingThroughProtocolTests {
     /// 20,000 games of two columns: 40,000 bindings, over SQLite's 32,766 per statement.
     let games = (0..<20_000).map { HGame(id: 1_000 + $0, title: "Game \($0)") }
 

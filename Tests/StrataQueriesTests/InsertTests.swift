@@ -60,7 +60,7 @@ struct HRefusingGame: PrimaryKeyedTable {
     func encodeColumns(to columns: inout ColumnEncoder) throws { throw EncodingRefused() }
 }
 
-@Suite struct InsertTests {
+@Suite(.timeLimit(.minutes(5))) struct InsertTests {
     @Test func insertsOneRecord() throws {
         let insert = HPlayer.insert { HPlayer(id: 5, gameID: 2, name: "Eve", score: 4, nickname: "E") }
         #expect(insert.sql == #"INSERT INTO "players" "# + playerColumnList + #" VALUES (?, ?, ?, ?, ?)"#)
@@ -276,7 +276,7 @@ struct HRefusingGame: PrimaryKeyedTable {
     }
 }
 
-@Suite struct InsertBatchTests {
+@Suite(.timeLimit(.minutes(5))) struct InsertBatchTests {
     @Test func manyRowsAreSplitUnderTheBindingLimitAndStayAllOrNothing() throws {
         let db = try makeGamesDatabase()
         let limit = try db.read { $0.maximumBindingCount }

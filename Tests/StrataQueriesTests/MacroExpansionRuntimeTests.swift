@@ -63,7 +63,7 @@ public enum MacroRuntimePublic {
     }
 }
 
-@Suite struct MacroExpansionRuntimeTests {
+@Suite(.timeLimit(.minutes(5))) struct MacroExpansionRuntimeTests {
     typealias Player = MacroRuntime.Player
     typealias GameTag = MacroRuntime.GameTag
     typealias Category = MacroRuntime.Category

@@ -3,7 +3,7 @@ import StrataQueries
 import StrataSQLite
 import Testing
 
-@Suite struct ReturningTests {
+@Suite(.timeLimit(.minutes(5))) struct ReturningTests {
     static let allPlayerColumns = #""players"."id", "players"."gameID", "players"."name", "players"."score", "players"."nickname""#
 
     @Test func insertedDraftReturnsItsAssignedKey() throws {

@@ -10,7 +10,7 @@ import Testing
 }
 
 /// The SQL of every read operation, asserted exactly, and each run against a real database.
-@Suite struct SQLSnapshotTests {
+@Suite(.timeLimit(.minutes(5))) struct SQLSnapshotTests {
     let db: DatabaseQueue
 
     init() throws {

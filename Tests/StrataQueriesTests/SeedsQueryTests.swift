@@ -88,7 +88,7 @@ func makeSeedsDatabase() throws -> DatabaseQueue {
     return db
 }
 
-@Suite struct SeedsQueryTests {
+@Suite(.timeLimit(.minutes(5))) struct SeedsQueryTests {
     @Test func gamesWithPlayerCounts() throws {
         let query = Game.group(by: \.id)
             .leftJoin(Player.all) { $0.id.eq($1.gameID) }

@@ -99,7 +99,7 @@ func makeGamesDatabase() throws -> DatabaseQueue {
     return db
 }
 
-@Suite struct SelectTests {
+@Suite(.timeLimit(.minutes(5))) struct SelectTests {
     @Test func allSelectsEveryColumnQualified() throws {
         #expect(HGame.all.sql == #"SELECT "games"."id", "games"."title" FROM "games""#)
         let db = try makeGamesDatabase()

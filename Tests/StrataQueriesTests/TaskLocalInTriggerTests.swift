@@ -12,7 +12,7 @@ enum RequestContext {
 @DatabaseFunction
 func requestActor() -> String { RequestContext.actor }
 
-@Suite struct TaskLocalInTriggerTests {
+@Suite(.timeLimit(.minutes(5))) struct TaskLocalInTriggerTests {
     // The async write runs its closure inside the calling task, on the connection's own
     // executor, so the task's locals are there when SQLite calls the function.
     @Test func taskLocalAroundAnAsyncWriteReachesAFunctionCalledByATrigger() async throws {

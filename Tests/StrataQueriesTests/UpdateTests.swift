@@ -3,7 +3,7 @@ import StrataQueries
 import StrataSQLite
 import Testing
 
-@Suite struct UpdateTests {
+@Suite(.timeLimit(.minutes(5))) struct UpdateTests {
     func scores(_ db: DatabaseQueue) throws -> [Int] {
         try db.read { try HPlayer.order(by: \.id).select(\.score).fetchAll($0) }
     }

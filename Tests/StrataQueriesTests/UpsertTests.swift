@@ -3,7 +3,7 @@ import StrataQueries
 import StrataSQLite
 import Testing
 
-@Suite struct UpsertTests {
+@Suite(.timeLimit(.minutes(5))) struct UpsertTests {
     static let upsertClause = #"ON CONFLICT ("id") DO UPDATE SET "gameID" = "excluded"."gameID", "name" = "excluded"."name", "score" = "excluded"."score", "nickname" = "excluded"."nickname""#
 
     func players(_ db: DatabaseQueue) throws -> [HPlayer] {

@@ -26,7 +26,7 @@ struct HGameRow: Table, Equatable {
     func encodeColumns(to columns: inout ColumnEncoder) throws { columns.append(gameID); columns.append(title); columns.append(playerCount) }
 }
 
-@Suite struct InlinedSQLTests {
+@Suite(.timeLimit(.minutes(5))) struct InlinedSQLTests {
     @Test func bindingsBecomeLiteralsOutsideQuotesAndComments() {
         let fragment = QueryFragment(
             sql: "SELECT ?, '?', \"?\", ? -- ?\n, ? /* ? */, ?",
@@ -35,7 +35,7 @@ struct HGameRow: Table, Equatable {
     }
 }
 
-@Suite struct ViewAndTriggerSQLTests {
+@Suite(.timeLimit(.minutes(5))) struct ViewAndTriggerSQLTests {
     @Test func viewWithLeftJoinAndIfnullInlinesItsValues() throws {
         let select = HGame.group(by: \.id)
             .leftJoin(HPlayer.all) { $0.id.eq($1.gameID) && $1.nickname.ifnull("?").neq("B") }

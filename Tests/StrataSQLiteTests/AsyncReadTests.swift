@@ -5,7 +5,7 @@ import Testing
 
 /// `asyncRead` starts a read without a task: what the observation layer runs from a commit
 /// announcement.
-@Suite struct AsyncReadTests {
+@Suite(.timeLimit(.minutes(5))) struct AsyncReadTests {
     /// Waits for one `asyncRead` and returns what `body` read, or the error it was handed.
     func readLater<T: Sendable>(
         _ reader: any DatabaseReader, _ body: @escaping @Sendable (Database) throws -> T

@@ -3,7 +3,7 @@ import StrataSQLite
 import Testing
 import StrataTestSupport
 
-@Suite struct AttachTests {
+@Suite(.timeLimit(.minutes(5))) struct AttachTests {
     @Test func attachQueryAcrossSchemasAndDetach() throws {
         try withTemporaryDatabasePath { otherPath in
             let other = try DatabaseQueue(path: otherPath)

@@ -5,7 +5,7 @@ import Testing
 /// Values bound as arguments are stored with the expected storage class and read back unchanged.
 extension UInt64: DatabaseInteger {}
 
-@Suite struct BindingTests {
+@Suite(.timeLimit(.minutes(5))) struct BindingTests {
     enum Color: String, DatabaseValueConvertible { case red, green }
     enum Level: Int, DatabaseValueConvertible { case low = 1, high = 3 }
 

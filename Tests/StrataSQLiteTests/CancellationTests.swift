@@ -6,7 +6,7 @@ import StrataTestSupport
 
 /// Cancelling the task of an async access interrupts its statement, throws CancellationError,
 /// rolls a write back, and leaves the queue or pool usable.
-@Suite struct CancellationTests {
+@Suite(.timeLimit(.minutes(5))) struct CancellationTests {
     /// A query that runs for minutes unless interrupted; `started()` signals when it runs.
     static let longQuery = """
         WITH RECURSIVE c(x) AS (SELECT started() UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000)

@@ -3,7 +3,7 @@ import Testing
 import StrataTestSupport
 
 /// One registration with a change hub can be checked on its own, without the hub-wide count.
-@Suite struct ChangeRegistrationTests {
+@Suite(.timeLimit(.minutes(5))) struct ChangeRegistrationTests {
     @Test func cancellingOneRegistrationLeavesTheOthersActive() {
         let hub = DatabaseChangeHub()
         let players = hub.addObserver(region: DatabaseRegion(tables: ["players"]), onChange: {})

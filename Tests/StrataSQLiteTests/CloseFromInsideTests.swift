@@ -5,7 +5,7 @@ import Testing
 
 /// `close()` called from inside one of the queue's or pool's own closures neither deadlocks nor
 /// traps: the connection closes when the closure returns.
-@Suite struct CloseFromInsideTests {
+@Suite(.timeLimit(.minutes(5))) struct CloseFromInsideTests {
     @Test func aQueueClosedFromInsideItsOwnWriteClosesAfterIt() throws {
         let queue = try DatabaseQueue()
         try queue.write { db in

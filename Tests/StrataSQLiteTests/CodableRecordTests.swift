@@ -2,7 +2,7 @@ import Foundation
 import StrataSQLite
 import Testing
 
-@Suite struct CodableRecordTests {
+@Suite(.timeLimit(.minutes(5))) struct CodableRecordTests {
     struct Metadata: Codable, Equatable {
         var pages: Int
         var tags: [String]

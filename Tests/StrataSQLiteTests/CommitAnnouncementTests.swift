@@ -5,7 +5,7 @@ import Testing
 
 /// A commit is announced to observers even when the same writer job rolls back a later
 /// transaction (regression: the rollback used to clear what the earlier commit changed).
-@Suite struct CommitAnnouncementTests {
+@Suite(.timeLimit(.minutes(5))) struct CommitAnnouncementTests {
     /// Counts the announcements of commits that changed `t`.
     final class Announcements: Sendable {
         let count = SharedCounter()

@@ -3,7 +3,7 @@ import StrataSQLite
 import Synchronization
 import Testing
 
-@Suite struct CursorTests {
+@Suite(.timeLimit(.minutes(5))) struct CursorTests {
     /// Counts how many rows SQLite has produced, through a function called once per row.
     final class RowCounter: Sendable {
         let count = Atomic<Int>(0)

@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 import StrataTestSupport
 
-@Suite struct DatabasePoolTests {
+@Suite(.timeLimit(.minutes(5))) struct DatabasePoolTests {
     func makePool(path: String, configure: (inout Configuration) -> Void = { _ in }) throws -> DatabasePool {
         var configuration = Configuration()
         configure(&configuration)

@@ -3,7 +3,7 @@ import StrataSQLite
 import Testing
 import StrataTestSupport
 
-@Suite struct DatabaseQueueTests {
+@Suite(.timeLimit(.minutes(5))) struct DatabaseQueueTests {
     @Test func fileQueuePersistsAcrossReopening() throws {
         try withTemporaryDatabasePath { path in
             do {

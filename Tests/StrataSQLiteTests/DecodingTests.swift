@@ -3,7 +3,7 @@ import StrataSQLite
 import Testing
 
 /// Stored values decode into every supported Swift type; values that cannot be represented fail.
-@Suite struct DecodingTests {
+@Suite(.timeLimit(.minutes(5))) struct DecodingTests {
     enum Color: String, DatabaseValueConvertible { case red, green }
 
     /// A user type stored as one value.

@@ -2,7 +2,7 @@ import Foundation
 import StrataSQLite
 import Testing
 
-@Suite struct ErrorTests {
+@Suite(.timeLimit(.minutes(5))) struct ErrorTests {
     func makeSchoolQueue() throws -> DatabaseQueue {
         let queue = try DatabaseQueue()
         try queue.write { db throws in

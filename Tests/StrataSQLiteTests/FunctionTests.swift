@@ -3,7 +3,7 @@ import StrataSQLite
 import Testing
 import StrataTestSupport
 
-@Suite struct FunctionTests {
+@Suite(.timeLimit(.minutes(5))) struct FunctionTests {
     struct Refusal: Error, CustomStringConvertible {
         var description: String { "refused to compute with 13" }
     }

@@ -4,7 +4,7 @@ import StrataSQLite
 import Testing
 import StrataTestSupport
 
-@Suite struct InMemoryPoolTests {
+@Suite(.timeLimit(.minutes(5))) struct InMemoryPoolTests {
     @Test func writerAndReadersShareTheData() async throws {
         let pool = try DatabasePool(named: uniqueMemoryName())
         try await pool.write { db in

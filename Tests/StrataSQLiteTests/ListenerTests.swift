@@ -7,7 +7,7 @@ import Testing
 
 /// Several clients listen to one connection's hooks, authorizer and traces without breaking
 /// observation.
-@Suite struct ListenerTests {
+@Suite(.timeLimit(.minutes(5))) struct ListenerTests {
     final class Log: TransactionListener, @unchecked Sendable {
         // Unchecked: only touched on the connection's executor, then read after the access.
         var events: [String] = []

@@ -5,7 +5,7 @@ import Testing
 
 /// Where a database lives, the role of each connection, and attaching a sibling database from
 /// `prepareDatabase`.
-@Suite struct LocationAndRoleTests {
+@Suite(.timeLimit(.minutes(5))) struct LocationAndRoleTests {
     @Test func writersTellWhereTheyLive() throws {
         try withTemporaryDatabasePath { path in
             let pool = try DatabasePool(path: path)

@@ -4,7 +4,7 @@ import StrataSQLite
 import Testing
 import StrataTestSupport
 
-@Suite struct MigrationTests {
+@Suite(.timeLimit(.minutes(5))) struct MigrationTests {
     struct Failure: Error {}
 
     /// A migrator whose migrations log their identifier when they run.

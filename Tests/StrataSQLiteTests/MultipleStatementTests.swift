@@ -5,7 +5,7 @@ import Testing
 
 /// Texts of several statements: argument counts are checked before anything runs, and a NUL
 /// character is refused.
-@Suite struct MultipleStatementTests {
+@Suite(.timeLimit(.minutes(5))) struct MultipleStatementTests {
     func makeQueue() throws -> DatabaseQueue {
         let queue = try DatabaseQueue()
         try queue.write { db in try db.execute(sql: "CREATE TABLE t (a INTEGER); INSERT INTO t VALUES (1)") }

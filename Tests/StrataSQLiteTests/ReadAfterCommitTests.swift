@@ -7,7 +7,7 @@ import Testing
 
 /// `readAfterCommit` reads inline on the writer's thread when a commit's budget allows it,
 /// and hands the read to a reader's queue otherwise.
-@Suite struct ReadAfterCommitTests {
+@Suite(.timeLimit(.minutes(5))) struct ReadAfterCommitTests {
     /// What one read saw, and whether it ran on the thread that committed.
     struct Observed: Sendable, Equatable {
         var count: Int?

@@ -105,7 +105,7 @@ func makeRecordQueue() throws -> DatabaseQueue {
     return queue
 }
 
-@Suite struct RecordTests {
+@Suite(.timeLimit(.minutes(5))) struct RecordTests {
     @Test func insertAndFetch() throws {
         let queue = try makeRecordQueue()
         try queue.write { db in

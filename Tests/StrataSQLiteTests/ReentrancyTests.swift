@@ -5,7 +5,7 @@ import StrataTestSupport
 
 /// A synchronous access from inside a closure of the same queue or pool would wait for itself;
 /// it throws instead.
-@Suite struct ReentrancyTests {
+@Suite(.timeLimit(.minutes(5))) struct ReentrancyTests {
     func isReentrancyError(_ error: any Error) -> Bool {
         (error as? DatabaseAccessError)?.kind == .reentrantAccess
     }

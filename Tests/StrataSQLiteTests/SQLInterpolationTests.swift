@@ -2,7 +2,7 @@ import Foundation
 import StrataSQLite
 import Testing
 
-@Suite struct SQLInterpolationTests {
+@Suite(.timeLimit(.minutes(5))) struct SQLInterpolationTests {
     func makeQueue() throws -> DatabaseQueue {
         let queue = try DatabaseQueue()
         try queue.write { db in try db.execute(sql: "CREATE TABLE students (id INTEGER PRIMARY KEY, name TEXT NOT NULL)") }

@@ -5,7 +5,7 @@ import StrataTestSupport
 
 /// DROP statements and full-table deletes really take effect on writer connections (whose
 /// authorizer turns off the truncate optimization).
-@Suite struct SchemaChangeTests {
+@Suite(.timeLimit(.minutes(5))) struct SchemaChangeTests {
     func objectNames(_ db: Database) throws -> [String] {
         try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY name")
     }

@@ -2,7 +2,7 @@ import CSQLite
 import StrataSQLite
 import Testing
 
-@Suite struct StatementCacheTests {
+@Suite(.timeLimit(.minutes(5))) struct StatementCacheTests {
     func runCount(_ statement: Statement) -> Int32 {
         sqlite3_stmt_status(statement.handle, SQLITE_STMTSTATUS_RUN, 0)
     }

@@ -3,7 +3,7 @@ import StrataSQLite
 import Testing
 import StrataTestSupport
 
-@Suite struct TraceTests {
+@Suite(.timeLimit(.minutes(5))) struct TraceTests {
     @Test func traceReportsExpandedSQL() throws {
         let queue = try DatabaseQueue(configuration: { var c = Configuration(); c.label = "traced"; return c }())
         let events = Recorder<TraceEvent>()

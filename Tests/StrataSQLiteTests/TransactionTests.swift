@@ -3,7 +3,7 @@ import StrataSQLite
 import Testing
 import StrataTestSupport
 
-@Suite struct TransactionTests {
+@Suite(.timeLimit(.minutes(5))) struct TransactionTests {
     struct Failure: Error {}
 
     func makeQueue() throws -> DatabaseQueue {

@@ -7,7 +7,7 @@ import Testing
 /// A cancelled access that is still waiting for its connection ends promptly with
 /// `CancellationError`, holding nothing (regression: it used to wait for the access ahead of
 /// it, minutes for a long query).
-@Suite struct WaitingCancellationTests {
+@Suite(.timeLimit(.minutes(5))) struct WaitingCancellationTests {
     /// Awaits `task`, failing instead of hanging when it does not end within `seconds`.
     func result<T: Sendable>(of task: Task<T, any Error>, within seconds: Double = 10) async -> Result<T, any Error>? {
         let done = DispatchSemaphore(value: 0)

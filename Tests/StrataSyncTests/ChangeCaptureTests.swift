@@ -5,7 +5,7 @@ import Synchronization
 import Testing
 
 /// Local changes to synced tables land in the change log, in the writing transaction.
-@Suite struct ChangeCaptureTests {
+@Suite(.timeLimit(.minutes(5))) struct ChangeCaptureTests {
     /// A clock whose physical time only moves when the test says so.
     final class ManualTime: Sendable {
         let milliseconds = Atomic<Int64>(1_000)

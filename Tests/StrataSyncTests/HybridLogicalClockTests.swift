@@ -4,7 +4,7 @@ import Testing
 
 /// The clock never goes backwards, orders events within a millisecond, and orders every local
 /// event after the remote ones it has seen, whatever the wall clocks say.
-@Suite struct HybridLogicalClockTests {
+@Suite(.timeLimit(.minutes(5))) struct HybridLogicalClockTests {
     final class Time: Sendable {
         let now: Atomic<Int64>
         init(_ value: Int64) { now = Atomic(value) }

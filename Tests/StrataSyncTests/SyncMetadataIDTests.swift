@@ -9,7 +9,7 @@ import Testing
 }
 
 /// A synced row finds its metadata, and queries join the two.
-@Suite struct SyncMetadataIDTests {
+@Suite(.timeLimit(.minutes(5))) struct SyncMetadataIDTests {
     func makeEngine() throws -> (DatabaseQueue, SyncEngine) {
         let database = try DatabaseQueue()
         try database.write { db in try db.execute(sql: "CREATE TABLE teams (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL DEFAULT '')") }

@@ -3,7 +3,7 @@ import StrataSync
 import Testing
 
 /// The rules a synced schema must follow, each refused with a typed error naming the table.
-@Suite struct SyncSchemaTests {
+@Suite(.timeLimit(.minutes(5))) struct SyncSchemaTests {
     func error(_ sql: String, tables: [String]) throws -> SyncSchemaError? {
         let queue = try DatabaseQueue()
         try queue.write { db in try db.execute(sql: sql) }

@@ -3,7 +3,7 @@ import Strata
 import Testing
 import StrataTestSupport
 
-@Suite("Bootstrapping the live database twice")
+@Suite("Bootstrapping the live database twice", .timeLimit(.minutes(5)))
 struct BootstrapTwiceTests {
     @Test("reports an issue and returns the pool already open")
     func twice() throws {

@@ -3,7 +3,7 @@ import Strata
 import Testing
 import StrataTestSupport
 
-@Suite("Each context gets its kind of database")
+@Suite("Each context gets its kind of database", .timeLimit(.minutes(5)))
 struct ContextTests {
     @Test("live: a pool on disk at the given path, folders created")
     func liveAtPath() throws {

@@ -2,7 +2,7 @@ import Foundation
 import Strata
 import Testing
 
-@Suite("Each context gets its kind of sync engine")
+@Suite("Each context gets its kind of sync engine", .timeLimit(.minutes(5)))
 struct ContextualSyncEngineTests {
     @Table("games")
     struct Game: Equatable {

@@ -3,7 +3,7 @@ import Strata
 import Testing
 import StrataTestSupport
 
-@Suite("Commits from other connections")
+@Suite("Commits from other connections", .timeLimit(.minutes(5)))
 struct ExternalChangesTests {
     /// A migrated pool on a temporary file, and another connection to the file, as another
     /// process would have: its commits reach no hook of the pool.

@@ -15,7 +15,7 @@ struct ItemOverview: FetchKeyRequest {
     var name = ""
 }
 
-@Suite("Observation wrappers on the default database", .dependencies { try $0.bootstrapDatabase() })
+@Suite("Observation wrappers on the default database", .timeLimit(.minutes(5)), .dependencies { try $0.bootstrapDatabase() })
 struct FetchDefaultDatabaseTests {
     /// Waits until `values` delivers a value that satisfies `condition`.
     private func firstValue<Value: Sendable>(in values: AsyncStream<Value>, where condition: (Value) -> Bool) async -> Value? {

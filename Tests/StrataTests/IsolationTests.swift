@@ -5,7 +5,7 @@ import Testing
 
 /// Every test of the suite bootstraps its own database through the trait, and they run in
 /// parallel: each must see only its own row.
-@Suite("Tests in parallel see isolated data", .dependencies { try $0.bootstrapDatabase() })
+@Suite("Tests in parallel see isolated data", .timeLimit(.minutes(5)), .dependencies { try $0.bootstrapDatabase() })
 struct IsolationTests {
     private func insertOwnRowAndCount(_ name: String) async throws {
         @Dependency(\.defaultDatabase) var database

@@ -9,7 +9,7 @@ import Testing
     var score = 0
 }
 
-@Suite struct ReadmeExampleTests {
+@Suite(.timeLimit(.minutes(5))) struct ReadmeExampleTests {
     @Test func openingExampleRuns() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("strata-readme-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -5,7 +5,7 @@ import Strata
 import Synchronization
 import Testing
 
-@Suite("Seeding", .dependencies {
+@Suite("Seeding", .timeLimit(.minutes(5)), .dependencies {
     $0.uuid = .incrementing
     try $0.bootstrapDatabase()
 })

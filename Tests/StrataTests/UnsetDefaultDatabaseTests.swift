@@ -3,7 +3,7 @@ import DependenciesTestSupport
 @testable import Strata
 import Testing
 
-@Suite("Reading the default database before it is set")
+@Suite("Reading the default database before it is set", .timeLimit(.minutes(5)))
 struct UnsetDefaultDatabaseTests {
     @Test("reports an issue with the test context's advice, and hands out a usable blank database")
     func inTests() throws {

@@ -4,7 +4,7 @@ import Synchronization
 import Testing
 
 /// Signing out or switching accounts goes to the delegate; without one, local data goes.
-@Suite struct AccountChangeTests {
+@Suite(.timeLimit(.minutes(5))) struct AccountChangeTests {
     final class RecordingDelegate: SyncEngineDelegate {
         let changes = Mutex<[SyncAccountChange]>([])
         func syncEngine(_ engine: SyncEngine, accountChanged change: SyncAccountChange) async {

@@ -6,7 +6,7 @@ import Testing
 
 /// A column of asset ids syncs the content by hash: uploaded once, downloaded only when
 /// missing, never recompressed.
-@Suite struct AssetSyncTests {
+@Suite(.timeLimit(.minutes(5))) struct AssetSyncTests {
     static let schema = SyncTestDevice.schemaSQL + """
         ALTER TABLE games ADD COLUMN cover TEXT;
         """

@@ -6,7 +6,7 @@ import Testing
 
 /// A write that committed is never lost to sync, even when the process dies right after it,
 /// in the middle of a later write, or between the two transactions of a change-log drain.
-@Suite struct CrashSafetyTests {
+@Suite(.timeLimit(.minutes(5))) struct CrashSafetyTests {
     /// The child process, built beside the test binary.
     static var writerURL: URL? {
         let candidates = [Bundle.main.executableURL, URL(fileURLWithPath: CommandLine.arguments[0])]

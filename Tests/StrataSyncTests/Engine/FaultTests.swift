@@ -3,7 +3,7 @@ import StrataSQLite
 import Testing
 
 /// Failures never lose a change: a lost response, a transient error, a parent missing on fetch.
-@Suite struct FaultTests {
+@Suite(.timeLimit(.minutes(5))) struct FaultTests {
     @Test func aResponseLostAfterTheChangeLandedConverges() async throws {
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud)
@@ -98,7 +98,7 @@ import Testing
 
 /// An expired change token makes the device fetch the zone whole, and rows deleted meanwhile
 /// (their tombstones forgotten) go too.
-@Suite struct ExpiredTokenTests {
+@Suite(.timeLimit(.minutes(5))) struct ExpiredTokenTests {
     @Test func anExpiredTokenRefetchesTheZoneAndDropsWhatTheCloudForgot() async throws {
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud)
@@ -117,7 +117,7 @@ import Testing
 
 /// The changes of one local transaction travel in one request when they fit, so another device
 /// never sees half of a transaction.
-@Suite struct TransactionBatchingTests {
+@Suite(.timeLimit(.minutes(5))) struct TransactionBatchingTests {
     @Test func transactionsAreNotSplitAcrossRequestsWhenTheyFit() async throws {
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud, batchSize: 10)

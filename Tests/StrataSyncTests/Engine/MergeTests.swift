@@ -3,7 +3,7 @@ import StrataSQLite
 import Testing
 
 /// Concurrent edits merge per field; the later edit of a field wins, by hybrid logical clock.
-@Suite struct MergeTests {
+@Suite(.timeLimit(.minutes(5))) struct MergeTests {
     /// Two devices with one game; they share one wall clock unless `bTime` gives the second
     /// its own, so "later" in a test means later.
     func twoDevicesWithAGame(cloud: MockCloud, bTime: ManualWallClock? = nil) async throws -> (SyncTestDevice, SyncTestDevice) {

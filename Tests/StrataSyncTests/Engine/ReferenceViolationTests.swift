@@ -4,7 +4,7 @@ import Testing
 
 /// A child saved under a parent another device deleted meanwhile: the foreign key's ON DELETE
 /// applies on the device that saved it, as it did where the parent was deleted.
-@Suite struct ReferenceViolationTests {
+@Suite(.timeLimit(.minutes(5))) struct ReferenceViolationTests {
     static func schema(onDelete: String) -> String {
         """
         CREATE TABLE games (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL DEFAULT '', score INTEGER);

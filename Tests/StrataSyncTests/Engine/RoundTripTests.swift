@@ -3,7 +3,7 @@ import StrataSQLite
 import Testing
 
 /// Inserts, updates and deletes travel between two devices of one user.
-@Suite struct RoundTripTests {
+@Suite(.timeLimit(.minutes(5))) struct RoundTripTests {
     @Test func insertsArriveOnTheOtherDevice() async throws {
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud)
@@ -101,7 +101,7 @@ import Testing
 }
 
 /// An edit committed while its record's batch is in flight stays pending and goes next.
-@Suite struct InFlightEditTests {
+@Suite(.timeLimit(.minutes(5))) struct InFlightEditTests {
     @Test func anEditMadeBeforeTheAcknowledgmentIsSentNext() async throws {
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud)
@@ -119,7 +119,7 @@ import Testing
 }
 
 /// One call sends everything committed before it, however many batches that takes.
-@Suite struct LargeUploadTests {
+@Suite(.timeLimit(.minutes(5))) struct LargeUploadTests {
     @Test func anUploadOfMoreThanSixtyFourBatchesGoesOutInOneCall() async throws {
         let cloud = MockCloud()
         let a = try SyncTestDevice("a", cloud: cloud, batchSize: 2)

@@ -4,7 +4,7 @@ import Testing
 
 /// Devices on different versions of the app: a newer one adds a column and a table; the older
 /// one keeps what it does not know, never erases it, and applies it after its own migration.
-@Suite struct SchemaEvolutionTests {
+@Suite(.timeLimit(.minutes(5))) struct SchemaEvolutionTests {
     static let newerSchema = SyncTestDevice.schemaSQL + """
         ALTER TABLE games ADD COLUMN rating INTEGER;
         CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, gameID TEXT REFERENCES games(id) ON DELETE CASCADE, text TEXT);

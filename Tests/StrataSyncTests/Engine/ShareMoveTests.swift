@@ -5,7 +5,7 @@ import Testing
 /// Moving a child between a private and a shared parent moves its whole subtree: within the
 /// owner's zone (the share's participants see it arrive or go), and between zones (a
 /// participant moving a child of the shared game under a game of their own).
-@Suite struct ShareMoveTests {
+@Suite(.timeLimit(.minutes(5))) struct ShareMoveTests {
     static let schema = SyncTestDevice.schemaSQL + """
         CREATE TABLE turns (
             id TEXT PRIMARY KEY NOT NULL,

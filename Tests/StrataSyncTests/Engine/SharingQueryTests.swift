@@ -19,7 +19,7 @@ func isOwner(of share: CloudShare?) -> Bool {
 
 /// The share metadata through plain SQL: a temporary view joining games to `SyncMetadata`,
 /// a Swift function over the share's JSON, and the share's current user.
-@Suite struct SharingQueryTests {
+@Suite(.timeLimit(.minutes(5))) struct SharingQueryTests {
     let cloud = MockCloud()
     let time = ManualWallClock()
     let alice: SyncTestDevice

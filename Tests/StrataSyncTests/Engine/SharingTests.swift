@@ -16,7 +16,7 @@ import Testing
 }
 
 /// Two users, three devices: alice shares a game from one of her two devices with bob.
-@Suite struct SharingTests {
+@Suite(.timeLimit(.minutes(5))) struct SharingTests {
     let cloud = MockCloud()
     let time = ManualWallClock()
     let a1: SyncTestDevice

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Accounts, injected faults, request counts and assets.
-@Suite struct MockCloudFaultTests {
+@Suite(.timeLimit(.minutes(5))) struct MockCloudFaultTests {
     let cloud = MockCloud()
     let zone = CloudZoneID(name: "zone", owner: "alice")
 
