@@ -10,10 +10,11 @@ let package = Package(
         .library(name: "StrataQueries", targets: ["StrataQueries"]),
         .library(name: "StrataObservation", targets: ["StrataObservation"]),
         .library(name: "StrataAssets", targets: ["StrataAssets"]),
+        .library(name: "StrataCloud", targets: ["StrataCloud"]),
         .library(name: "StrataSync", targets: ["StrataSync"]),
         .library(name: "Strata", targets: ["Strata"]),
         .library(name: "StrataCloudStore", targets: ["StrataCloudStore"]),
-        .library(name: "StrataCloudProtocol", targets: ["StrataCloudProtocol"]),
+        .library(name: "StrataCloudWire", targets: ["StrataCloudWire"]),
         .library(name: "StrataCloudService", targets: ["StrataCloudService"]),
         .library(name: "StrataCloudClient", targets: ["StrataCloudClient"]),
         .executable(name: "scorekeeper", targets: ["ScorekeeperCLI"]),
@@ -88,11 +89,19 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
+        // The cloud contract: the CloudContainer and CloudDatabase protocols, the values they
+        // exchange (records, assets, shares, change tokens, hybrid timestamps) and their rules,
+        // and MockCloud, its in-memory implementation. No SQLite, no storage, no networking: the
+        // engine, the PostgreSQL store, the service and its client all speak it.
+        .target(
+            name: "StrataCloud"
+        ),
         // Sync: change capture by triggers, the metadatabase, per-field merge with hybrid logical
-        // clocks, the cloud protocol and MockCloud, its in-memory implementation. No networking.
+        // clocks. Re-exports StrataCloud. No networking.
         .target(
             name: "StrataSync",
             dependencies: [
+                "StrataCloud",
                 "StrataSQLite",
                 "StrataQueries",
                 "StrataAssets",
@@ -106,7 +115,7 @@ let package = Package(
         .target(
             name: "StrataCloudStore",
             dependencies: [
-                "StrataSync",
+                "StrataCloud",
                 "CZlib",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -116,16 +125,16 @@ let package = Package(
         // The JSON wire format the cloud service and its client share: request and response
         // bodies, routes and a lossless encoding of CloudError. No networking.
         .target(
-            name: "StrataCloudProtocol",
-            dependencies: ["StrataSync"]
+            name: "StrataCloudWire",
+            dependencies: ["StrataCloud"]
         ),
         // The live cloud's HTTP service (Hummingbird) over any CloudContainer backend: JWT
         // authentication, request limits, server-sent change hints, health and metrics.
         .target(
             name: "StrataCloudService",
             dependencies: [
-                "StrataSync",
-                "StrataCloudProtocol",
+                "StrataCloud",
+                "StrataCloudWire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Logging", package: "swift-log"),
@@ -139,8 +148,8 @@ let package = Package(
         .target(
             name: "StrataCloudClient",
             dependencies: [
-                "StrataSync",
-                "StrataCloudProtocol",
+                "StrataCloud",
+                "StrataCloudWire",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
@@ -148,7 +157,7 @@ let package = Package(
         .executableTarget(
             name: "StrataCloudServer",
             dependencies: [
-                "StrataCloudService", "StrataCloudStore", "StrataSync",
+                "StrataCloudService", "StrataCloudStore", "StrataCloud",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -164,6 +173,7 @@ let package = Package(
                 "StrataQueries",
                 "StrataObservation",
                 "StrataAssets",
+                "StrataCloud",
                 "StrataSync",
                 .product(name: "Dependencies", package: "swift-dependencies"),
                 .product(name: "IssueReporting", package: "xctest-dynamic-overlay"),
@@ -227,6 +237,11 @@ let package = Package(
             name: "StrataAssetsTests",
             dependencies: ["StrataAssets", "StrataSQLite", "StrataTestSupport"]
         ),
+        // The cloud contract and MockCloud, without SQLite.
+        .testTarget(
+            name: "StrataCloudTests",
+            dependencies: ["StrataCloud"]
+        ),
         // The child process StrataSyncTests kills in the middle of writes.
         .executableTarget(
             name: "StrataSyncCrashWriter",
@@ -262,7 +277,7 @@ let package = Package(
         .testTarget(
             name: "StrataCloudServiceTests",
             dependencies: [
-                "StrataCloudService", "StrataCloudClient", "StrataCloudProtocol", "StrataSync",
+                "StrataCloudService", "StrataCloudClient", "StrataCloudWire", "StrataSync",
                 "StrataSQLite", "StrataTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),

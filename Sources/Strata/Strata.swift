@@ -3,7 +3,8 @@
 // - StrataSQLite: connections, records, the queue and the pool, migrations;
 // - StrataObservation: live queries (`observe(in:)`, `@FetchAll`, `@FetchOne`, `@Fetch`);
 // - StrataAssets: large binary values stored beside the records that use them;
-// - StrataSync: the sync engine, the cloud protocol and MockCloud;
+// - StrataSync: the sync engine;
+// - StrataCloud: the cloud contract the engine syncs through, and MockCloud;
 // - Dependencies (and through it IssueReporting and Clocks): `@Dependency`,
 //   `prepareDependencies`, `withDependencies`, `reportIssue`, `withErrorReporting`.
 //
@@ -12,6 +13,7 @@
 // and observation wrappers that read the default database instead of taking one.
 @_exported import Dependencies
 @_exported import StrataAssets
+@_exported import StrataCloud
 @_exported import StrataObservation
 @_exported import StrataQueries
 @_exported import StrataSQLite

@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import NIOCore
-import StrataCloudProtocol
-import StrataSync
+import StrataCloud
+import StrataCloudWire
 
 /// Keeps one change stream open for ``CloudServiceContainer/changeHints()``, reconnecting with
 /// backoff until cancelled.

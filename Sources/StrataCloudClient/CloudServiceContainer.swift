@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Foundation
-import StrataCloudProtocol
-import StrataSync
+import StrataCloud
+import StrataCloudWire
 
 /// A user's container on Strata's live cloud service, over HTTP: give it to a `SyncEngine` as
 /// any other `CloudContainer`.

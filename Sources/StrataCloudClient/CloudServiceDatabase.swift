@@ -1,5 +1,5 @@
-import StrataCloudProtocol
-import StrataSync
+import StrataCloud
+import StrataCloudWire
 
 /// One database of a ``CloudServiceContainer``: each call is one `POST /v1/{scope}/{operation}`.
 struct CloudServiceDatabase: CloudDatabase {

@@ -2,8 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
-import StrataCloudProtocol
-import StrataSync
+import StrataCloud
+import StrataCloudWire
 
 /// Sends one request of the wire format and turns the answer, or its absence, into a value or a
 /// `CloudError`.

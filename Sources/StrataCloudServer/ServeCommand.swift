@@ -4,7 +4,7 @@ import PostgresNIO
 import ServiceLifecycle
 import StrataCloudService
 import StrataCloudStore
-import StrataSync
+import StrataCloud
 
 /// `strata-cloud serve`: the HTTP service over the store. Stateless: run as many as you like on
 /// one PostgreSQL database; each hears every commit through LISTEN/NOTIFY. SIGTERM and SIGINT

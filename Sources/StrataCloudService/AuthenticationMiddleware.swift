@@ -1,6 +1,6 @@
 import Hummingbird
-import StrataCloudProtocol
-import StrataSync
+import StrataCloud
+import StrataCloudWire
 
 /// Authenticates every `/v1` request with its bearer token before any route runs, so a request
 /// without a valid token never reaches the backend.

@@ -1,6 +1,6 @@
 import Hummingbird
 import Logging
-import StrataCloudProtocol
+import StrataCloudWire
 
 /// The body of `GET /v1/changes`: a `change` event per hint of the user's container, a
 /// heartbeat comment when idle, until the client leaves, the container's hints end, or the

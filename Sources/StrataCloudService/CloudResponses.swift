@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
-import StrataCloudProtocol
-import StrataSync
+import StrataCloud
+import StrataCloudWire
 
 /// Builds the service's JSON responses.
 enum CloudResponses {

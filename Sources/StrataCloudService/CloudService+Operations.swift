@@ -1,6 +1,6 @@
 import Hummingbird
-import StrataCloudProtocol
-import StrataSync
+import StrataCloud
+import StrataCloudWire
 
 extension CloudService {
     /// The work of one database operation on the backend's database, once its body was read,

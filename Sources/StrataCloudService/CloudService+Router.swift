@@ -1,8 +1,8 @@
 import Hummingbird
 import Logging
 import Prometheus
-import StrataCloudProtocol
-import StrataSync
+import StrataCloud
+import StrataCloudWire
 
 extension CloudService {
     /// Every route the service serves, as registered: the label set of its metrics.

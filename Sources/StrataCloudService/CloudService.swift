@@ -3,7 +3,7 @@ import Logging
 import NIOCore
 import Prometheus
 import ServiceLifecycle
-import StrataSync
+import StrataCloud
 import Synchronization
 
 /// The HTTP service of Strata's live cloud: the `CloudDatabase` operations, account, sharing and

@@ -1,6 +1,6 @@
 import Logging
 import Prometheus
-import StrataSync
+import StrataCloud
 
 /// How a ``CloudService`` listens, authenticates and limits requests.
 public struct CloudServiceConfiguration: Sendable {

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import StrataCloudProtocol
-import StrataSync
+import StrataCloud
+import StrataCloudWire
 
 /// A request refused before it reached the backend.
 enum RequestRejection: Error {

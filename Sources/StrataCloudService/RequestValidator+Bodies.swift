@@ -1,5 +1,5 @@
-import StrataCloudProtocol
-import StrataSync
+import StrataCloud
+import StrataCloudWire
 
 /// The checks of each request body: every field, every count, against the configuration.
 extension RequestValidator {

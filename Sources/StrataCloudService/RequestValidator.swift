@@ -1,5 +1,5 @@
-import StrataCloudProtocol
-import StrataSync
+import StrataCloud
+import StrataCloudWire
 
 /// Checks every field of a request against the service's bounds before anything reaches the
 /// backend, so bad input gets a permanent ``StrataCloudProtocol/InvalidRequest`` naming the

@@ -1,5 +1,5 @@
 import Hummingbird
-import StrataCloudProtocol
+import StrataCloudWire
 
 /// Answers requests no route serves with the JSON error body the API document promises:
 /// `405` (with `Allow`) for a known path asked with another method, or for `TRACE` anywhere;

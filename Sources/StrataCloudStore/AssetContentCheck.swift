@@ -2,7 +2,7 @@ import CZlib
 import Crypto
 import Dispatch
 import Foundation
-import StrataSync
+import StrataCloud
 
 /// Checks that an uploaded asset's chunks decode to content whose SHA-256 is the asset's hash,
 /// so nobody can store bytes under another content's name.

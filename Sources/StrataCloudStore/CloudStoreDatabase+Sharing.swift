@@ -1,15 +1,15 @@
 import Foundation
 import Logging
 import PostgresNIO
-import StrataSync
+import StrataCloud
 
 extension CloudStoreDatabase {
     /// Creates or updates the share of a root record in the user's own zone. The owner stays
     /// the owner; each other participant keeps the acceptance the store knows (a removed one
     /// is invited again). Participants who lose access see the shared records leave.
     ///
-    /// - Throws: ``StrataSync/CloudError/permissionFailure(_:)`` through the shared database
-    ///   or for another user's root; ``StrataSync/CloudError/unknownItem(_:)`` when the root
+    /// - Throws: ``StrataCloud/CloudError/permissionFailure(_:)`` through the shared database
+    ///   or for another user's root; ``StrataCloud/CloudError/unknownItem(_:)`` when the root
     ///   does not exist.
     public func saveShare(_ share: CloudShare) async throws -> CloudShare {
         let root = share.rootRecordID
@@ -77,7 +77,7 @@ extension CloudStoreDatabase {
     /// The share of a root: for its owner through the private database, for a participant
     /// who accepted through the shared one.
     ///
-    /// - Throws: ``StrataSync/CloudError/unknownItem(_:)`` when the root is not shared, or not
+    /// - Throws: ``StrataCloud/CloudError/unknownItem(_:)`` when the root is not shared, or not
     ///   with this user.
     public func fetchShare(rootRecordID root: CloudRecordID) async throws -> CloudShare {
         guard reaches(root.zone) else { throw CloudError.unknownItem(root) }

@@ -1,5 +1,5 @@
 import PostgresNIO
-import StrataSync
+import StrataCloud
 import Synchronization
 
 /// Runs one transaction's work so that the connection dying under it fails the request at

@@ -1,5 +1,5 @@
 import Foundation
-import StrataSync
+import StrataCloud
 
 /// A record's fields and versions as the store keeps them: JSON in `jsonb` columns.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import StrataSync
+import StrataCloud
 
 /// The shared database's change token: the position of every shared zone the user could see
 /// when it was issued. Zones of many owners have no common feed, and a participant reaches few

@@ -1,6 +1,6 @@
 import Logging
 import PostgresNIO
-import StrataSync
+import StrataCloud
 
 /// What a modify request needs to know of one zone before it writes: the records it names,
 /// the children of records it deletes, the zone's shares with who sees each, and which shares

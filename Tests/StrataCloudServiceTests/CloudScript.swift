@@ -1,5 +1,5 @@
 import Foundation
-import StrataCloudProtocol
+import StrataCloudWire
 import StrataSync
 
 /// One script exercising every cloud operation and the failures each reports, run once against

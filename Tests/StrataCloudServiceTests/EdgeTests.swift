@@ -3,7 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import StrataCloudClient
-import StrataCloudProtocol
+import StrataCloudWire
 import StrataCloudService
 import StrataSync
 import Testing

@@ -1,6 +1,6 @@
 import Foundation
 import StrataCloudClient
-import StrataCloudProtocol
+import StrataCloudWire
 import StrataCloudService
 import StrataSync
 import Testing

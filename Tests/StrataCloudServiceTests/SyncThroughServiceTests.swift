@@ -1,7 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import StrataCloudClient
-import StrataCloudProtocol
+import StrataCloudWire
 import StrataCloudService
 import StrataSQLite
 import StrataSync

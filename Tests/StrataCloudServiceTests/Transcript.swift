@@ -1,5 +1,5 @@
 import Foundation
-import StrataCloudProtocol
+import StrataCloudWire
 import StrataSync
 
 /// What a script of cloud calls saw, one line per call, in a form two runs can be compared in:

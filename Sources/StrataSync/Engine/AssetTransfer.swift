@@ -98,7 +98,21 @@ extension CloudAsset {
     init(_ stored: StoredAsset) {
         self.init(
             hash: stored.id.hexadecimal, size: stored.size, chunkSize: Int64(stored.chunkSize),
-            chunks: stored.chunks)
+            chunks: stored.chunks.map(CloudAsset.Chunk.init))
+    }
+}
+
+extension CloudAsset.Chunk {
+    /// A stored chunk as it travels: the same bytes, encoding, size and CRC-32.
+    init(_ stored: StoredAsset.Chunk) {
+        self.init(data: stored.data, encoding: stored.encoding, size: stored.size, crc32: stored.crc32)
+    }
+}
+
+extension StoredAsset.Chunk {
+    /// A chunk that arrived, to store as it is.
+    init(_ chunk: CloudAsset.Chunk) {
+        self.init(data: chunk.data, encoding: chunk.encoding, size: chunk.size, crc32: chunk.crc32)
     }
 }
 
@@ -110,6 +124,6 @@ extension StoredAsset {
         let compressed = asset.chunks.contains { $0.encoding != 0 }
         self.init(
             id: id, size: asset.size, chunkSize: Int(asset.chunkSize), compression: compressed ? .deflate : .none,
-            compressionReason: "synced", chunks: asset.chunks)
+            compressionReason: "synced", chunks: asset.chunks.map(StoredAsset.Chunk.init))
     }
 }

@@ -18,7 +18,7 @@ enum LargeBlobs {
             let end = min(start + chunkSize, data.endIndex)
             let bytes = Data(data[start..<end])
             chunks.append(CloudAsset.Chunk(
-                data: bytes, encoding: 0, size: Int64(bytes.count), crc32: CRC32.checksum(index: index, data: bytes)))
+                data: bytes, encoding: 0, size: Int64(bytes.count), crc32: CloudAsset.checksum(ofChunk: index, data: bytes)))
             start = end
             index += 1
         }

@@ -1,7 +1,7 @@
 /// The rules every cloud applies to one zone's saves and deletes, checked against the zone as
 /// it would be after all of them: `MockCloud` and the PostgreSQL store both call this, so they
 /// cannot drift apart.
-public enum CloudModifyRules {
+package enum CloudModifyRules {
     /// The failing operations and why: a save without a tag over an existing record or with a
     /// stale tag (``CloudError/serverRecordChanged(_:)``), a tag for a record that is gone
     /// (``CloudError/unknownItem(_:)``), a parent that would not exist, or a delete that would
@@ -12,7 +12,7 @@ public enum CloudModifyRules {
     ///   - existing: the zone's current records among those the request names (saved, deleted,
     ///     or parents of saved ones), by name.
     ///   - children: the zone's records whose parent is one the request deletes.
-    public static func failures(
+    package static func failures(
         saving saves: [CloudRecord], deleting deletes: [CloudRecordID], in zone: CloudZoneID,
         existing: [String: CloudRecord], children: [(name: String, parent: String)]
     ) -> [CloudRecordID: CloudError] {

@@ -1,4 +1,4 @@
-import StrataSync
+import StrataCloud
 
 /// The paths of the cloud service's HTTP API (see `Documentation/cloud-api.openapi.yaml`).
 public enum CloudRoute {

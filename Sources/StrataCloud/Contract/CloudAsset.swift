@@ -1,5 +1,4 @@
 import Foundation
-import StrataAssets
 
 /// An asset's content as it travels to and from the cloud: the compressed chunks exactly as
 /// StrataAssets stores them, so content is never recompressed on the way.
@@ -13,9 +12,26 @@ public struct CloudAsset: Hashable, Sendable, Codable {
     /// The stored chunks, in order.
     public var chunks: [Chunk]
 
-    /// A chunk exactly as StrataAssets stores it (its CRC-32 covers the chunk's index, 8 bytes
-    /// little-endian, then the stored bytes).
-    public typealias Chunk = StoredAsset.Chunk
+    /// One chunk in transit, in the form StrataAssets stores it: the engine converts to and
+    /// from its storage type, so the contract does not depend on storage.
+    public struct Chunk: Hashable, Sendable, Codable {
+        /// The stored bytes: raw deflate or the content itself, as ``encoding`` says.
+        public var data: Data
+        /// 0: stored as is; 1: raw deflate.
+        public var encoding: Int
+        /// The uncompressed size.
+        public var size: Int64
+        /// The CRC-32 of the chunk's index (8 bytes, little-endian) followed by ``data``.
+        public var crc32: UInt32
+
+        /// A chunk from its parts.
+        public init(data: Data, encoding: Int, size: Int64, crc32: UInt32) {
+            self.data = data
+            self.encoding = encoding
+            self.size = size
+            self.crc32 = crc32
+        }
+    }
 
     /// The bytes the asset's chunks occupy in transit.
     public var storedSize: Int { chunks.reduce(0) { $0 + $1.data.count } }
@@ -30,7 +46,7 @@ public struct CloudAsset: Hashable, Sendable, Codable {
 
     /// Why the asset cannot be stored, or nil when it is whole: its chunk sizes must add up to
     /// its size, and every chunk must match its CRC-32.
-    public var damage: String? {
+    package var damage: String? {
         let total = chunks.reduce(Int64(0)) { $0 + $1.size }
         guard total == size else { return "chunk sizes add up to \(total), not \(size)" }
         for (index, chunk) in chunks.enumerated() where CRC32.checksum(index: index, data: chunk.data) != chunk.crc32 {

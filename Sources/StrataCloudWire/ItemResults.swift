@@ -1,4 +1,4 @@
-import StrataSync
+import StrataCloud
 
 /// One record's outcome in a fetch or a save: the record, or why not.
 public struct RecordResult: Codable, Sendable, Hashable {

@@ -1,4 +1,4 @@
-import StrataSync
+import StrataCloud
 
 /// The body of `fetchDatabaseChanges`.
 public struct FetchDatabaseChangesRequest: Codable, Sendable, Hashable {

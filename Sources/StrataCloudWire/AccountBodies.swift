@@ -1,4 +1,4 @@
-import StrataSync
+import StrataCloud
 
 /// The response of `GET /v1/account`.
 public struct AccountResponse: Codable, Sendable, Hashable {

@@ -1,4 +1,4 @@
-import StrataSync
+import StrataCloud
 
 /// The body of `saveZones` and `deleteZones`.
 public struct ZonesRequest: Codable, Sendable, Hashable {

@@ -124,7 +124,7 @@ public struct CloudShare: Sendable, Hashable, Codable {
     }
 
     /// The share as the cloud answers `user`.
-    public func seen(by user: String) -> CloudShare {
+    package func seen(by user: String) -> CloudShare {
         var share = self
         share.currentUser = user
         return share

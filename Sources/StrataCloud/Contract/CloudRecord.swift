@@ -38,7 +38,7 @@ public struct CloudRecord: Hashable, Sendable, Codable {
     }
 
     /// The bytes the record counts for against a request's byte limit.
-    public var encodedSize: Int {
+    package var encodedSize: Int {
         var size = id.name.utf8.count + type.utf8.count
         for (name, value) in fields { size += name.utf8.count + value.encodedSize }
         size += fieldVersions.count * 24

@@ -1,5 +1,5 @@
 import Foundation
-@testable import StrataSync
+@testable import StrataCloud
 import Testing
 
 /// Accounts, injected faults, request counts and assets.

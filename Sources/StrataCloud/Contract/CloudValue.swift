@@ -13,7 +13,7 @@ public enum CloudValue: Hashable, Sendable, Codable {
 
     /// The number of bytes the value counts for against a request's byte limit (assets count
     /// only their reference: their content travels apart, as CloudKit's assets do).
-    public var encodedSize: Int {
+    package var encodedSize: Int {
         switch self {
         case .null: 1
         case .integer, .real: 8

@@ -1,4 +1,4 @@
-import StrataSync
+import StrataCloud
 
 /// The body of `saveShare`; the response is the share as stored.
 public struct SaveShareRequest: Codable, Sendable, Hashable {

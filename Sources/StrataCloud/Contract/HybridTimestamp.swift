@@ -40,7 +40,7 @@ public struct HybridTimestamp: Hashable, Comparable, Sendable, Codable, CustomSt
         Self.packedTime(milliseconds: milliseconds, counter: min(counter, Self.counterLimit - 1))
     }
 
-    static func packedTime(milliseconds: Int64, counter: UInt32) -> Int64 {
+    package static func packedTime(milliseconds: Int64, counter: UInt32) -> Int64 {
         milliseconds << 20 | Int64(counter)
     }
 

@@ -1,4 +1,4 @@
-import StrataSync
+import StrataCloud
 
 /// The body of `fetchRecords`.
 public struct FetchRecordsRequest: Codable, Sendable, Hashable {

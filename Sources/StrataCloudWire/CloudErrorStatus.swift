@@ -1,5 +1,5 @@
 import Foundation
-import StrataSync
+import StrataCloud
 
 /// The HTTP status each ``CloudError`` travels with. The JSON body (``ErrorResponse``) is what a
 /// client decodes; the status lets proxies, logs and clients without a body tell the failures

@@ -1,4 +1,4 @@
-import StrataSync
+import StrataCloud
 
 /// A ``CloudError`` as JSON, losslessly: the case in ``code`` and its associated values in the
 /// fields that case uses.

@@ -1,4 +1,4 @@
-import StrataSync
+import StrataCloud
 
 /// The body of `missingAssets`.
 public struct MissingAssetsRequest: Codable, Sendable, Hashable {
