@@ -269,7 +269,7 @@ let package = Package(
         .testTarget(
             name: "StrataCloudStoreTests",
             dependencies: [
-                "StrataCloudStore", "StrataSync",
+                "StrataCloudStore", "StrataCloud",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

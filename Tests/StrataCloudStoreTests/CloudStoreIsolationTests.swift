@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StrataCloud
 @testable import StrataCloudStore
-import StrataSync
 import Testing
 
 /// Isolation is PostgreSQL's, not only the store's code: raw SQL run the way every request

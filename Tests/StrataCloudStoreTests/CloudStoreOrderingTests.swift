@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StrataCloud
 @testable import StrataCloudStore
-import StrataSync
 import Synchronization
 import Testing
 

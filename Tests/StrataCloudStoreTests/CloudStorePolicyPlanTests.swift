@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StrataCloud
 @testable import StrataCloudStore
-import StrataSync
 import Testing
 
 /// Row-level security must not turn lookups into scans: every query a request makes stays on

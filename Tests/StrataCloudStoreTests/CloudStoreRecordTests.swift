@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StrataCloud
 import StrataCloudStore
-import StrataSync
 import Testing
 
 /// A user's own zones and records in PostgreSQL: the behaviour MockCloud's record and feed

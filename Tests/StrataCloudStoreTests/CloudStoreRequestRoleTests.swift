@@ -1,7 +1,7 @@
 import Foundation
 import PostgresNIO
+import StrataCloud
 @testable import StrataCloudStore
-import StrataSync
 import Testing
 
 /// The request role can do exactly what the API needs (issue #25, finding 7): a read-write

@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 import PostgresNIO
+import StrataCloud
 import StrataCloudStore
-import StrataSync
 import Testing
 
 /// The PostgreSQL server the tests use: `STRATA_TEST_POSTGRES` (a `postgres://` URL), which
