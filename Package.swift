@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "StrataCloudService", targets: ["StrataCloudService"]),
         .library(name: "StrataCloudClient", targets: ["StrataCloudClient"]),
         .executable(name: "scorekeeper", targets: ["ScorekeeperCLI"]),
+        .executable(name: "scorekeeper-live", targets: ["ScorekeeperLiveCLI"]),
         .executable(name: "strata-cloud", targets: ["StrataCloudServer"]),
         .executable(name: "strata-sync-crash-writer", targets: ["StrataSyncCrashWriter"]),
     ],
@@ -189,11 +190,12 @@ let package = Package(
         ),
         // The `scorekeeper` commands, as a library: tests cannot import an executable's main
         // module when SwiftPM builds them for the host, which it does once a test target
-        // depends on a macro target (StrataMacrosTests).
+        // depends on a macro target (StrataMacrosTests). No networking: `--cloud` connects
+        // through what `scorekeeper-live` gives it.
         .target(
             name: "ScorekeeperCommands",
             dependencies: [
-                "ScorekeeperCore", "StrataCloudClient",
+                "ScorekeeperCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Examples/ScorekeeperCommands"
@@ -204,6 +206,14 @@ let package = Package(
             name: "ScorekeeperCLI",
             dependencies: ["ScorekeeperCommands"],
             path: "Examples/Scorekeeper"
+        ),
+        // The `scorekeeper-live` executable: the same commands, with `--cloud URL` syncing
+        // through a strata-cloud service. Apart from `scorekeeper` so that the README's first
+        // command does not build AsyncHTTPClient, NIO and BoringSSL.
+        .executableTarget(
+            name: "ScorekeeperLiveCLI",
+            dependencies: ["ScorekeeperCommands", "StrataCloudClient"],
+            path: "Examples/ScorekeeperLive"
         ),
         // Helpers every test target shares: temporary folders, database files and pools,
         // counters and recorders for closures on other threads, bounded waits. It depends on

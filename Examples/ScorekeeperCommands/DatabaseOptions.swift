@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import ScorekeeperCore
 import Strata
-import StrataCloudClient
 
 /// `--database PATH`, shared by every command, and the bootstrap it decides.
 struct DatabaseOptions: ParsableArguments {
@@ -16,7 +15,8 @@ struct DatabaseOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "Sync the --database file through this strata-cloud service (for example http://127.0.0.1:8080).",
+            "Sync the --database file through this strata-cloud service (for example http://127.0.0.1:8080)."
+                + (ScorekeeperCommand.liveCloud == nil ? " Needs scorekeeper-live, which links the live cloud's client." : ""),
             valueName: "url"))
     var cloud: String?
 
@@ -49,6 +49,11 @@ struct DatabaseOptions: ParsableArguments {
             throw ValidationError("--sync-timeout must be a positive number of seconds.")
         }
         guard let cloud else { return }
+        guard ScorekeeperCommand.liveCloud != nil else {
+            throw ValidationError(
+                "--cloud needs the live cloud's client, which scorekeeper leaves out to build fast: "
+                    + "run scorekeeper-live with the same arguments (swift run scorekeeper-live ...).")
+        }
         guard database != nil else { throw ValidationError("--cloud syncs a database file: add --database PATH.") }
         guard let url = URL(string: cloud), url.scheme == "http" || url.scheme == "https" else {
             throw ValidationError("\(cloud) is not an http(s) URL.")
@@ -58,12 +63,13 @@ struct DatabaseOptions: ParsableArguments {
         }
     }
 
-    /// The live cloud's container, when `--cloud` is given.
+    /// The live cloud's container, when `--cloud` is given (to `scorekeeper-live`).
     func cloudContainer() -> (any CloudContainer)? {
         guard let cloud, let url = URL(string: cloud),
-              let token = token ?? ProcessInfo.processInfo.environment["STRATA_CLOUD_TOKEN"]
+              let token = token ?? ProcessInfo.processInfo.environment["STRATA_CLOUD_TOKEN"],
+              let connect = ScorekeeperCommand.liveCloud
         else { return nil }
-        return CloudServiceContainer(baseURL: url, token: token, identifier: "strata.scorekeeper")
+        return connect(url, token)
     }
 
     /// The preview's clock time: fixed, so preview output and IDs are the same every run.

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// The whole live path, as users run it: two `scorekeeper` processes, each with its own SQLite
+/// The whole live path, as users run it: two `scorekeeper-live` processes, each with its own SQLite
 /// file, syncing through two `strata-cloud serve` instances on one PostgreSQL database. The
 /// watching process sees the other's increment arrive by push: its engine polls only every 60
 /// seconds, and the test gives up after 30.
@@ -39,7 +39,7 @@ struct TwoProcessesTests {
 
     @Test func anIncrementInOneProcessReachesAWatchingProcessThroughTwoServiceInstances() async throws {
         let server = try Self.executable("strata-cloud")
-        let scorekeeper = try Self.executable("scorekeeper")
+        let scorekeeper = try Self.executable("scorekeeper-live")
         let postgres = try #require(CloudKind.postgresURL)
         let name = "two_processes_\(UInt32.random(in: 0...UInt32.max))"
         try await AdminConnection.shared.createDatabase(name)
