@@ -30,7 +30,7 @@ public struct HybridTimestamp: Hashable, Comparable, Sendable, Codable, CustomSt
     }
 
     /// Counters stay below this: a clock moves to the next millisecond instead (see
-    /// ``HybridLogicalClock``), so milliseconds and counter pack into one integer.
+    /// `HybridLogicalClock` in StrataSync), so milliseconds and counter pack into one integer.
     public static let counterLimit: UInt32 = 1 << 20
 
     /// Milliseconds and counter as one integer that orders like them,

@@ -1,8 +1,8 @@
 import Foundation
 
-/// CRC-32 (IEEE 802.3, zlib's), as StrataAssets records it per chunk: the mock cloud checks
-/// uploads with it, and the engine signs the chunks of large BLOB values it sends as assets,
-/// without linking zlib into StrataSync.
+/// CRC-32 (IEEE 802.3, zlib's), as StrataAssets records it per chunk: ``CloudAsset`` checks
+/// chunks with it (MockCloud's uploads), and the engine signs the chunks of large BLOB values it
+/// sends as assets through ``CloudAsset/checksum(ofChunk:data:)``, all without linking zlib.
 enum CRC32 {
     private static let table: [UInt32] = (0..<256).map { index in
         var value = UInt32(index)
