@@ -209,8 +209,8 @@ struct IncomingChanges {
         if stored == nil, let currentUser, record.id.zone.owner != currentUser {
             try db.execute(
                 sql: """
-                    UPDATE strata_sync.metadata SET sharePermission = coalesce(
-                        (SELECT sharePermission FROM strata_sync.metadata WHERE recordType = ? AND recordPrimaryKey = ?), 'none')
+                    UPDATE \(MetadatabaseTable.metadata.qualifiedName) SET sharePermission = coalesce(
+                        (SELECT sharePermission FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = ? AND recordPrimaryKey = ?), 'none')
                     WHERE recordType = ? AND recordPrimaryKey = ?
                     """,
                 arguments: [metadata.parent?.table, metadata.parent?.primaryKey, name.table, name.primaryKey])
@@ -252,7 +252,7 @@ struct IncomingChanges {
         while rounds < 100 {
             rounds += 1
             let waiting = try db.fetchAll(
-                sql: "SELECT record FROM strata_sync.unsynced_records WHERE reason = 'missingParent' LIMIT ?",
+                sql: "SELECT record FROM \(MetadatabaseTable.unsyncedRecords.qualifiedName) WHERE reason = 'missingParent' LIMIT ?",
                 arguments: [batchSize]
             ) { row in try SyncJSON.decode(CloudRecord.self, from: try row[0]) }
             guard !waiting.isEmpty else { return }
@@ -272,7 +272,7 @@ struct IncomingChanges {
         guard !names.isEmpty else { return }
         let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
         let records = try db.fetchAll(
-            sql: "SELECT record FROM strata_sync.unsynced_records WHERE reason = 'unknownTable' AND recordType IN (\(marks))",
+            sql: "SELECT record FROM \(MetadatabaseTable.unsyncedRecords.qualifiedName) WHERE reason = 'unknownTable' AND recordType IN (\(marks))",
             arguments: StatementArguments(names)
         ) { row in try SyncJSON.decode(CloudRecord.self, from: try row[0]) }
         for record in records.sorted(by: { lhs, rhs in
@@ -355,7 +355,7 @@ struct IncomingChanges {
         }
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO strata_sync.unsynced_records (recordName, zoneName, ownerName, recordType, reason, record)
+                INSERT OR REPLACE INTO \(MetadatabaseTable.unsyncedRecords.qualifiedName) (recordName, zoneName, ownerName, recordType, reason, record)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """,
             arguments: [record.id.name, record.id.zone.name, record.id.zone.owner, record.type, reason, try SyncJSON.encode(record)])
@@ -367,7 +367,7 @@ struct IncomingChanges {
             metadata: ["recordType": "\(record.type)", "recordName": "\(record.id.name)", "reason": "\(reason)"])
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO strata_sync.quarantined_records (recordName, zoneName, ownerName, recordType, error, record)
+                INSERT OR REPLACE INTO \(MetadatabaseTable.quarantinedRecords.qualifiedName) (recordName, zoneName, ownerName, recordType, error, record)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """,
             arguments: [record.id.name, record.id.zone.name, record.id.zone.owner, record.type, reason, try SyncJSON.encode(record)])
