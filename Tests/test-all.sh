@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the package on a fresh machine: installs the system libraries the package
 # links (when they are missing and apt is available), starts a throwaway PostgreSQL cluster for
-# the cloud store's tests, then `swift test`.
+# the cloud store's tests, runs schemathesis against the cloud service, then `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,5 +34,13 @@ fi
 postgres_dir=$(mktemp -d /tmp/strata-postgres.XXXXXX)
 trap 'bash Tests/postgres.sh stop "$postgres_dir"' EXIT
 eval "$(bash Tests/postgres.sh start "$postgres_dir")"
+
+# The service against its OpenAPI document: schemathesis with every check, one fixed seed,
+# bounded (about a minute; it installs schemathesis into .build on first use). Before the
+# Swift tests, so that their summary is the run's last line. STRATA_SKIP_SCHEMATHESIS=1 skips
+# it while iterating.
+if [ "${STRATA_SKIP_SCHEMATHESIS:-0}" != "1" ]; then
+  bash Tests/schemathesis.sh
+fi
 
 swift test --skip-build --disable-xctest

@@ -26,9 +26,12 @@ public struct CloudServiceConfiguration: Sendable {
     /// The logger of the service and its request log.
     public var logger: Logger
 
-    /// The longest name accepted, in UTF-8 bytes: users, zones, records, types, field names,
-    /// share titles and participants. PostgreSQL indexes refuse keys past about 2.7 KB.
-    public var maximumNameBytes = 1_024
+    /// The longest name accepted, in characters (Unicode scalars, as JSON Schema's `maxLength`
+    /// counts them, so the OpenAPI document can state the bound exactly): users, zones,
+    /// records, types, field names, change tags, share titles and participants. 256
+    /// characters are at most 1 KiB of UTF-8; PostgreSQL indexes refuse keys past about 2.7 KB,
+    /// and a record's key holds three names. CloudKit's record names stop at 255.
+    public var maximumNameLength = 256
     /// The largest `limit` of one `fetchZoneChanges` page; larger or non-positive limits fail
     /// with ``StrataCloudProtocol/InvalidRequest`` naming `limit`.
     public var maximumFetchPageSize = 1_000

@@ -37,6 +37,7 @@ extension RequestValidator {
     func validate(_ body: UploadAssetsRequest) throws {
         try items(body.assets.count, atMost: configuration.maximumHashesPerRequest)
         for (index, asset) in body.assets.enumerated() { try self.asset(asset, "assets[\(index)]") }
+        for (index, asset) in body.assets.enumerated() { try consistency(of: asset, "assets[\(index)]") }
     }
 
     func validate(_ body: FetchAssetRequest) throws(InvalidRequest) {
@@ -52,14 +53,27 @@ extension RequestValidator {
         try recordID(body.rootRecordID, "rootRecordID")
     }
 
-    func validate(_ body: AcceptShareRequest) throws(InvalidRequest) {
-        // Three percent-encoded names and a prefix.
-        let limit = configuration.maximumNameBytes * 9 + 32
-        guard body.url.utf8.count <= limit else {
-            throw InvalidRequest(field: "url", reason: "\(body.url.utf8.count) bytes; at most \(limit)")
+    /// A URL of the document's shape (length, no NUL) that names no share a user could join
+    /// (not a `strata-share://owner/zone/record` URL, percent-encoding that is not UTF-8,
+    /// names over their bounds) is `unknownItem` (404), as for a share that does not exist:
+    /// whether a string parses as a share URL is more than a schema can say. Its record ID is
+    /// empty, since the URL's parts are not names the error body may carry.
+    func validate(_ body: AcceptShareRequest) throws {
+        let limit = Self.maximumShareURLLength(nameLength: configuration.maximumNameLength)
+        let length = body.url.unicodeScalars.count
+        guard length <= limit else {
+            throw InvalidRequest(field: "url", reason: "\(length) characters; at most \(limit)")
         }
         try text(body.url, "url")
-        if let root = CloudShare.rootRecordID(fromURL: body.url) { try recordID(root, "url") }
+        guard let root = CloudShare.rootRecordID(fromURL: body.url), (try? recordID(root, "url")) != nil else {
+            throw CloudError.unknownItem(CloudRecordID(name: "", zone: CloudZoneID(name: "", owner: "")))
+        }
+    }
+
+    /// The longest share URL a service with names of `nameLength` characters accepts:
+    /// 9,248 with the default 256.
+    static func maximumShareURLLength(nameLength: Int) -> Int {
+        nameLength * 12 * 3 + 32
     }
 
     /// A list over its cap: `limitExceeded`, as for records, since the client can split it.

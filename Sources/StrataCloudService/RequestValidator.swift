@@ -7,12 +7,15 @@ import StrataCloudWire
 struct RequestValidator: Sendable {
     let configuration: CloudServiceConfiguration
 
-    /// A name (user, zone, record, type, field): at most ``CloudServiceConfiguration/maximumNameBytes``
-    /// UTF-8 bytes, no NUL (PostgreSQL text cannot hold one).
+    /// A name (user, zone, record, type, field, change tag): at most
+    /// ``CloudServiceConfiguration/maximumNameLength`` characters, no NUL (PostgreSQL text
+    /// cannot hold one).
     func name(_ value: String, _ field: String) throws(InvalidRequest) {
-        let bytes = value.utf8.count
-        guard bytes <= configuration.maximumNameBytes else {
-            throw InvalidRequest(field: field, reason: "\(bytes) bytes; at most \(configuration.maximumNameBytes)")
+        // Unicode scalars, not `Character`s: JSON Schema counts code points, and grapheme
+        // clusters would let a long run of combining marks pass as one character.
+        let length = value.unicodeScalars.count
+        guard length <= configuration.maximumNameLength else {
+            throw InvalidRequest(field: field, reason: "\(length) characters; at most \(configuration.maximumNameLength)")
         }
         try text(value, field)
     }
@@ -91,15 +94,24 @@ struct RequestValidator: Sendable {
         }
         for (index, chunk) in asset.chunks.enumerated() {
             let path = "\(field).chunks[\(index)]"
-            guard chunk.size >= 0, chunk.size <= asset.chunkSize else {
-                throw InvalidRequest(field: path + ".size", reason: "\(chunk.size) is outside 0...\(asset.chunkSize)")
+            guard chunk.size >= 0 else {
+                throw InvalidRequest(field: path + ".size", reason: "\(chunk.size) is negative")
             }
             guard chunk.encoding == 0 || chunk.encoding == 1 else {
                 throw InvalidRequest(field: path + ".encoding", reason: "\(chunk.encoding); expected 0 (stored) or 1 (deflate)")
             }
         }
-        // Whether the chunk sizes add up to the size, and the content to the hash, is the
-        // store's check (`invalidAsset`), as for every other cloud.
+    }
+
+    /// Whether an asset's parts agree with each other: each chunk within `chunkSize`. A
+    /// well-formed request can carry an asset whose parts disagree, which no schema can say
+    /// (as a hash its content does not have), so this is `invalidAsset` (422) naming the
+    /// asset, like the store's checks that the chunks add up to the size and the content to
+    /// the hash; run before the store is asked, since the sizes bound the work of checking.
+    func consistency(of asset: CloudAsset, _ field: String) throws(CloudError) {
+        for (index, chunk) in asset.chunks.enumerated() where chunk.size > asset.chunkSize {
+            throw .invalidAsset(asset.hash, reason: "\(field).chunks[\(index)].size \(chunk.size) is over its chunkSize \(asset.chunkSize)")
+        }
     }
 
     func share(_ share: CloudShare, _ field: String) throws(InvalidRequest) {

@@ -40,7 +40,8 @@ public struct CloudStoreContainer: CloudContainer {
     ///   user may join.
     public func acceptShare(url: String) async throws -> CloudShare {
         guard let root = CloudShare.rootRecordID(fromURL: url) else {
-            throw CloudError.unknownItem(CloudRecordID(name: url, zone: CloudZoneID(name: "", owner: "")))
+            // Empty: the URL is no record name, and may be longer than one.
+            throw CloudError.unknownItem(CloudRecordID(name: "", zone: CloudZoneID(name: "", owner: "")))
         }
         let (user, logger) = (user, store.logger)
         return try await store.transaction(as: user) { connection in

@@ -51,6 +51,20 @@ import Testing
         #expect(HybridTimestamp(a.description) == a)
     }
 
+    /// The text form is parsed by bytes, to the wire format's pattern
+    /// `^-?[0-9]{1,18}\.[0-9]{1,9}@.+$`: a node starting with an emoji modifier or a combining
+    /// mark (which joins "@" into one Character) parses; signs, spaces and over-long digit runs
+    /// that `Int64.init(_:)` would take do not.
+    @Test func theTextFormParsesByBytesToTheWirePattern() {
+        #expect(HybridTimestamp("-7.3@\u{1F3FB}x") == HybridTimestamp(milliseconds: -7, counter: 3, node: "\u{1F3FB}x"))
+        #expect(HybridTimestamp("1.2@\u{301}") == HybridTimestamp(milliseconds: 1, counter: 2, node: "\u{301}"))
+        #expect(HybridTimestamp("123456789012345678.999999999@n")?.counter == 999_999_999)
+        #expect(HybridTimestamp("1.2@a@b")?.node == "a@b")
+        for text in ["+1.2@n", " 1.2@n", "1.2@", "1.@n", ".2@n", "1234567890123456789.1@n", "1.1234567890@n", "1\u{301}.2@n", "1.2n", "-.1@n", "--1.2@n"] {
+            #expect(HybridTimestamp(text) == nil, "\(text)")
+        }
+    }
+
     @Test func aRestoredClockContinuesAfterItsLastTimestamp() {
         let last = HybridTimestamp(milliseconds: 9_000, counter: 4, node: "c")
         let clock = HybridLogicalClock(node: "c", physicalTime: Time(1_000).read, restoring: last)

@@ -19,15 +19,45 @@ public struct HybridTimestamp: Hashable, Comparable, Sendable, Codable, CustomSt
     }
 
     /// Parses the text form `"milliseconds.counter@node"`; nil when `text` is not one.
+    ///
+    /// Strict, so that the wire format's pattern (`^-?[0-9]{1,18}\.[0-9]{1,9}@.+$`) and this
+    /// parser accept the same texts: an optional minus, 1–18 digits of milliseconds (every
+    /// value fits an `Int64`), 1–9 digits of counter (fits a `UInt32`), and a non-empty node.
+    /// No `+` sign and no whitespace, which `Int64.init(_:)` alone would let through.
     public init?(_ text: some StringProtocol) {
-        guard let at = text.firstIndex(of: "@"), let dot = text[..<at].firstIndex(of: ".") else { return nil }
-        guard let milliseconds = Int64(text[..<dot]),
-              let counter = UInt32(text[text.index(after: dot)..<at])
+        // On UTF-8 bytes, not Characters: "@" followed by a combining mark or an emoji
+        // modifier is one Character that is not "@", and a node may start with either.
+        let bytes = text.utf8
+        guard let at = bytes.firstIndex(of: UInt8(ascii: "@")),
+              let dot = bytes[..<at].firstIndex(of: UInt8(ascii: "."))
         else { return nil }
-        let node = text[text.index(after: at)...]
-        guard !node.isEmpty else { return nil }
-        self.init(milliseconds: milliseconds, counter: counter, node: String(node))
+        var millisecondsDigits = bytes[..<dot]
+        let negative = millisecondsDigits.first == UInt8(ascii: "-")
+        if negative { millisecondsDigits = millisecondsDigits.dropFirst() }
+        let counterDigits = bytes[bytes.index(after: dot)..<at]
+        guard let magnitude = Self.number(millisecondsDigits, maximumDigits: 18),
+              let counter = Self.number(counterDigits, maximumDigits: 9),
+              bytes.index(after: at) != bytes.endIndex
+        else { return nil }
+        // Cut just after an ASCII byte, so the rest is whole UTF-8.
+        let node = String(decoding: bytes[bytes.index(after: at)...], as: UTF8.self)
+        self.init(milliseconds: negative ? -magnitude : magnitude, counter: UInt32(counter), node: node)
     }
+
+    /// 1 to `maximumDigits` ASCII digits (at most 18, so the value fits an `Int64`).
+    private static func number(_ digits: some Collection<UInt8>, maximumDigits: Int) -> Int64? {
+        guard !digits.isEmpty, digits.count <= maximumDigits else { return nil }
+        var value: Int64 = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0"), digit <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + Int64(digit - UInt8(ascii: "0"))
+        }
+        return value
+    }
+
+    /// The longest text form the wire format carries, in characters (Unicode scalars, as JSON
+    /// Schema's `maxLength` counts them).
+    public static let maximumTextLength = 256
 
     /// Counters stay below this: a clock moves to the next millisecond instead (see
     /// `HybridLogicalClock` in StrataSync), so milliseconds and counter pack into one integer.
@@ -69,6 +99,10 @@ public struct HybridTimestamp: Hashable, Comparable, Sendable, Codable, CustomSt
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
+        guard text.unicodeScalars.count <= Self.maximumTextLength else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "a hybrid timestamp of \(text.unicodeScalars.count) characters; at most \(Self.maximumTextLength)")
+        }
         guard let timestamp = HybridTimestamp(text) else {
             throw DecodingError.dataCorruptedError(
                 in: container, debugDescription: "\"\(text)\" is not a hybrid timestamp (milliseconds.counter@node)")

@@ -93,11 +93,9 @@ struct IncomingChanges {
             return
         }
         let stored = try RecordMetadata.fetch(name, in: db)
-        if let stored, stored.zone != record.id.zone, let reference = table.parent,
-           let local = stored.fieldVersions[reference.column],
-           record.fieldVersions[reference.column].map({ $0 < local }) ?? true {
-            // The copy a move left in the record's old zone (see ZoneMoves): the record lives
-            // where its newest parent is, and this copy is on its way out.
+        if let reference = table.parent, IncomingDecision.isLeftBehindCopy(
+            storedZone: stored?.zone, incomingZone: record.id.zone,
+            localParentVersion: stored?.fieldVersions[reference.column], incomingParentVersion: record.fieldVersions[reference.column]) {
             return
         }
         var metadata = stored ?? RecordMetadata(name: name, zone: record.id.zone)
@@ -113,15 +111,17 @@ struct IncomingChanges {
         if let parent = table.parent, let value = fields[parent.column], value != .null {
             let parentName = RecordName(table: parent.parentTable, primaryKey: value.keyText)
             if try !Self.rowExists(parentName, schema: schema, in: db) {
-                let parentMetadata = try RecordMetadata.fetch(parentName, in: db)
-                guard parentMetadata?.pendingOperation == .delete else {
+                let decision = IncomingDecision.missingParent(
+                    parentDeletedLocally: try RecordMetadata.fetch(parentName, in: db)?.pendingOperation == .delete,
+                    onDelete: parent.onDelete,
+                    localColumnVersion: try RecordMetadata.fetch(name, in: db)?.fieldVersions[parent.column],
+                    incomingColumnVersion: record.fieldVersions[parent.column])
+                switch decision {
+                case .waitForParent:
                     try keepAside(record, reason: "missingParent", in: db)
                     report.waitingForParent.append(record.id.name)
                     return
-                }
-                // The parent was deleted here and the delete is not sent yet: the foreign
-                // key's ON DELETE decides, as it would have had the record arrived earlier.
-                if parent.onDelete == "CASCADE" {
+                case .deleteWithParent:
                     metadata.lastKnownServerRecord = record
                     metadata.serverChangeTag = record.changeTag
                     metadata.pendingOperation = .delete
@@ -129,13 +129,11 @@ struct IncomingChanges {
                     try metadata.save(in: db)
                     report.deleted.append(record.id.name)
                     return
-                }
-                let localVersion = try RecordMetadata.fetch(name, in: db)?.fieldVersions[parent.column]
-                let incomingVersion = record.fieldVersions[parent.column]
-                let localWins = localVersion.map { local in incomingVersion.map { local > $0 } ?? true } ?? false
-                if !localWins {
+                case .replaceParentColumn:
                     fields[parent.column] = CloudValue(try Self.onDeleteReplacement(for: parent, in: table, db: db))
                     forcedLocal[parent.column] = clock.next()
+                case .keepLocalParentColumn:
+                    break
                 }
             }
         }
@@ -204,18 +202,15 @@ struct IncomingChanges {
         metadata.lastKnownServerRecord = record
         metadata.serverChangeTag = record.changeTag
         metadata.fieldVersions = outcome.versions.merging(forcedLocal) { _, forced in forced }
-        if outcome.localWins || !forcedLocal.isEmpty {
-            if metadata.pendingOperation == nil { metadata.pendingRevision += 1 }
-            metadata.pendingOperation = .save
-        } else {
-            metadata.pendingOperation = nil
-        }
+        (metadata.pendingOperation, metadata.pendingRevision) = IncomingDecision.pendingAfterMerge(
+            localWins: outcome.localWins, forcedLocally: !forcedLocal.isEmpty,
+            pending: metadata.pendingOperation, revision: metadata.pendingRevision)
         try metadata.save(in: db)
         if stored == nil, let currentUser, record.id.zone.owner != currentUser {
             try db.execute(
                 sql: """
-                    UPDATE strata_sync.metadata SET sharePermission = coalesce(
-                        (SELECT sharePermission FROM strata_sync.metadata WHERE recordType = ? AND recordPrimaryKey = ?), 'none')
+                    UPDATE \(MetadatabaseTable.metadata.qualifiedName) SET sharePermission = coalesce(
+                        (SELECT sharePermission FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = ? AND recordPrimaryKey = ?), 'none')
                     WHERE recordType = ? AND recordPrimaryKey = ?
                     """,
                 arguments: [metadata.parent?.table, metadata.parent?.primaryKey, name.table, name.primaryKey])
@@ -257,7 +252,7 @@ struct IncomingChanges {
         while rounds < 100 {
             rounds += 1
             let waiting = try db.fetchAll(
-                sql: "SELECT record FROM strata_sync.unsynced_records WHERE reason = 'missingParent' LIMIT ?",
+                sql: "SELECT record FROM \(MetadatabaseTable.unsyncedRecords.qualifiedName) WHERE reason = 'missingParent' LIMIT ?",
                 arguments: [batchSize]
             ) { row in try SyncJSON.decode(CloudRecord.self, from: try row[0]) }
             guard !waiting.isEmpty else { return }
@@ -277,7 +272,7 @@ struct IncomingChanges {
         guard !names.isEmpty else { return }
         let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
         let records = try db.fetchAll(
-            sql: "SELECT record FROM strata_sync.unsynced_records WHERE reason = 'unknownTable' AND recordType IN (\(marks))",
+            sql: "SELECT record FROM \(MetadatabaseTable.unsyncedRecords.qualifiedName) WHERE reason = 'unknownTable' AND recordType IN (\(marks))",
             arguments: StatementArguments(names)
         ) { row in try SyncJSON.decode(CloudRecord.self, from: try row[0]) }
         for record in records.sorted(by: { lhs, rhs in
@@ -360,7 +355,7 @@ struct IncomingChanges {
         }
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO strata_sync.unsynced_records (recordName, zoneName, ownerName, recordType, reason, record)
+                INSERT OR REPLACE INTO \(MetadatabaseTable.unsyncedRecords.qualifiedName) (recordName, zoneName, ownerName, recordType, reason, record)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """,
             arguments: [record.id.name, record.id.zone.name, record.id.zone.owner, record.type, reason, try SyncJSON.encode(record)])
@@ -372,7 +367,7 @@ struct IncomingChanges {
             metadata: ["recordType": "\(record.type)", "recordName": "\(record.id.name)", "reason": "\(reason)"])
         try db.execute(
             sql: """
-                INSERT OR REPLACE INTO strata_sync.quarantined_records (recordName, zoneName, ownerName, recordType, error, record)
+                INSERT OR REPLACE INTO \(MetadatabaseTable.quarantinedRecords.qualifiedName) (recordName, zoneName, ownerName, recordType, error, record)
                 VALUES (?, ?, ?, ?, ?, ?)
                 """,
             arguments: [record.id.name, record.id.zone.name, record.id.zone.owner, record.type, reason, try SyncJSON.encode(record)])

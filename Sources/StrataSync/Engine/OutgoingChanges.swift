@@ -113,7 +113,7 @@ struct OutgoingChanges {
     /// The zone the engine knows a record in.
     private static func zone(of name: RecordName, in db: Database) throws -> CloudZoneID? {
         try db.fetchOne(
-            sql: "SELECT zoneName, ownerName FROM strata_sync.metadata WHERE recordType = ? AND recordPrimaryKey = ?",
+            sql: "SELECT zoneName, ownerName FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = ? AND recordPrimaryKey = ?",
             arguments: [name.table, name.primaryKey]
         ) { row in CloudZoneID(name: try row[0], owner: try row[1]) }
     }

@@ -13,7 +13,7 @@ extension SyncEngine {
             try await performFetchBody()
             let (pending, quarantined) = try await database.write { db in
                 (try RecordMetadata.pendingCount(in: db),
-                 try Int.fetchOne(db, sql: "SELECT count(*) FROM strata_sync.quarantined_records") ?? 0)
+                 try Int.fetchOne(db, sql: "SELECT count(*) FROM \(MetadatabaseTable.quarantinedRecords.qualifiedName)") ?? 0)
             }
             updateStatus {
                 $0.isFetchingChanges = false
@@ -128,7 +128,7 @@ extension SyncEngine {
                 let known = try String.fetchAll(
                     db,
                     sql: """
-                        SELECT recordName FROM strata_sync.metadata
+                        SELECT recordName FROM \(MetadatabaseTable.metadata.qualifiedName)
                         WHERE zoneName = ? AND ownerName = ? AND serverChangeTag IS NOT NULL AND pendingOperation IS NULL
                         """,
                     arguments: [zone.name, zone.owner])
@@ -164,13 +164,13 @@ extension SyncEngine {
                     try db.execute(
                         sql: """
                             DELETE FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) IN (
-                                SELECT recordPrimaryKey FROM strata_sync.metadata
+                                SELECT recordPrimaryKey FROM \(MetadatabaseTable.metadata.qualifiedName)
                                 WHERE recordType = ? AND zoneName = ? AND ownerName = ?)
                             """,
                         arguments: [table.name, zone.name, zone.owner])
                 }
                 try db.execute(
-                    sql: "DELETE FROM strata_sync.metadata WHERE zoneName = ? AND ownerName = ?", arguments: [zone.name, zone.owner])
+                    sql: "DELETE FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE zoneName = ? AND ownerName = ?", arguments: [zone.name, zone.owner])
                 try EngineState.set(EngineState.zoneToken(zone), to: nil, in: db)
                 try EngineState.set(EngineState.zoneCreated(zone), to: nil, in: db)
             }

@@ -62,26 +62,14 @@ extension SyncEngine {
         var builder = OutgoingChanges(schema: schema)
         builder.blobAssetThreshold = configuration.blobAssetThreshold
         let outgoing = builder
-        var limit = max(1, configuration.batchSize)
-        // A bound on rounds guards against answers that keep producing work (a conflict that
-        // merges into a new edit every time); it grows with what is pending, so a large first
-        // upload still goes out whole in one call.
         let pendingAtStart = try await database.write { db in try RecordMetadata.pendingCount(in: db) }
-        let maximumRounds = 64 + 2 * (pendingAtStart / limit + 1)
-        var rounds = 0
-        var permanentFailures: [String: CloudError] = [:]
-        var stalledItems: [OutgoingChanges.Item] = []
-        var lastFailure: String?
-        while true {
-            rounds += 1
-            let batchLimit = limit
-            let items = try await database.write { db in try outgoing.nextBatch(limit: batchLimit, in: db) }
-                .filter { permanentFailures[$0.metadata.name.text] == nil }
-            guard !items.isEmpty else { break }
-            guard rounds <= maximumRounds else {
-                stalledItems = items
-                break
-            }
+        var plan = SendPlan(batchSize: configuration.batchSize, pending: pendingAtStart)
+        sending: while true {
+            let batchLimit = plan.limit
+            let offered = try await database.write { db in try outgoing.nextBatch(limit: batchLimit, in: db) }
+                .filter { !plan.isExcluded($0.metadata.name.text) }
+            guard case .send = plan.next(offered: offered.map(\.metadata.name.text)) else { break sending }
+            let items = offered
             let transfer = AssetTransfer(database: database, cloud: cloud)
             let records = items.compactMap(\.record)
             try await transfer.upload(
@@ -93,8 +81,8 @@ extension SyncEngine {
                     saving: items.compactMap(\.record),
                     deleting: items.filter { $0.record == nil }.map(\.metadata.recordID), user: user)
             } catch CloudError.limitExceeded where items.count > 1 {
-                limit = max(1, items.count / 2)
-                logger.info("request over the cloud's limits: retrying with \(limit) records")
+                _ = plan.record(.limitExceeded)
+                logger.info("request over the cloud's limits: retrying with \(plan.limit) records")
                 continue
             } catch CloudError.zoneNotFound {
                 try await cloud.saveZones([zone])
@@ -117,25 +105,21 @@ extension SyncEngine {
             logEvents(outcome.events, title: "sent")
             if outcome.needsZone { try await cloud.saveZones([zone]) }
             if outcome.needsFetch { try await performFetchBody() }
-            permanentFailures.merge(outcome.failures) { $1 }
-            lastFailure = Self.firstFailure(in: result, of: items) ?? lastFailure
-            // A round that changed nothing would change nothing again: the same records, the
-            // same answers. (A round whose only news is permanent failures leaves the others of
-            // their batch to go again without them.)
-            if outcome.progress == 0 && !outcome.needsZone && !outcome.needsFetch && outcome.failures.isEmpty {
-                stalledItems = items
-                break
-            }
+            let goesOn = plan.record(.recorded(
+                progress: outcome.progress, needsZone: outcome.needsZone, needsFetch: outcome.needsFetch,
+                permanentFailures: outcome.failures, firstFailure: Self.firstFailure(in: result, of: items)))
+            if !goesOn { break sending }
         }
         // Entries drained while answers were recorded leave the log now.
         try await database.write { db in try ChangeLogDrain.removeDrained(in: db) }
-        try await deleteOldCopiesOfMovedRecords(user: user, limit: limit, rounds: maximumRounds)
-        if !stalledItems.isEmpty {
+        try await deleteOldCopiesOfMovedRecords(user: user, limit: plan.limit, rounds: plan.maximumRounds)
+        switch plan.ending {
+        case .done: break
+        case .stalled(let records, let lastFailure):
             let pending = try await database.write { db in try RecordMetadata.pendingCount(in: db) }
-            throw SyncEngineError.sendStalled(
-                pendingCount: pending, records: stalledItems.map(\.metadata.name.text), lastFailure: lastFailure)
+            throw SyncEngineError.sendStalled(pendingCount: pending, records: records, lastFailure: lastFailure)
+        case .failed(let failures): throw SyncEngineError.sendFailed(failures)
         }
-        if !permanentFailures.isEmpty { throw SyncEngineError.sendFailed(permanentFailures) }
     }
 
     /// The first refusal among a batch's answers, for ``SyncEngineError/sendStalled(pendingCount:records:lastFailure:)``.

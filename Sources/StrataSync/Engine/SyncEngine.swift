@@ -199,7 +199,7 @@ public final class SyncEngine: Sendable, Observable {
                 for table in schema.tables {
                     let columns = table.columns.map(\.name)
                     let storedText = try String.fetchOne(
-                        db, sql: "SELECT columns FROM strata_sync.table_schemas WHERE tableName = ?", arguments: [table.name])
+                        db, sql: "SELECT columns FROM \(MetadatabaseTable.tableSchemas.qualifiedName) WHERE tableName = ?", arguments: [table.name])
                     let stored = try storedText.map { try SyncJSON.decode([String].self, from: $0) }
                     if stored == nil {
                         newTables.append(table)
@@ -207,7 +207,7 @@ public final class SyncEngine: Sendable, Observable {
                         try fillNewColumns(of: table, added: columns.filter { !stored.contains($0) }, in: db)
                     }
                     try db.execute(
-                        sql: "INSERT OR REPLACE INTO strata_sync.table_schemas (tableName, columns) VALUES (?, ?)",
+                        sql: "INSERT OR REPLACE INTO \(MetadatabaseTable.tableSchemas.qualifiedName) (tableName, columns) VALUES (?, ?)",
                         arguments: [table.name, try SyncJSON.encode(columns)])
                 }
                 // Rows that were here before sync knew their table — a table new to the synced
@@ -236,7 +236,7 @@ public final class SyncEngine: Sendable, Observable {
     private func fillNewColumns(of table: SyncedTable, added: [String], in db: Database) throws {
         guard !added.isEmpty else { return }
         let records = try db.fetchAll(
-            sql: "SELECT lastKnownServerRecord FROM strata_sync.metadata WHERE recordType = ? AND lastKnownServerRecord IS NOT NULL",
+            sql: "SELECT lastKnownServerRecord FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = ? AND lastKnownServerRecord IS NOT NULL",
             arguments: [table.name]
         ) { row in try SyncJSON.decode(CloudRecord.self, from: try row[0]) }
         for record in records {

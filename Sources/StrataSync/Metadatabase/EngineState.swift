@@ -9,14 +9,14 @@ import StrataSQLite
 /// ``forgetFileKeys(in:)``; a new key names its scope by its prefix.
 enum EngineState {
     static func value(_ key: String, in db: Database) throws -> String? {
-        try String.fetchOne(db, sql: "SELECT value FROM strata_sync.state WHERE key = ?", arguments: [key])
+        try String.fetchOne(db, sql: "SELECT value FROM \(MetadatabaseTable.state.qualifiedName) WHERE key = ?", arguments: [key])
     }
 
     static func set(_ key: String, to value: String?, in db: Database) throws {
         if let value {
-            try db.execute(sql: "INSERT OR REPLACE INTO strata_sync.state (key, value) VALUES (?, ?)", arguments: [key, value])
+            try db.execute(sql: "INSERT OR REPLACE INTO \(MetadatabaseTable.state.qualifiedName) (key, value) VALUES (?, ?)", arguments: [key, value])
         } else {
-            try db.execute(sql: "DELETE FROM strata_sync.state WHERE key = ?", arguments: [key])
+            try db.execute(sql: "DELETE FROM \(MetadatabaseTable.state.qualifiedName) WHERE key = ?", arguments: [key])
         }
     }
 
@@ -40,12 +40,12 @@ enum EngineState {
     /// Deletes the keys of the signed-in account: change tokens, zones known to exist, the user.
     static func forgetAccountKeys(in db: Database) throws {
         try db.execute(
-            sql: "DELETE FROM strata_sync.state WHERE key LIKE 'token.%' OR key LIKE 'zone.%' OR key = ?",
+            sql: "DELETE FROM \(MetadatabaseTable.state.qualifiedName) WHERE key LIKE 'token.%' OR key LIKE 'zone.%' OR key = ?",
             arguments: [userName])
     }
 
     /// Deletes the keys that describe the user's file.
     static func forgetFileKeys(in db: Database) throws {
-        try db.execute(sql: "DELETE FROM strata_sync.state WHERE key IN (?, ?)", arguments: [drainedThrough, fileID])
+        try db.execute(sql: "DELETE FROM \(MetadatabaseTable.state.qualifiedName) WHERE key IN (?, ?)", arguments: [drainedThrough, fileID])
     }
 }

@@ -24,7 +24,7 @@ struct RecordMetadata: Sendable, Hashable {
         SELECT recordType, recordPrimaryKey, zoneName, ownerName, parentRecordType, parentRecordPrimaryKey,
                lastKnownServerRecord, serverChangeTag, fieldVersions, pendingOperation, pendingRevision,
                pendingTransaction, userModificationTime
-        FROM strata_sync.metadata
+        FROM \(MetadatabaseTable.metadata.qualifiedName)
         """
 
     static func decode(_ row: Row) throws -> RecordMetadata {
@@ -67,14 +67,14 @@ struct RecordMetadata: Sendable, Hashable {
 
     /// How many records wait to be sent.
     static func pendingCount(in db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM strata_sync.metadata WHERE pendingOperation IS NOT NULL") ?? 0
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE pendingOperation IS NOT NULL") ?? 0
     }
 
     /// Inserts or updates the row; the share columns, which the sharing calls own, stay.
     func save(in db: Database) throws {
         try db.execute(
             sql: """
-                INSERT INTO strata_sync.metadata
+                INSERT INTO \(MetadatabaseTable.metadata.qualifiedName)
                     (recordType, recordPrimaryKey, zoneName, ownerName, parentRecordType, parentRecordPrimaryKey,
                      lastKnownServerRecord, serverChangeTag, fieldVersions, pendingOperation, pendingRevision,
                      pendingTransaction, userModificationTime)
@@ -97,7 +97,7 @@ struct RecordMetadata: Sendable, Hashable {
 
     static func delete(_ name: RecordName, in db: Database) throws {
         try db.execute(
-            sql: "DELETE FROM strata_sync.metadata WHERE recordType = ? AND recordPrimaryKey = ?",
+            sql: "DELETE FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = ? AND recordPrimaryKey = ?",
             arguments: [name.table, name.primaryKey])
     }
 

@@ -15,7 +15,7 @@ enum PermissionTriggers {
     /// installed yet.
     static func installIfNeeded(on db: Database, schema: SyncSchema) throws {
         let needed = try Bool.fetchOne(
-            db, sql: "SELECT EXISTS (SELECT 1 FROM strata_sync.metadata WHERE sharePermission = 'readOnly')") ?? false
+            db, sql: "SELECT EXISTS (SELECT 1 FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE sharePermission = 'readOnly')") ?? false
         guard needed else { return }
         for table in schema.tables {
             for statement in createStatements(for: table) { try db.execute(sql: statement) }
@@ -30,7 +30,7 @@ enum PermissionTriggers {
         let message = "\(SyncEngine.writePermissionError): \(name) is shared with you read-only".quotedSQLLiteral
         func readOnly(_ table: String, _ primaryKey: String, extra: String = "") -> String {
             """
-            EXISTS (SELECT 1 FROM strata_sync.metadata WHERE recordType = \(table.quotedSQLLiteral)
+            EXISTS (SELECT 1 FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = \(table.quotedSQLLiteral)
                 AND recordPrimaryKey = \(primaryKey) AND sharePermission = 'readOnly'\(extra))
             """
         }

@@ -26,7 +26,7 @@ extension SyncEngine {
         let roots = try await database.write { db in
             try db.fetchAll(
                 sql: """
-                    SELECT recordType, recordPrimaryKey, zoneName, ownerName FROM strata_sync.metadata
+                    SELECT recordType, recordPrimaryKey, zoneName, ownerName FROM \(MetadatabaseTable.metadata.qualifiedName)
                     WHERE pendingOperation = 'delete' AND share IS NOT NULL AND ownerName <> ?
                     """,
                 arguments: [user]
@@ -40,7 +40,7 @@ extension SyncEngine {
                 try db.execute(
                     sql: """
                         \(Self.subtreeCTE)
-                        DELETE FROM strata_sync.metadata
+                        DELETE FROM \(MetadatabaseTable.metadata.qualifiedName)
                         WHERE (recordType, recordPrimaryKey) IN (SELECT recordType, recordPrimaryKey FROM subtree)
                         """,
                     arguments: [id.recordType, id.recordPrimaryKey])

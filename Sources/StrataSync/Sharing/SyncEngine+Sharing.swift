@@ -107,12 +107,12 @@ extension SyncEngine {
 
     static func storeShare(_ share: CloudShare?, of id: SyncMetadata.ID, permission: CloudShare.Permission?, in db: Database) throws {
         try db.execute(
-            sql: "UPDATE strata_sync.metadata SET share = ?, isShared = ? WHERE recordType = ? AND recordPrimaryKey = ?",
+            sql: "UPDATE \(MetadatabaseTable.metadata.qualifiedName) SET share = ?, isShared = ? WHERE recordType = ? AND recordPrimaryKey = ?",
             arguments: [try share.map { try SyncJSON.encode($0) }, share != nil, id.recordType, id.recordPrimaryKey])
         try db.execute(
             sql: """
                 \(subtreeCTE)
-                UPDATE strata_sync.metadata SET sharePermission = ?
+                UPDATE \(MetadatabaseTable.metadata.qualifiedName) SET sharePermission = ?
                 WHERE (recordType, recordPrimaryKey) IN (SELECT recordType, recordPrimaryKey FROM subtree)
                 """,
             arguments: [id.recordType, id.recordPrimaryKey, permission?.rawValue])
@@ -124,7 +124,7 @@ extension SyncEngine {
         WITH RECURSIVE subtree(recordType, recordPrimaryKey) AS (
             SELECT ?, ?
             UNION
-            SELECT m.recordType, m.recordPrimaryKey FROM strata_sync.metadata m
+            SELECT m.recordType, m.recordPrimaryKey FROM \(MetadatabaseTable.metadata.qualifiedName) m
             JOIN subtree s ON m.parentRecordType = s.recordType AND m.parentRecordPrimaryKey = s.recordPrimaryKey
         )
         """
@@ -137,7 +137,7 @@ extension SyncEngine {
             try String.fetchAll(
                 db,
                 sql: """
-                    SELECT recordName FROM strata_sync.metadata
+                    SELECT recordName FROM \(MetadatabaseTable.metadata.qualifiedName)
                     WHERE zoneName = ? AND ownerName = ? AND parentRecordType IS NULL
                         AND (ownerName <> ? OR isShared)
                     """,

@@ -1,0 +1,110 @@
+@testable import StrataSync
+import Testing
+
+/// The send's decisions alone: no database, no cloud.
+@Suite(.timeLimit(.minutes(1)))
+struct SendPlanTests {
+    static func recorded(
+        progress: Int, needsZone: Bool = false, needsFetch: Bool = false, failures: [String: CloudError] = [:], firstFailure: String? = nil
+    ) -> SendPlan.RequestOutcome {
+        .recorded(progress: progress, needsZone: needsZone, needsFetch: needsFetch, permanentFailures: failures, firstFailure: firstFailure)
+    }
+
+    @Test func anEmptyOfferFinishesTheSend() {
+        var plan = SendPlan(batchSize: 10, pending: 0)
+        do { let step = plan.next(offered: []); #expect(step == .finished) }
+        #expect(plan.ending == .done)
+    }
+
+    @Test func batchesGoOutWhileTheyMakeProgress() {
+        var plan = SendPlan(batchSize: 2, pending: 4)
+        do { let step = plan.next(offered: ["a", "b"]); #expect(step == .send(["a", "b"])) }
+        do { let goesOn = plan.record(Self.recorded(progress: 2)); #expect(goesOn) }
+        do { let step = plan.next(offered: ["c", "d"]); #expect(step == .send(["c", "d"])) }
+        do { let goesOn = plan.record(Self.recorded(progress: 1)); #expect(goesOn) }
+        do { let step = plan.next(offered: []); #expect(step == .finished) }
+        #expect(plan.ending == .done)
+    }
+
+    @Test func overTheLimitsHalvesTheBatchDownToOne() {
+        var plan = SendPlan(batchSize: 9, pending: 9)
+        do { let step = plan.next(offered: Array(repeating: "r", count: 9)); #expect(step == .send(Array(repeating: "r", count: 9))) }
+        do { let goesOn = plan.record(.limitExceeded); #expect(goesOn) }
+        #expect(plan.limit == 4)
+        _ = plan.next(offered: ["a", "b", "c", "d"])
+        do { let goesOn = plan.record(.limitExceeded); #expect(goesOn) }
+        #expect(plan.limit == 2)
+        _ = plan.next(offered: ["a", "b"])
+        do { let goesOn = plan.record(.limitExceeded); #expect(goesOn) }
+        #expect(plan.limit == 1)
+        _ = plan.next(offered: ["a"])
+        // One record over the limits: splitting cannot help, so the plan does not loop.
+        do { let goesOn = plan.record(.limitExceeded); #expect(!goesOn) }
+        #expect(plan.limit == 1)
+    }
+
+    @Test func aRoundThatChangesNothingStallsNamingItsRecords() {
+        var plan = SendPlan(batchSize: 5, pending: 2)
+        _ = plan.next(offered: ["a", "b"])
+        do { let goesOn = plan.record(Self.recorded(progress: 0, firstFailure: "a: zoneBusy")); #expect(!goesOn) }
+        #expect(plan.ending == .stalled(records: ["a", "b"], lastFailure: "a: zoneBusy"))
+    }
+
+    @Test func zoneOrFetchNeedsAreProgressOfTheirOwn() {
+        var plan = SendPlan(batchSize: 5, pending: 1)
+        _ = plan.next(offered: ["a"])
+        do { let goesOn = plan.record(Self.recorded(progress: 0, needsZone: true)); #expect(goesOn) }
+        _ = plan.next(offered: ["a"])
+        do { let goesOn = plan.record(Self.recorded(progress: 0, needsFetch: true)); #expect(goesOn) }
+        #expect(plan.ending == .done)
+    }
+
+    @Test func permanentFailuresLeaveTheRestOfTheirBatchToGoAgainAndAreReported() {
+        var plan = SendPlan(batchSize: 5, pending: 2)
+        _ = plan.next(offered: ["a", "b"])
+        do { let goesOn = plan.record(Self.recorded(progress: 0, failures: ["a": .permissionFailure(nil)])); #expect(goesOn) }
+        #expect(plan.isExcluded("a"))
+        #expect(!plan.isExcluded("b"))
+        do { let step = plan.next(offered: ["b"]); #expect(step == .send(["b"])) }
+        do { let goesOn = plan.record(Self.recorded(progress: 1)); #expect(goesOn) }
+        do { let step = plan.next(offered: []); #expect(step == .finished) }
+        #expect(plan.ending == .failed(["a": .permissionFailure(nil)]))
+    }
+
+    @Test func theLastFailureSurvivesACleanRound() {
+        var plan = SendPlan(batchSize: 1, pending: 2)
+        _ = plan.next(offered: ["a"])
+        do { let goesOn = plan.record(Self.recorded(progress: 1, firstFailure: "a: first")); #expect(goesOn) }
+        _ = plan.next(offered: ["b"])
+        do { let goesOn = plan.record(Self.recorded(progress: 0)); #expect(!goesOn) }
+        #expect(plan.ending == .stalled(records: ["b"], lastFailure: "a: first"))
+    }
+
+    /// A send whose answers keep producing work stops after a bound that grows with what was
+    /// pending, so a large first upload still goes out whole: exactly at the bound it sends,
+    /// one round past it it stalls.
+    @Test(arguments: [(1, 0), (1, 1), (10, 99), (10, 100), (400, 100_000)])
+    func roundsAreBoundedByWhatWasPending(batchSize: Int, pending: Int) {
+        var plan = SendPlan(batchSize: batchSize, pending: pending)
+        let bound = 64 + 2 * (pending / batchSize + 1)
+        #expect(plan.maximumRounds == bound)
+        for round in 1...bound {
+            let step = plan.next(offered: ["again"])
+            guard step == .send(["again"]) else {
+                Issue.record("round \(round) of \(bound) did not send")
+                return
+            }
+            _ = plan.record(Self.recorded(progress: 1))
+        }
+        do { let step = plan.next(offered: ["again"]); #expect(step == .stalled(["again"])) }
+        #expect(plan.ending == .stalled(records: ["again"], lastFailure: nil))
+    }
+
+    @Test func aBatchSizeBelowOneStillSendsOneAtATime() {
+        var plan = SendPlan(batchSize: 0, pending: 3)
+        #expect(plan.limit == 1)
+        #expect(plan.maximumRounds == 64 + 2 * 4)
+        plan = SendPlan(batchSize: -5, pending: -1)
+        #expect(plan.limit == 1)
+    }
+}
