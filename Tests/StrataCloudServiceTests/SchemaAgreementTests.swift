@@ -1,5 +1,5 @@
 import Foundation
-import StrataCloudProtocol
+import StrataCloudWire
 import StrataSync
 import Testing
 
