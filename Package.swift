@@ -223,6 +223,16 @@ let package = Package(
             dependencies: ["StrataSQLite"],
             path: "Tests/StrataTestSupport"
         ),
+        // The sync tests' device (its own database and a SyncEngine over any cloud container,
+        // driven by hand) and their manual wall clock, for every test target that syncs.
+        .target(
+            name: "StrataSyncTestSupport",
+            dependencies: [
+                "StrataSync", "StrataSQLite", "StrataTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/StrataSyncTestSupport"
+        ),
         .testTarget(
             name: "StrataSQLiteTests",
             dependencies: ["StrataSQLite", "CSQLite", "StrataTestSupport"]
@@ -261,7 +271,7 @@ let package = Package(
         .testTarget(
             name: "StrataSyncTests",
             dependencies: [
-                "StrataSync", "StrataSQLite", "StrataQueries", "StrataAssets", "StrataTestSupport",
+                "StrataSync", "StrataSQLite", "StrataQueries", "StrataAssets", "StrataTestSupport", "StrataSyncTestSupport",
                 .product(name: "Clocks", package: "swift-clocks"),
             ]
         ),
@@ -270,6 +280,7 @@ let package = Package(
             name: "StrataCloudConformanceTests",
             dependencies: [
                 "StrataCloudStore", "StrataSync", "StrataSQLite", "StrataQueries", "StrataCloudService", "StrataCloudClient",
+                "StrataSyncTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
@@ -288,7 +299,7 @@ let package = Package(
             name: "StrataCloudServiceTests",
             dependencies: [
                 "StrataCloudService", "StrataCloudClient", "StrataCloudWire", "StrataSync",
-                "StrataSQLite", "StrataTestSupport",
+                "StrataSQLite", "StrataTestSupport", "StrataSyncTestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),

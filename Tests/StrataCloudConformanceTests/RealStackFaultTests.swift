@@ -3,7 +3,8 @@ import Logging
 import StrataCloudClient
 import StrataCloudService
 import StrataSQLite
-@testable import StrataSync
+import StrataSync
+import StrataSyncTestSupport
 import Synchronization
 import Testing
 
@@ -157,51 +158,21 @@ struct RealStackFaultTests {
         }
     }
 
-    /// One device: its own SQLite database and engine, through one of the proxies.
-    struct Device {
-        let name: String
-        let database: DatabaseQueue
-        let engine: SyncEngine
-        let clock: ConformanceClock
-        let via: Int
-
-        init(_ name: String, user: String, via: Int, proxy: FaultProxy, clock: ConformanceClock, batchSize: Int, fetchPageSize: Int) throws {
-            self.name = name
-            self.via = via
-            self.clock = clock
-            database = try DatabaseQueue()
-            try database.write { db in try db.execute(sql: EngineThroughCloudTests.Device.schema) }
-            let container = CloudServiceContainer(
-                baseURL: URL(string: "http://127.0.0.1:\(proxy.port)")!,
-                token: { try await CloudServiceTokens.issue(user: user, key: RealStackFaultTests.key) },
-                identifier: "strata.cloud.real-stack", timeout: .seconds(30),
-                reconnection: .init(initialDelay: .milliseconds(50)))
-            let read: @Sendable () -> Int64 = { [clock] in clock.milliseconds.load(ordering: .relaxed) }
-            var logger = Logger(label: "strata.sync.real-stack")
-            logger.logLevel = .critical
-            engine = try SyncEngine(
-                for: database, tableNames: ["games", "players"], container: container,
-                configuration: SyncEngineConfiguration(
-                    deviceID: name, physicalTime: read, batchSize: batchSize, fetchPageSize: fetchPageSize, schedule: nil),
-                logger: logger, startImmediately: false)
-        }
-
-        func execute(_ sql: String) async throws {
-            clock.milliseconds.add(1_000, ordering: .relaxed)
-            try await database.write { db in try db.execute(sql: sql) }
-        }
-
-        func ids(_ sql: String) async throws -> [String] {
-            try await database.read { db in try String.fetchAll(db, sql: sql) }
-        }
-
-        func rows() async throws -> [String] {
-            try await database.read { db in
-                try String.fetchAll(db, sql: "SELECT 'game ' || id || ' ' || quote(title) || ' ' || quote(score) FROM games ORDER BY id")
-                    + String.fetchAll(db, sql: "SELECT 'player ' || id || ' ' || quote(gameID) || ' ' || quote(name) FROM players ORDER BY id")
-            }
-        }
+    /// A container for `user` through `proxy`, reconnecting its change stream quickly.
+    static func container(user: String, through proxy: FaultProxy) -> CloudServiceContainer {
+        CloudServiceContainer(
+            baseURL: URL(string: "http://127.0.0.1:\(proxy.port)")!,
+            token: { try await CloudServiceTokens.issue(user: user, key: RealStackFaultTests.key) },
+            identifier: "strata.cloud.real-stack", timeout: .seconds(30),
+            reconnection: .init(initialDelay: .milliseconds(50)))
     }
+
+    /// The devices' engines log only what is critical: faults are the point here.
+    static let logger: Logger = {
+        var logger = Logger(label: "strata.sync.real-stack")
+        logger.logLevel = .critical
+        return logger
+    }()
 
     static let batchSizes = [1, 2, 3, 5, 8, 400]
 
@@ -272,7 +243,7 @@ struct RealStackFaultTests {
     /// Syncs `device`, tolerating transient failures; fails on anything else or on a sync that
     /// took longer than ``syncBound``.
     @discardableResult
-    func sync(_ device: Device, seed: UInt64, tally: Tally) async throws -> Bool {
+    func sync(_ device: SyncTestDevice, seed: UInt64, tally: Tally) async throws -> Bool {
         let start = ContinuousClock.now
         defer {
             let elapsed = ContinuousClock.now - start
@@ -280,7 +251,7 @@ struct RealStackFaultTests {
                 $0.syncs += 1
                 $0.slowestSync = max($0.slowestSync, elapsed)
             }
-            #expect(elapsed < Self.syncBound, "seed \(seed): a sync of \(device.name) took \(elapsed)")
+            #expect(elapsed < Self.syncBound, "seed \(seed): a sync of \(device.id) took \(elapsed)")
         }
         do {
             try await device.engine.syncChanges()
@@ -293,44 +264,45 @@ struct RealStackFaultTests {
 
     func converge(seed: UInt64, user: String, stack: Stack, tally: Tally) async throws {
         var random = ConvergenceRandom(state: seed)
-        let clock = ConformanceClock()
+        let clock = ManualWallClock()
         let count = Int.random(in: 2...3, using: &random)
         // Devices 0 and 2 go through instance 0, device 1 through instance 1: two services
         // on one database, always.
-        let devices = try (0..<count).map { index in
-            let via = index % 2
-            return try Device(
-                "device\(index)", user: user, via: via, proxy: stack.proxies[via], clock: clock,
+        var devices: [SyncTestDevice] = []
+        for index in 0..<count {
+            devices.append(try await SyncTestDevice(
+                "device\(index)", container: Self.container(user: user, through: stack.proxies[index % 2]), time: clock,
                 batchSize: Self.batchSizes.randomElement(using: &random) ?? 400,
-                fetchPageSize: Int.random(in: 1...6, using: &random))
+                fetchPageSize: Int.random(in: 1...6, using: &random), logger: Self.logger))
         }
         var deleted: Set<String> = []
         var created: [String] = []
         var gameOfPlayer: [String: String] = [:]
         let steps = 70
         for step in 0..<steps {
-            let device = devices[Int.random(in: 0..<devices.count, using: &random)]
-            clock.milliseconds.add(Int64.random(in: -500...1_500, using: &random), ordering: .relaxed)
+            let index = Int.random(in: 0..<devices.count, using: &random)
+            let (device, via) = (devices[index], index % 2)
+            clock.advance(by: Int64.random(in: -500...1_500, using: &random))
             switch Int.random(in: 0..<13, using: &random) {
             case 0, 1:
                 let id = "g\(seed)-\(step)"
                 try await device.execute("INSERT INTO games (id, title, score) VALUES ('\(id)', 'game \(step)', \(step))")
                 created.append("game \(id)")
             case 2, 3:
-                guard let game = try await device.ids("SELECT id FROM games").randomElement(using: &random) else { continue }
+                guard let game = try await device.strings("SELECT id FROM games").randomElement(using: &random) else { continue }
                 let id = "p\(seed)-\(step)"
                 try await device.execute("INSERT INTO players (id, gameID, name) VALUES ('\(id)', '\(game)', 'player \(step)')")
                 created.append("player \(id)")
                 gameOfPlayer["player \(id)"] = "game \(game)"
             case 4, 5:
-                guard let game = try await device.ids("SELECT id FROM games").randomElement(using: &random) else { continue }
+                guard let game = try await device.strings("SELECT id FROM games").randomElement(using: &random) else { continue }
                 let column = Bool.random(using: &random) ? "title = 'title \(step)'" : "score = \(step)"
                 try await device.execute("UPDATE games SET \(column) WHERE id = '\(game)'")
             case 6:
-                guard let player = try await device.ids("SELECT id FROM players").randomElement(using: &random) else { continue }
+                guard let player = try await device.strings("SELECT id FROM players").randomElement(using: &random) else { continue }
                 try await device.execute("UPDATE players SET name = 'renamed \(step)' WHERE id = '\(player)'")
             case 7:
-                let local = try await device.ids("SELECT 'game ' || id FROM games UNION ALL SELECT 'player ' || id FROM players")
+                let local = try await device.strings("SELECT 'game ' || id FROM games UNION ALL SELECT 'player ' || id FROM players")
                 guard let victim = local.randomElement(using: &random) else { continue }
                 let parts = victim.split(separator: " ")
                 try await device.execute("DELETE FROM \(parts[0] == "game" ? "games" : "players") WHERE id = '\(parts[1])'")
@@ -338,7 +310,7 @@ struct RealStackFaultTests {
             case 8:
                 // A large transaction mixing parents and children, sometimes large enough for
                 // many batches; then, often, the new game edited after its children.
-                let local = try await device.ids("SELECT id FROM games")
+                let local = try await device.strings("SELECT id FROM games")
                 let game = "g\(seed)-\(step)"
                 let children = Bool.random(using: &random) ? Int.random(in: 1...12, using: &random) : Int.random(in: 20...60, using: &random)
                 var statements = ["INSERT INTO games (id, title, score) VALUES ('\(game)', 'big \(step)', 0)"]
@@ -358,7 +330,7 @@ struct RealStackFaultTests {
                     try await device.execute("UPDATE games SET title = 'renamed big \(step)' WHERE id = '\(game)'")
                 }
             default:
-                let proxy = stack.proxies[device.via]
+                let proxy = stack.proxies[via]
                 switch Int.random(in: 0..<26, using: &random) {
                 case 0..<4:
                     proxy.cutNextRequest()
@@ -375,14 +347,14 @@ struct RealStackFaultTests {
                     tally.fault("service: SIGKILL + restart")
                     async let synced = sync(device, seed: seed, tally: tally)
                     try await Task.sleep(for: .milliseconds(delay))
-                    try await stack.restart(device.via)
+                    try await stack.restart(via)
                     _ = try await synced
                 case 16:
                     // The service is down for the whole sync: connections refused, then it is back.
                     tally.fault("service: SIGKILL, sync while down, restart")
-                    try await stack.instances[device.via].kill()
+                    try await stack.instances[via].kill()
                     try await sync(device, seed: seed, tally: tally)
-                    try await stack.start(device.via)
+                    try await stack.start(via)
                 case 13:
                     let delay = Int.random(in: 0...150, using: &random)
                     tally.fault("postgres: restart -m fast")
@@ -434,7 +406,7 @@ struct RealStackFaultTests {
         let equal = rows.allSatisfy { $0 == rows[0] }
         #expect(equal, "seed \(seed) diverged:\n\(rows.map { $0.joined(separator: "\n") }.joined(separator: "\n---\n"))")
         for device in devices {
-            #expect(try await device.engine.pendingCount() == 0, "seed \(seed): \(device.name) has changes pending")
+            #expect(try await device.engine.pendingCount() == 0, "seed \(seed): \(device.id) has changes pending")
         }
         // No acknowledged write lost: a row no device deleted (nor its game) is everywhere.
         var lost = 0

@@ -5,55 +5,26 @@ import StrataCloudWire
 import StrataCloudService
 import StrataSQLite
 import StrataSync
+import StrataSyncTestSupport
 import Testing
 
 /// Two engines, each with its own database, sync through the service as through any cloud.
 @Suite(.timeLimit(.minutes(5))) struct SyncThroughServiceTests {
-    static let schema = """
-        CREATE TABLE games (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL DEFAULT '', score INTEGER);
-        CREATE TABLE players (id TEXT PRIMARY KEY NOT NULL, gameID TEXT REFERENCES games(id) ON DELETE CASCADE, name TEXT);
-        """
-
-    /// A device: its database and an engine over `container`, driven by hand.
-    struct Device {
-        let database: DatabaseQueue
-        let engine: SyncEngine
-
-        init(_ id: String, container: any CloudContainer, batchSize: Int = 400) throws {
-            database = try DatabaseQueue()
-            try database.write { db in try db.execute(sql: SyncThroughServiceTests.schema) }
-            engine = try SyncEngine(
-                for: database, tableNames: ["games", "players"], container: container,
-                configuration: SyncEngineConfiguration(deviceID: id, batchSize: batchSize, schedule: nil), startImmediately: false)
-        }
-
-        func execute(_ sql: String) throws {
-            try database.write { db in try db.execute(sql: sql) }
-        }
-
-        func rows() throws -> [String] {
-            try database.read { db in
-                try String.fetchAll(db, sql: "SELECT 'game ' || id || ' ' || quote(title) || ' ' || quote(score) FROM games ORDER BY id")
-                    + String.fetchAll(db, sql: "SELECT 'player ' || id || ' ' || quote(gameID) || ' ' || quote(name) FROM players ORDER BY id")
-            }
-        }
-    }
-
     @Test func aRowInsertedOnOneDeviceArrivesOnTheOther() async throws {
         let cloud = MockCloud()
         try await ServiceHarness.with(cloud: cloud) { harness in
-            let a = try Device("a", container: try await harness.container(user: "alice"))
-            let b = try Device("b", container: try await harness.container(user: "alice"))
-            try a.execute("INSERT INTO games (id, title, score) VALUES ('g1', 'Poker', 3)")
-            try a.execute("INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Ann')")
+            let a = try await SyncTestDevice("a", container: harness.container(user: "alice"))
+            let b = try await SyncTestDevice("b", container: harness.container(user: "alice"))
+            try await a.execute("INSERT INTO games (id, title, score) VALUES ('g1', 'Poker', 3)")
+            try await a.execute("INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Ann')")
             try await a.engine.sendChanges()
             try await b.engine.fetchChanges()
-            #expect(try b.rows() == ["game g1 'Poker' 3", "player p1 'g1' 'Ann'"])
+            #expect(try await b.rows() == ["game g1 'Poker' 3", "player p1 'g1' 'Ann'"])
 
-            try b.execute("UPDATE games SET title = 'Bridge' WHERE id = 'g1'; DELETE FROM players WHERE id = 'p1'")
+            try await b.execute("UPDATE games SET title = 'Bridge' WHERE id = 'g1'; DELETE FROM players WHERE id = 'p1'")
             try await b.engine.syncChanges()
             try await a.engine.syncChanges()
-            #expect(try a.rows() == ["game g1 'Bridge' 3"])
+            #expect(try await a.rows() == ["game g1 'Bridge' 3"])
             #expect(try await a.engine.pendingCount() == 0)
             #expect(try await b.engine.pendingCount() == 0)
         }
@@ -62,12 +33,12 @@ import Testing
     @Test func anEngineSplitsBatchesTheServiceRefuses() async throws {
         let cloud = MockCloud()
         try await ServiceHarness.with(cloud: cloud, configure: { $0.limits = CloudLimits(maximumItemsPerRequest: 3) }) { harness in
-            let a = try Device("a", container: try await harness.container(user: "alice"))
-            let b = try Device("b", container: try await harness.container(user: "alice"))
-            for index in 0..<10 { try a.execute("INSERT INTO games (id, title) VALUES ('g\(index)', 'Game \(index)')") }
+            let a = try await SyncTestDevice("a", container: harness.container(user: "alice"))
+            let b = try await SyncTestDevice("b", container: harness.container(user: "alice"))
+            for index in 0..<10 { try await a.execute("INSERT INTO games (id, title) VALUES ('g\(index)', 'Game \(index)')") }
             try await a.engine.sendChanges()
             try await b.engine.fetchChanges()
-            #expect(try b.rows().count == 10)
+            #expect(try await b.rows().count == 10)
             #expect(cloud.modifyRequestSizes.allSatisfy { $0 <= 3 })
         }
     }
@@ -75,18 +46,18 @@ import Testing
     @Test func aWriteLandingPushesAHintToTheOtherDevice() async throws {
         let cloud = MockCloud()
         try await ServiceHarness.with(cloud: cloud) { harness in
-            let a = try Device("a", container: try await harness.container(user: "alice"))
+            let a = try await SyncTestDevice("a", container: harness.container(user: "alice"))
             let bContainer = try await harness.container(user: "alice")
-            let b = try Device("b", container: bContainer)
+            let b = try await SyncTestDevice("b", container: bContainer)
             var hints = bContainer.changeHints().makeAsyncIterator()
             // The first hint is the connection's own: fetch what may have changed before it.
             #expect(await hints.next() != nil)
             try await b.engine.fetchChanges()
-            try a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
+            try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
             try await a.engine.sendChanges()
             #expect(await hints.next() != nil)
             try await b.engine.fetchChanges()
-            #expect(try b.rows() == ["game g1 'Poker' NULL"])
+            #expect(try await b.rows() == ["game g1 'Poker' NULL"])
         }
     }
 

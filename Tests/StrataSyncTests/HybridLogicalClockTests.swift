@@ -1,19 +1,12 @@
 import StrataSync
-import Synchronization
+import StrataSyncTestSupport
 import Testing
 
 /// The clock never goes backwards, orders events within a millisecond, and orders every local
 /// event after the remote ones it has seen, whatever the wall clocks say.
 @Suite(.timeLimit(.minutes(5))) struct HybridLogicalClockTests {
-    final class Time: Sendable {
-        let now: Atomic<Int64>
-        init(_ value: Int64) { now = Atomic(value) }
-        func set(_ value: Int64) { now.store(value, ordering: .relaxed) }
-        var read: @Sendable () -> Int64 { { self.now.load(ordering: .relaxed) } }
-    }
-
     @Test func timestampsIncreaseEvenWhenTheWallClockStandsStillOrGoesBack() {
-        let time = Time(5_000)
+        let time = ManualWallClock(5_000)
         let clock = HybridLogicalClock(node: "a", physicalTime: time.read)
         let first = clock.next()
         let second = clock.next()
@@ -27,8 +20,8 @@ import Testing
 
     @Test func aDeviceWhoseClockIsHoursBehindStillOrdersItsLaterEditsAfterWhatItSaw() {
         let hours: Int64 = 3 * 3_600_000
-        let ahead = HybridLogicalClock(node: "fast", physicalTime: Time(10 * hours).read)
-        let behindTime = Time(7 * hours)
+        let ahead = HybridLogicalClock(node: "fast", physicalTime: ManualWallClock(10 * hours).read)
+        let behindTime = ManualWallClock(7 * hours)
         let behind = HybridLogicalClock(node: "slow", physicalTime: behindTime.read)
         let remoteEdit = ahead.next()
         let drift = behind.observe(remoteEdit)
@@ -38,7 +31,7 @@ import Testing
     }
 
     @Test func observingAnOlderTimestampStillAdvances() {
-        let clock = HybridLogicalClock(node: "b", physicalTime: Time(1_000).read)
+        let clock = HybridLogicalClock(node: "b", physicalTime: ManualWallClock(1_000).read)
         let local = clock.next()
         #expect(clock.observe(HybridTimestamp(milliseconds: 500, counter: 9, node: "z")) == nil)
         #expect(clock.next() > local)
@@ -67,13 +60,13 @@ import Testing
 
     @Test func aRestoredClockContinuesAfterItsLastTimestamp() {
         let last = HybridTimestamp(milliseconds: 9_000, counter: 4, node: "c")
-        let clock = HybridLogicalClock(node: "c", physicalTime: Time(1_000).read, restoring: last)
+        let clock = HybridLogicalClock(node: "c", physicalTime: ManualWallClock(1_000).read, restoring: last)
         #expect(clock.next() > last)
     }
 
     @Test func aFullCounterMovesToTheNextMillisecondAndStaysOrdered() {
         let remote = HybridTimestamp(milliseconds: 5_000, counter: UInt32.max, node: "z")
-        let clock = HybridLogicalClock(node: "c", physicalTime: Time(1_000).read)
+        let clock = HybridLogicalClock(node: "c", physicalTime: ManualWallClock(1_000).read)
         clock.observe(remote)
         let next = clock.next()
         #expect(next > remote)
@@ -87,7 +80,7 @@ import Testing
     }
 
     @Test func packedTimesOrderLikeTimestampsAndRoundTrip() {
-        let clock = HybridLogicalClock(node: "c", physicalTime: Time(1_700_000_000_000).read)
+        let clock = HybridLogicalClock(node: "c", physicalTime: ManualWallClock(1_700_000_000_000).read)
         let packed = (0..<5).map { _ in clock.nextPackedTime() }
         #expect(packed == packed.sorted() && Set(packed).count == 5)
         let timestamp = HybridTimestamp(milliseconds: 1_700_000_000_123, counter: 77, node: "c")

@@ -2,6 +2,7 @@ import Clocks
 import Foundation
 import StrataSQLite
 @testable import StrataSync
+import StrataSyncTestSupport
 import StrataTestSupport
 import Synchronization
 import Testing
@@ -116,7 +117,7 @@ import Testing
             pool.close()
         }
         // Another device edits meanwhile.
-        let other = try SyncTestDevice("laptop", cloud: cloud)
+        let other = try await SyncTestDevice("laptop", cloud: cloud)
         try await other.engine.syncChanges()
         try await other.execute("UPDATE games SET score = 42 WHERE id = 'g1'")
         try await other.engine.syncChanges()
@@ -152,7 +153,7 @@ import Testing
         defer { pool.close() }
         try await engine.syncChanges()
         #expect(try await engine.pendingCount() == 0)
-        let other = try SyncTestDevice("laptop", cloud: cloud)
+        let other = try await SyncTestDevice("laptop", cloud: cloud)
         try await other.engine.syncChanges()
         #expect(try await Self.rows(pool) == other.rows())
     }
@@ -226,14 +227,10 @@ import Testing
         """
 
     static func albumDevice(_ id: String, cloud: MockCloud, fetchPageSize: Int, batchSize: Int = 400) async throws -> (DatabaseQueue, SyncEngine) {
-        let database = try DatabaseQueue()
-        try await database.write { db in try db.execute(sql: Self.albumSchema) }
-        let engine = try SyncEngine(
-            for: database, tableNames: ["albums", "photos"], container: cloud.container(user: "alice"),
-            configuration: SyncEngineConfiguration(
-                deviceID: id, batchSize: batchSize, fetchPageSize: fetchPageSize, schedule: nil, blobAssetThreshold: 1_000),
-            startImmediately: false)
-        return (database, engine)
+        let device = try await SyncTestDevice(
+            id, cloud: cloud, time: nil, schema: Self.albumSchema, tables: ["albums", "photos"], batchSize: batchSize,
+            fetchPageSize: fetchPageSize, blobAssetThreshold: 1_000)
+        return (device.database, device.engine)
     }
 
     static func blob(_ seed: Int, _ count: Int = 4_000) -> Data {
@@ -346,13 +343,10 @@ import Testing
         """
 
     static func chainDevice(_ id: String, cloud: MockCloud, batchSize: Int = 400, container: (any CloudContainer)? = nil) async throws -> (DatabaseQueue, SyncEngine) {
-        let database = try DatabaseQueue()
-        try await database.write { db in try db.execute(sql: Self.chainSchema) }
-        let engine = try SyncEngine(
-            for: database, tableNames: ["shelves", "folders", "notes"], container: container ?? cloud.container(user: "alice"),
-            configuration: SyncEngineConfiguration(deviceID: id, batchSize: batchSize, schedule: nil),
-            startImmediately: false)
-        return (database, engine)
+        let device = try await SyncTestDevice(
+            id, container: container ?? cloud.container(user: "alice"), time: nil, schema: Self.chainSchema,
+            tables: ["shelves", "folders", "notes"], batchSize: batchSize)
+        return (device.database, device.engine)
     }
 
     static func chainState(_ database: DatabaseQueue) async throws -> [String] {
@@ -489,9 +483,9 @@ import Testing
             }
             return try await next.modifyRecords(saving: saving, deleting: deleting)
         }
-        let engine = try SyncEngine(
-            for: database, tableNames: ["shelves", "folders", "notes"], container: container,
-            configuration: SyncEngineConfiguration(deviceID: "a", schedule: nil), startImmediately: false)
+        let engine = try await SyncTestDevice(
+            "a", container: container, time: nil, schema: "", tables: ["shelves", "folders", "notes"], database: database
+        ).engine
         try await database.write { db in try db.execute(sql: "INSERT INTO shelves VALUES ('s1', 'before')") }
         try await engine.sendChanges()
         let pending = try await engine.pendingCount()
@@ -507,13 +501,10 @@ import Testing
         _ id: String, cloud: MockCloud, clock: TestClock<Duration>, pollInterval: Duration = .seconds(60),
         container: (any CloudContainer)? = nil
     ) async throws -> (DatabaseQueue, SyncEngine) {
-        let database = try DatabaseQueue()
-        try await database.write { db in try db.execute(sql: SyncTestDevice.schemaSQL) }
-        let schedule = SyncSchedule(clock: clock, sendDelay: .seconds(1), pollInterval: pollInterval)
-        let engine = try SyncEngine(
-            for: database, tableNames: ["games", "players"], container: container ?? cloud.container(user: "alice"),
-            configuration: SyncEngineConfiguration(deviceID: id, schedule: schedule), startImmediately: false)
-        return (database, engine)
+        let device = try await SyncTestDevice(
+            id, container: container ?? cloud.container(user: "alice"), time: nil,
+            schedule: SyncSchedule(clock: clock, sendDelay: .seconds(1), pollInterval: pollInterval))
+        return (device.database, device.engine)
     }
 
     static func totalRequests(_ cloud: MockCloud) -> Int {
@@ -546,7 +537,7 @@ import Testing
         let cloud = MockCloud()
         let clock = TestClock()
         let zone = Self.zone
-        let other = try SyncTestDevice("b", cloud: cloud)
+        let other = try await SyncTestDevice("b", cloud: cloud)
         weak var released: SyncEngine?
         let database: DatabaseQueue
         do {
@@ -654,7 +645,7 @@ extension SeededSetupAdversaryTests {
             try await engine.syncChanges()
             pool.close()
         }
-        let other = try SyncTestDevice("laptop", cloud: cloud)
+        let other = try await SyncTestDevice("laptop", cloud: cloud)
         try await other.engine.syncChanges()
         #expect(try await other.rows() == ["game seed 'Edited' 7"])
 
@@ -730,12 +721,10 @@ extension SeededSetupAdversaryTests {
             try db.execute(sql: Self.albumSchema)
             try db.execute(sql: "ALTER TABLE photos ADD COLUMN caption TEXT")
         }
-        let engine = try SyncEngine(
-            for: database, tableNames: ["albums", "photos"], container: cloud.container(user: "alice"),
-            configuration: SyncEngineConfiguration(
-                deviceID: id, physicalTime: time.read, fetchPageSize: fetchPageSize, schedule: nil, blobAssetThreshold: 1_000),
-            startImmediately: false)
-        return (database, engine)
+        let device = try await SyncTestDevice(
+            id, cloud: cloud, time: time, schema: "", tables: ["albums", "photos"], fetchPageSize: fetchPageSize,
+            blobAssetThreshold: 1_000, database: database)
+        return (device.database, device.engine)
     }
 
     /// Concurrent edits of a child's large BLOB: B's older edit loses to A's in the merge on
@@ -848,7 +837,7 @@ extension SeededSetupAdversaryTests {
     /// seeds the same row joins the account; the seed must not overwrite the synced edit.
     @Test func aFreshInstallsSeedDoesNotBeatTheSyncedEdit() async throws {
         let cloud = MockCloud(identifier: Self.container)
-        let phone = try SyncTestDevice("phone", cloud: cloud, time: ManualWallClock(1_700_000_000_000))
+        let phone = try await SyncTestDevice("phone", cloud: cloud, time: ManualWallClock(1_700_000_000_000))
         try await phone.execute("INSERT INTO games (id, title, score) VALUES ('seed', 'Seed', 0)")
         try await phone.engine.syncChanges()
         try await phone.execute("UPDATE games SET title = 'Edited', score = 7 WHERE id = 'seed'")
@@ -858,7 +847,7 @@ extension SeededSetupAdversaryTests {
             try db.execute(sql: SyncTestDevice.schemaSQL)
             try db.execute(sql: "INSERT INTO games (id, title, score) VALUES ('seed', 'Seed', 0)")
         }
-        let laptop = try SyncTestDevice(
+        let laptop = try await SyncTestDevice(
             "laptop", cloud: cloud, time: ManualWallClock(1_700_000_100_000), schema: "", database: laptopDatabase)
         try await laptop.engine.syncChanges()
         let laptopRows = try await laptop.rows()

@@ -1,6 +1,7 @@
 import StrataQueries
 import StrataSQLite
 @testable import StrataSync
+import StrataSyncTestSupport
 import Testing
 
 @Table struct Team: Equatable {
@@ -10,17 +11,15 @@ import Testing
 
 /// A synced row finds its metadata, and queries join the two.
 @Suite(.timeLimit(.minutes(5))) struct SyncMetadataIDTests {
-    func makeEngine() throws -> (DatabaseQueue, SyncEngine) {
-        let database = try DatabaseQueue()
-        try database.write { db in try db.execute(sql: "CREATE TABLE teams (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL DEFAULT '')") }
-        let engine = try SyncEngine(
-            for: database, tables: Team.self, container: MockCloud().container(user: "alice"),
-            configuration: SyncEngineConfiguration(deviceID: "a", schedule: nil), startImmediately: false)
-        return (database, engine)
+    func makeEngine() async throws -> (DatabaseQueue, SyncEngine) {
+        let device = try await SyncTestDevice(
+            "a", cloud: MockCloud(), time: nil,
+            schema: "CREATE TABLE teams (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL DEFAULT '')", tables: [Team.tableName])
+        return (device.database, device.engine)
     }
 
     @Test func aRowFindsItsMetadata() async throws {
-        let (database, engine) = try makeEngine()
+        let (database, engine) = try await makeEngine()
         let red = Team(id: "red", name: "Red")
         try await database.write { db in try Team.insert { red }.execute(db) }
         try await engine.sendChanges()
@@ -32,7 +31,7 @@ import Testing
     }
 
     @Test func queriesJoinRowsWithTheirMetadata() async throws {
-        let (database, engine) = try makeEngine()
+        let (database, engine) = try await makeEngine()
         try await database.write { db in
             try Team.insert { Team(id: "red", name: "Red") }.execute(db)
             try Team.insert { Team(id: "blue", name: "Blue") }.execute(db)

@@ -10,9 +10,18 @@ struct ContextualSyncEngineTests {
         var title: String
     }
 
+    static let schemaSQL = "CREATE TABLE games (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL)"
+
     func database() throws -> DatabaseQueue {
         let database = try DatabaseQueue()
-        try database.write { db in try db.execute(sql: "CREATE TABLE games (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL)") }
+        try database.write { db in try db.execute(sql: Self.schemaSQL) }
+        return database
+    }
+
+    /// ``database()`` for async tests: its write never blocks a cooperative thread.
+    func database() async throws -> DatabaseQueue {
+        let database = try DatabaseQueue()
+        try await database.write { db in try db.execute(sql: Self.schemaSQL) }
         return database
     }
 
@@ -26,7 +35,7 @@ struct ContextualSyncEngineTests {
 
     @Test("test: a mock cloud and nothing automatic; the test drives the engine")
     func testContext() async throws {
-        let database = try database()
+        let database = try await database()
         let engine = try withDependencies { $0.context = .test } operation: {
             try SyncEngine.contextual(for: database, tables: [Game.self])
         }
@@ -51,7 +60,7 @@ struct ContextualSyncEngineTests {
 
     @Test("preview: share(record:) sends an unsent record first, and isShared flips in a @FetchAll", .timeLimit(.minutes(1)))
     func previewShare() async throws {
-        let database = try database()
+        let database = try await database()
         try await database.write { db in try db.execute(sql: "INSERT INTO games VALUES ('g1', 'Poker')") }
         let engine = try withDependencies { $0.context = .preview } operation: {
             try SyncEngine.contextual(for: database, tables: [Game.self])

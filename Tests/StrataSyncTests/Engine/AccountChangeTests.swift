@@ -1,5 +1,6 @@
 import StrataSQLite
 @testable import StrataSync
+import StrataSyncTestSupport
 import Synchronization
 import Testing
 
@@ -14,7 +15,7 @@ import Testing
 
     @Test func signingOutDeletesLocalDataByDefault() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud)
+        let a = try await SyncTestDevice("a", cloud: cloud)
         try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
         try await a.engine.syncChanges()
         cloud.setAccountStatus(.noAccount, for: "alice")

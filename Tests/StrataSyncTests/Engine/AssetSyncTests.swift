@@ -2,6 +2,7 @@ import Foundation
 import StrataAssets
 import StrataSQLite
 @testable import StrataSync
+import StrataSyncTestSupport
 import Testing
 
 /// A column of asset ids syncs the content by hash: uploaded once, downloaded only when
@@ -11,21 +12,21 @@ import Testing
         ALTER TABLE games ADD COLUMN cover TEXT;
         """
 
-    func device(_ id: String, cloud: MockCloud) throws -> SyncTestDevice {
+    func device(_ id: String, cloud: MockCloud) async throws -> SyncTestDevice {
         let database = try DatabaseQueue()
-        try database.write { db in
+        try await database.write { db in
             try db.execute(sql: Self.schema)
             try db.trackAssetColumn(table: "games", column: "cover")
         }
-        return try SyncTestDevice(id, cloud: cloud, schema: "", database: database)
+        return try await SyncTestDevice(id, cloud: cloud, schema: "", database: database)
     }
 
     static let cover = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 / 7) })
 
     @Test func contentIsUploadedOnceAndArrivesWhereMissing() async throws {
         let cloud = MockCloud()
-        let a = try device("a", cloud: cloud)
-        let b = try device("b", cloud: cloud)
+        let a = try await device("a", cloud: cloud)
+        let b = try await device("b", cloud: cloud)
         let id = try await a.database.write { db in
             let id = try db.putAsset(Self.cover).id
             try db.execute(sql: "INSERT INTO games (id, title, cover) VALUES ('g1', 'Poker', ?), ('g2', 'Chess', ?)", arguments: [id, id])
@@ -51,8 +52,8 @@ import Testing
 
     @Test func contentAlreadyHereIsNotDownloaded() async throws {
         let cloud = MockCloud()
-        let a = try device("a", cloud: cloud)
-        let b = try device("b", cloud: cloud)
+        let a = try await device("a", cloud: cloud)
+        let b = try await device("b", cloud: cloud)
         let id = try await a.database.write { db in
             let id = try db.putAsset(Self.cover).id
             try db.execute(sql: "INSERT INTO games (id, cover) VALUES ('g1', ?)", arguments: [id])

@@ -1,5 +1,6 @@
 import StrataSQLite
 @testable import StrataSync
+import StrataSyncTestSupport
 import Testing
 
 /// Three devices make seeded random edits over two related tables, interleaved with random
@@ -35,11 +36,12 @@ import Testing
         var random = SeededGenerator(state: seed)
         let cloud = MockCloud()
         let time = ManualWallClock()
-        let devices = try (0..<3).map { index in
-            try SyncTestDevice(
+        var devices: [SyncTestDevice] = []
+        for index in 0..<3 {
+            devices.append(try await SyncTestDevice(
                 "device\(index)", cloud: cloud, time: time,
                 batchSize: Self.batchSizes.randomElement(using: &random) ?? 400,
-                fetchPageSize: Int.random(in: 1...5, using: &random))
+                fetchPageSize: Int.random(in: 1...5, using: &random)))
         }
         var deleted: Set<String> = []
         var created: [String] = []

@@ -1,6 +1,7 @@
 import Foundation
 import StrataSQLite
 @testable import StrataSync
+import StrataSyncTestSupport
 import StrataTestSupport
 import Testing
 
@@ -22,9 +23,9 @@ import Testing
     }
 
     /// Runs the writer until it printed `count` committed ids, kills it with SIGKILL, and
-    /// returns every id it printed.
-    func runWriterAndKill(path: String, after count: Int) throws -> [String] {
-        let writer = try #require(Self.writerURL, "strata-sync-crash-writer is built by `swift build --build-tests`")
+    /// returns every id it printed and whether the kill is what stopped it. It blocks on the
+    /// writer's output: tests call it on a thread of its own (``runWriterAndKill(path:after:)``).
+    static func runWriterAndKill(_ writer: URL, path: String, after count: Int) throws -> (ids: [String], killed: Bool) {
         let process = Process()
         process.executableURL = writer
         process.arguments = [path]
@@ -40,9 +41,18 @@ import Testing
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
         text += String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(process.terminationReason == .uncaughtSignal, "the writer stopped before it was killed")
         // Only whole lines: a line cut by the kill names a row whose commit is not known.
-        return text.split(separator: "\n", omittingEmptySubsequences: true).dropLast(text.hasSuffix("\n") ? 0 : 1).map(String.init)
+        let ids = text.split(separator: "\n", omittingEmptySubsequences: true).dropLast(text.hasSuffix("\n") ? 0 : 1).map(String.init)
+        return (ids, process.terminationReason == .uncaughtSignal)
+    }
+
+    /// ``runWriterAndKill(_:path:after:)`` on a thread of its own: its reads and waits block,
+    /// and a cooperative thread must not.
+    func runWriterAndKill(path: String, after count: Int) async throws -> [String] {
+        let writer = try #require(Self.writerURL, "strata-sync-crash-writer is built by `swift build --build-tests`")
+        let (ids, killed) = try await runOnBackgroundThread { try Self.runWriterAndKill(writer, path: path, after: count) }
+        #expect(killed, "the writer stopped before it was killed")
+        return ids
     }
 
     @Test(arguments: [40, 137, 400])
@@ -50,7 +60,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("crash.sqlite")
-        let committed = try runWriterAndKill(path: path, after: count)
+        let committed = try await runWriterAndKill(path: path, after: count)
         #expect(committed.count >= count)
 
         let pool = try DatabasePool(path: path)
@@ -67,13 +77,13 @@ import Testing
 
     @Test func anEditAfterTheUserFileWasRestoredFromAnOlderCopyIsStillSent() async throws {
         let cloud = MockCloud()
-        let first = try SyncTestDevice("a", cloud: cloud)
+        let first = try await SyncTestDevice("a", cloud: cloud)
         try await first.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Go')")
         try await first.engine.sendChanges()
         // The user's file comes back from a backup taken before the log had any entry; the
         // metadatabase still says how far it drained the newer log.
         try await first.database.write { db in try db.execute(sql: "DELETE FROM strata_sync_changes") }
-        let restarted = try SyncTestDevice("a", cloud: cloud, schema: "", database: first.database)
+        let restarted = try await SyncTestDevice("a", cloud: cloud, schema: "", database: first.database)
         try await restarted.execute("INSERT INTO games (id, title) VALUES ('g3', 'Chess')")
         try await restarted.engine.sendChanges()
         let names = cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice")).map(\.id.name).sorted()

@@ -1,13 +1,14 @@
 import StrataSQLite
 @testable import StrataSync
+import StrataSyncTestSupport
 import Testing
 
 /// Failures never lose a change: a lost response, a transient error, a parent missing on fetch.
 @Suite(.timeLimit(.minutes(5))) struct FaultTests {
     @Test func aResponseLostAfterTheChangeLandedConverges() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud)
-        let b = try SyncTestDevice("b", cloud: cloud)
+        let a = try await SyncTestDevice("a", cloud: cloud)
+        let b = try await SyncTestDevice("b", cloud: cloud)
         try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
         try await a.engine.syncChanges()
         try await a.execute("UPDATE games SET title = 'Bridge' WHERE id = 'g1'")
@@ -22,7 +23,7 @@ import Testing
 
     @Test func aTransientFailureKeepsEverythingPending() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud)
+        let a = try await SyncTestDevice("a", cloud: cloud)
         try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')")
         cloud.failNextRequests(1, with: .serviceUnavailable(retryAfter: .seconds(3)), operations: [.modifyRecords])
         await #expect(throws: CloudError.serviceUnavailable(retryAfter: .seconds(3))) { try await a.engine.sendChanges() }
@@ -35,8 +36,8 @@ import Testing
 
     @Test func aChildFetchedBeforeItsParentWaitsForIt() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud)
-        let b = try SyncTestDevice("b", cloud: cloud, fetchPageSize: 1)
+        let a = try await SyncTestDevice("a", cloud: cloud)
+        let b = try await SyncTestDevice("b", cloud: cloud, fetchPageSize: 1)
         try await a.execute("INSERT INTO games (id) VALUES ('g1'); INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Ann')")
         try await a.engine.syncChanges()
         try await a.execute("UPDATE games SET title = 'edited last' WHERE id = 'g1'")  // now the child comes first
@@ -47,8 +48,8 @@ import Testing
 
     @Test func fiveHundredChildrenBeforeTheirParent() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud)
-        let b = try SyncTestDevice("b", cloud: cloud, fetchPageSize: 100)
+        let a = try await SyncTestDevice("a", cloud: cloud)
+        let b = try await SyncTestDevice("b", cloud: cloud, fetchPageSize: 100)
         try await a.execute("INSERT INTO games (id) VALUES ('g1')")
         try await a.database.write { db in
             for index in 0..<500 {
@@ -65,8 +66,8 @@ import Testing
 
     @Test func requestsOverTheLimitAreSplit() async throws {
         let cloud = MockCloud(limits: CloudLimits(maximumItemsPerRequest: 10))
-        let a = try SyncTestDevice("a", cloud: cloud, batchSize: 400)
-        let b = try SyncTestDevice("b", cloud: cloud)
+        let a = try await SyncTestDevice("a", cloud: cloud, batchSize: 400)
+        let b = try await SyncTestDevice("b", cloud: cloud)
         try await a.database.write { db in
             for index in 0..<25 { try db.execute(sql: "INSERT INTO games (id) VALUES (?)", arguments: ["g\(index)"]) }
         }
@@ -78,7 +79,7 @@ import Testing
 
     @Test func aZoneDeletedInTheCloudIsCreatedAgain() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud)
+        let a = try await SyncTestDevice("a", cloud: cloud)
         try await a.execute("INSERT INTO games (id) VALUES ('g1')")
         try await a.engine.sendChanges()
         let zone = CloudZoneID(name: "strata.default", owner: "alice")
@@ -88,10 +89,10 @@ import Testing
         #expect(cloud.records(in: zone).map(\.id.name) == ["g2:games"])
     }
 
-    @Test func schemaErrorsNameTheTable() throws {
+    @Test func schemaErrorsNameTheTable() async throws {
         let cloud = MockCloud()
-        #expect(throws: SyncSchemaError.primaryKeyNotText(table: "notes", column: "id", declaredType: "INTEGER")) {
-            _ = try SyncTestDevice("a", cloud: cloud, schema: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)", tables: ["notes"])
+        await #expect(throws: SyncSchemaError.primaryKeyNotText(table: "notes", column: "id", declaredType: "INTEGER")) {
+            _ = try await SyncTestDevice("a", cloud: cloud, schema: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)", tables: ["notes"])
         }
     }
 }
@@ -101,8 +102,8 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct ExpiredTokenTests {
     @Test func anExpiredTokenRefetchesTheZoneAndDropsWhatTheCloudForgot() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud)
-        let b = try SyncTestDevice("b", cloud: cloud)
+        let a = try await SyncTestDevice("a", cloud: cloud)
+        let b = try await SyncTestDevice("b", cloud: cloud)
         try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')")
         try await a.engine.syncChanges()
         try await b.engine.syncChanges()
@@ -120,7 +121,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct TransactionBatchingTests {
     @Test func transactionsAreNotSplitAcrossRequestsWhenTheyFit() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud, batchSize: 10)
+        let a = try await SyncTestDevice("a", cloud: cloud, batchSize: 10)
         for transaction in 0..<3 {
             try await a.database.write { db in
                 for row in 0..<6 {
@@ -135,7 +136,7 @@ import Testing
 
     @Test func aTransactionLargerThanARequestGoesInPiecesParentsFirst() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud, batchSize: 10)
+        let a = try await SyncTestDevice("a", cloud: cloud, batchSize: 10)
         try await a.database.write { db in
             try db.execute(sql: "INSERT INTO games (id) VALUES ('g')")
             for row in 0..<14 { try db.execute(sql: "INSERT INTO players (id, gameID) VALUES (?, 'g')", arguments: ["p\(row)"]) }

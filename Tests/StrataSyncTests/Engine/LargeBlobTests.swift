@@ -1,6 +1,7 @@
 import Foundation
 import StrataSQLite
 @testable import StrataSync
+import StrataSyncTestSupport
 import Testing
 
 /// A plain BLOB value syncs inside its record when small, and as an asset above the threshold:
@@ -9,13 +10,9 @@ import Testing
     static let schema = "CREATE TABLE photos (id TEXT PRIMARY KEY NOT NULL, caption TEXT, bytes BLOB)"
 
     func device(_ id: String, cloud: MockCloud) async throws -> (DatabaseQueue, SyncEngine) {
-        let database = try DatabaseQueue()
-        try await database.write { db in try db.execute(sql: Self.schema) }
-        let engine = try SyncEngine(
-            for: database, tableNames: ["photos"], container: cloud.container(user: "alice"),
-            configuration: SyncEngineConfiguration(deviceID: id, schedule: nil, blobAssetThreshold: 1_000),
-            startImmediately: false)
-        return (database, engine)
+        let device = try await SyncTestDevice(
+            id, cloud: cloud, time: nil, schema: Self.schema, tables: ["photos"], blobAssetThreshold: 1_000)
+        return (device.database, device.engine)
     }
 
     @Test func aLargeBlobTravelsAsAnAssetAndASmallOneInline() async throws {
@@ -52,14 +49,10 @@ import Testing
         """
 
     func albumDevice(_ id: String, cloud: MockCloud, fetchPageSize: Int) async throws -> (DatabaseQueue, SyncEngine) {
-        let database = try DatabaseQueue()
-        try await database.write { db in try db.execute(sql: Self.albumSchema) }
-        let engine = try SyncEngine(
-            for: database, tableNames: ["albums", "photos"], container: cloud.container(user: "alice"),
-            configuration: SyncEngineConfiguration(
-                deviceID: id, fetchPageSize: fetchPageSize, schedule: nil, blobAssetThreshold: 1_000),
-            startImmediately: false)
-        return (database, engine)
+        let device = try await SyncTestDevice(
+            id, cloud: cloud, time: nil, schema: Self.albumSchema, tables: ["albums", "photos"], fetchPageSize: fetchPageSize,
+            blobAssetThreshold: 1_000)
+        return (device.database, device.engine)
     }
 
     /// A child whose record arrives in an earlier page than its parent's (the parent was

@@ -1,5 +1,6 @@
 import StrataSQLite
 @testable import StrataSync
+import StrataSyncTestSupport
 import Testing
 
 /// Concurrent edits merge per field; the later edit of a field wins, by hybrid logical clock.
@@ -8,8 +9,8 @@ import Testing
     /// its own, so "later" in a test means later.
     func twoDevicesWithAGame(cloud: MockCloud, bTime: ManualWallClock? = nil) async throws -> (SyncTestDevice, SyncTestDevice) {
         let time = ManualWallClock()
-        let a = try SyncTestDevice("a", cloud: cloud, time: time)
-        let b = try SyncTestDevice("b", cloud: cloud, time: bTime ?? time)
+        let a = try await SyncTestDevice("a", cloud: cloud, time: time)
+        let b = try await SyncTestDevice("b", cloud: cloud, time: bTime ?? time)
         try await a.execute("INSERT INTO games (id, title, score) VALUES ('g1', 'Poker', 1)")
         try await a.engine.syncChanges()
         try await b.engine.syncChanges()

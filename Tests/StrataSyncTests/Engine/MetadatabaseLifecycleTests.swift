@@ -1,6 +1,7 @@
 import Foundation
 import StrataSQLite
 @testable import StrataSync
+import StrataSyncTestSupport
 import StrataTestSupport
 import Testing
 
@@ -124,7 +125,7 @@ import Testing
     /// delete among them: the next user never sends into the previous user's zones.
     @Test func signOutForgetsEveryAccountTable() async throws {
         let cloud = MockCloud(identifier: Self.container)
-        let device = try SyncTestDevice("phone", cloud: cloud)
+        let device = try await SyncTestDevice("phone", cloud: cloud)
         try await device.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
         try await device.engine.syncChanges()
         // An old copy waiting to be deleted in alice's zone, as a move leaves.

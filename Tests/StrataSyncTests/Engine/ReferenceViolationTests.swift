@@ -1,5 +1,6 @@
 import StrataSQLite
 @testable import StrataSync
+import StrataSyncTestSupport
 import Testing
 
 /// A child saved under a parent another device deleted meanwhile: the foreign key's ON DELETE
@@ -31,8 +32,8 @@ import Testing
     func aChildOfADeletedParent(onDelete: String, expected: [String]) async throws {
         let cloud = MockCloud()
         let time = ManualWallClock()
-        let a = try SyncTestDevice("a", cloud: cloud, time: time, schema: Self.schema(onDelete: onDelete))
-        let b = try SyncTestDevice("b", cloud: cloud, time: time, schema: Self.schema(onDelete: onDelete))
+        let a = try await SyncTestDevice("a", cloud: cloud, time: time, schema: Self.schema(onDelete: onDelete))
+        let b = try await SyncTestDevice("b", cloud: cloud, time: time, schema: Self.schema(onDelete: onDelete))
         try await a.execute("INSERT INTO games (id) VALUES ('lobby'), ('g1'); INSERT INTO players (id, gameID) VALUES ('p1', 'g1')")
         try await a.engine.syncChanges()
         try await b.engine.syncChanges()

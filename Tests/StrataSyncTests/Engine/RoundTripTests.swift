@@ -1,13 +1,15 @@
 import StrataSQLite
 @testable import StrataSync
+import StrataSyncTestSupport
+import StrataTestSupport
 import Testing
 
 /// Inserts, updates and deletes travel between two devices of one user.
 @Suite(.timeLimit(.minutes(5))) struct RoundTripTests {
     @Test func insertsArriveOnTheOtherDevice() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud)
-        let b = try SyncTestDevice("b", cloud: cloud)
+        let a = try await SyncTestDevice("a", cloud: cloud)
+        let b = try await SyncTestDevice("b", cloud: cloud)
         try await a.execute("INSERT INTO games (id, title, score) VALUES ('g1', 'Poker', 3)")
         try await a.execute("INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Ann')")
         try await a.engine.sendChanges()
@@ -19,8 +21,8 @@ import Testing
 
     @Test func updatesAndDeletesFollow() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud)
-        let b = try SyncTestDevice("b", cloud: cloud)
+        let a = try await SyncTestDevice("a", cloud: cloud)
+        let b = try await SyncTestDevice("b", cloud: cloud)
         try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Chess')")
         try await a.engine.syncChanges()
         try await b.engine.syncChanges()
@@ -35,8 +37,8 @@ import Testing
 
     @Test func aCascadingDeleteRemovesTheChildrenEverywhere() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud)
-        let b = try SyncTestDevice("b", cloud: cloud)
+        let a = try await SyncTestDevice("a", cloud: cloud)
+        let b = try await SyncTestDevice("b", cloud: cloud)
         try await a.execute("INSERT INTO games (id) VALUES ('g1'); INSERT INTO players (id, gameID) VALUES ('p1', 'g1'), ('p2', 'g1')")
         try await a.engine.syncChanges()
         try await b.engine.syncChanges()
@@ -50,8 +52,8 @@ import Testing
 
     @Test func aDeletedAndReinsertedRowSyncsAsASave() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud)
-        let b = try SyncTestDevice("b", cloud: cloud)
+        let a = try await SyncTestDevice("a", cloud: cloud)
+        let b = try await SyncTestDevice("b", cloud: cloud)
         try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
         try await a.engine.syncChanges()
         try await b.engine.syncChanges()
@@ -64,7 +66,7 @@ import Testing
 
     @Test func generatedColumnsAreNotSent() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud)
+        let a = try await SyncTestDevice("a", cloud: cloud)
         try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
         try await a.engine.sendChanges()
         let record = try #require(cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice")).first)
@@ -75,8 +77,8 @@ import Testing
 
     @Test func changesMadeWhileStoppedGoOutAfterStart() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud)
-        let b = try SyncTestDevice("b", cloud: cloud)
+        let a = try await SyncTestDevice("a", cloud: cloud)
+        let b = try await SyncTestDevice("b", cloud: cloud)
         a.engine.stop()
         try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
         a.engine.start()
@@ -88,8 +90,8 @@ import Testing
 
     @Test func theEnginesOwnWritesAreNotSentBack() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud)
-        let b = try SyncTestDevice("b", cloud: cloud)
+        let a = try await SyncTestDevice("a", cloud: cloud)
+        let b = try await SyncTestDevice("b", cloud: cloud)
         try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
         try await a.engine.syncChanges()
         try await b.engine.fetchChanges()
@@ -104,13 +106,18 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct InFlightEditTests {
     @Test func anEditMadeBeforeTheAcknowledgmentIsSentNext() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud)
-        let b = try SyncTestDevice("b", cloud: cloud)
-        try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
-        let database = a.database
-        cloud.beforeNextModify {
-            try? database.write { db in try db.execute(sql: "UPDATE games SET title = 'edited in flight' WHERE id = 'g1'") }
+        // The first modify request edits the row before the cloud applies the batch.
+        let database = try DatabaseQueue()
+        let edited = SharedFlag()
+        let container = InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
+            if !edited.value.exchange(true, ordering: .relaxed) {
+                try await database.write { db in try db.execute(sql: "UPDATE games SET title = 'edited in flight' WHERE id = 'g1'") }
+            }
+            return try await next.modifyRecords(saving: saving, deleting: deleting)
         }
+        let a = try await SyncTestDevice("a", container: container, database: database)
+        let b = try await SyncTestDevice("b", cloud: cloud)
+        try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
         try await a.engine.sendChanges()
         #expect(try await a.pending() == 0)
         try await b.engine.syncChanges()
@@ -122,7 +129,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct LargeUploadTests {
     @Test func anUploadOfMoreThanSixtyFourBatchesGoesOutInOneCall() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud, batchSize: 2)
+        let a = try await SyncTestDevice("a", cloud: cloud, batchSize: 2)
         try await a.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) INSERT INTO games (id, title) SELECT 'g' || i, 'game ' || i FROM n")
         try await a.engine.sendChanges()
         #expect(try await a.pending() == 0)

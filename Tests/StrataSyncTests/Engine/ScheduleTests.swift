@@ -1,6 +1,7 @@
 import Clocks
 import StrataSQLite
 @testable import StrataSync
+import StrataSyncTestSupport
 import StrataTestSupport
 import Testing
 
@@ -12,13 +13,10 @@ import Testing
         _ id: String, cloud: MockCloud, clock: TestClock<Duration>, pollInterval: Duration = .seconds(10),
         container: (any CloudContainer)? = nil
     ) async throws -> (DatabaseQueue, SyncEngine) {
-        let database = try DatabaseQueue()
-        try await database.write { db in try db.execute(sql: SyncTestDevice.schemaSQL) }
-        let schedule = SyncSchedule(clock: clock, sendDelay: .seconds(1), pollInterval: pollInterval)
-        let engine = try SyncEngine(
-            for: database, tableNames: ["games", "players"], container: container ?? cloud.container(user: "alice"),
-            configuration: SyncEngineConfiguration(deviceID: id, schedule: schedule), startImmediately: false)
-        return (database, engine)
+        let device = try await SyncTestDevice(
+            id, container: container ?? cloud.container(user: "alice"), time: nil,
+            schedule: SyncSchedule(clock: clock, sendDelay: .seconds(1), pollInterval: pollInterval))
+        return (device.database, device.engine)
     }
 
     /// Advances the test clock a second at a time until `condition` holds (bounded): the

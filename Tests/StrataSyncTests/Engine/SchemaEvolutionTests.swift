@@ -1,5 +1,6 @@
 import StrataSQLite
 @testable import StrataSync
+import StrataSyncTestSupport
 import Testing
 
 /// Devices on different versions of the app: a newer one adds a column and a table; the older
@@ -13,8 +14,8 @@ import Testing
     @Test func anOlderDeviceKeepsAndLaterAppliesWhatANewerOneSent() async throws {
         let cloud = MockCloud()
         let time = ManualWallClock()
-        let old = try SyncTestDevice("old", cloud: cloud, time: time)
-        let new = try SyncTestDevice("new", cloud: cloud, time: time, schema: Self.newerSchema, tables: ["games", "players", "notes"])
+        let old = try await SyncTestDevice("old", cloud: cloud, time: time)
+        let new = try await SyncTestDevice("new", cloud: cloud, time: time, schema: Self.newerSchema, tables: ["games", "players", "notes"])
         try await new.execute("INSERT INTO games (id, title, rating) VALUES ('g1', 'Poker', 5); INSERT INTO notes (id, gameID, text) VALUES ('n1', 'g1', 'bring chips')")
         try await new.engine.syncChanges()
         try await old.engine.syncChanges()
@@ -36,7 +37,7 @@ import Testing
                 CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, gameID TEXT REFERENCES games(id) ON DELETE CASCADE, text TEXT);
                 """)
         }
-        let upgraded = try SyncTestDevice(
+        let upgraded = try await SyncTestDevice(
             "old", cloud: cloud, time: time, schema: "", tables: ["games", "players", "notes"], database: old.database)
         let (oldRating, note) = try await upgraded.database.read { db in
             (try Int.fetchOne(db, sql: "SELECT rating FROM games WHERE id = 'g1'"),
@@ -50,7 +51,7 @@ import Testing
 
     @Test func aRecordWithAFieldOfTheWrongTypeIsQuarantinedAndSyncGoesOn() async throws {
         let cloud = MockCloud()
-        let a = try SyncTestDevice("a", cloud: cloud)
+        let a = try await SyncTestDevice("a", cloud: cloud)
         let zone = CloudZoneID(name: "strata.default", owner: "alice")
         let database = cloud.container(user: "alice").privateDatabase
         try await database.saveZones([zone])

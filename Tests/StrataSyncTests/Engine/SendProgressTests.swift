@@ -1,6 +1,7 @@
 import Foundation
 import StrataSQLite
 @testable import StrataSync
+import StrataSyncTestSupport
 import Synchronization
 import Testing
 
@@ -17,13 +18,10 @@ import Testing
         """
 
     func device(_ id: String, cloud: MockCloud, batchSize: Int = 400, container: (any CloudContainer)? = nil) async throws -> (DatabaseQueue, SyncEngine) {
-        let database = try DatabaseQueue()
-        try await database.write { db in try db.execute(sql: Self.schema) }
-        let engine = try SyncEngine(
-            for: database, tableNames: ["folders", "notes"], container: container ?? cloud.container(user: "alice"),
-            configuration: SyncEngineConfiguration(deviceID: id, batchSize: batchSize, schedule: nil),
-            startImmediately: false)
-        return (database, engine)
+        let device = try await SyncTestDevice(
+            id, container: container ?? cloud.container(user: "alice"), time: nil, schema: Self.schema,
+            tables: ["folders", "notes"], batchSize: batchSize)
+        return (device.database, device.engine)
     }
 
     /// Offline: a folder and its notes inserted in one transaction, then the folder renamed

@@ -1,5 +1,6 @@
 import StrataSQLite
 @testable import StrataSync
+import StrataSyncTestSupport
 import Testing
 
 /// Moving a child between a private and a shared parent moves its whole subtree: within the
@@ -21,14 +22,14 @@ import Testing
     let aliceZone = CloudZoneID(name: "strata.default", owner: "alice")
     let bobZone = CloudZoneID(name: "strata.default", owner: "bob")
 
-    init() throws {
+    init() async throws {
         let (cloud, time) = (cloud, time)
-        func device(_ id: String, _ user: String) throws -> SyncTestDevice {
-            try SyncTestDevice(id, cloud: cloud, user: user, time: time, schema: Self.schema, tables: ["games", "players", "turns"])
+        func device(_ id: String, _ user: String) async throws -> SyncTestDevice {
+            try await SyncTestDevice(id, cloud: cloud, user: user, time: time, schema: Self.schema, tables: ["games", "players", "turns"])
         }
-        a1 = try device("a1", "alice")
-        a2 = try device("a2", "alice")
-        b = try device("b", "bob")
+        a1 = try await device("a1", "alice")
+        a2 = try await device("a2", "alice")
+        b = try await device("b", "bob")
         for device in [a1, a2, b] { device.engine.start() }
     }
 

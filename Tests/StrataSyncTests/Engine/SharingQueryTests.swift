@@ -1,6 +1,7 @@
 import StrataQueries
 import StrataSQLite
 @testable import StrataSync
+import StrataSyncTestSupport
 import Testing
 
 @DatabaseFunction(as: ((JSONRepresentation<CloudShare>?) -> Bool).self, isDeterministic: true)
@@ -25,9 +26,9 @@ func isOwner(of share: CloudShare?) -> Bool {
     let alice: SyncTestDevice
     let bob: SyncTestDevice
 
-    init() throws {
-        alice = try SyncTestDevice("a", cloud: cloud, user: "alice", time: time)
-        bob = try SyncTestDevice("b", cloud: cloud, user: "bob", time: time)
+    init() async throws {
+        alice = try await SyncTestDevice("a", cloud: cloud, user: "alice", time: time)
+        bob = try await SyncTestDevice("b", cloud: cloud, user: "bob", time: time)
         alice.engine.start()
         bob.engine.start()
     }

@@ -1,6 +1,7 @@
 import StrataQueries
 import StrataSQLite
 @testable import StrataSync
+import StrataSyncTestSupport
 import Testing
 
 @Table("games") struct SharedGame {
@@ -24,10 +25,10 @@ import Testing
     let b: SyncTestDevice
     let game = SharedGame(id: "g1", title: "Poker")
 
-    init() throws {
-        a1 = try SyncTestDevice("a1", cloud: cloud, user: "alice", time: time)
-        a2 = try SyncTestDevice("a2", cloud: cloud, user: "alice", time: time)
-        b = try SyncTestDevice("b", cloud: cloud, user: "bob", time: time)
+    init() async throws {
+        a1 = try await SyncTestDevice("a1", cloud: cloud, user: "alice", time: time)
+        a2 = try await SyncTestDevice("a2", cloud: cloud, user: "alice", time: time)
+        b = try await SyncTestDevice("b", cloud: cloud, user: "bob", time: time)
         for device in [a1, a2, b] { device.engine.start() }
     }
 
