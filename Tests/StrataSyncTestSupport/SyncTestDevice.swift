@@ -80,7 +80,7 @@ package struct SyncTestDevice: Sendable {
         if let time { configuration.physicalTime = time.read }
         // Creating an engine writes to the database synchronously: on a thread of its own, never
         // a cooperative one.
-        engine = try await runOnBackgroundThread {
+        engine = try await runOnBackgroundThread { [configuration] in
             try SyncEngine(
                 for: database, tableNames: tables, container: container, configuration: configuration, logger: logger,
                 startImmediately: false)
