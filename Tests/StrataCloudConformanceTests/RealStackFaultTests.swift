@@ -263,7 +263,7 @@ struct RealStackFaultTests {
     }
 
     func converge(seed: UInt64, user: String, stack: Stack, tally: Tally) async throws {
-        var random = ConvergenceRandom(state: seed)
+        var random = SeededGenerator(state: seed)
         let clock = ManualWallClock()
         let count = Int.random(in: 2...3, using: &random)
         // Devices 0 and 2 go through instance 0, device 1 through instance 1: two services
@@ -452,16 +452,4 @@ struct RealStackFaultTests {
 /// The soak mode's switch: `STRATA_SOAK_SEEDS=N`.
 enum RealStackSoak {
     static let seeds: Int? = ProcessInfo.processInfo.environment["STRATA_SOAK_SEEDS"].flatMap { Int($0) }
-}
-
-/// SplitMix64, as `ConvergenceTests` uses: small, seedable, the same on every platform.
-struct ConvergenceRandom: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
 }

@@ -23,8 +23,8 @@ package final class ManualWallClock: Sendable {
 }
 
 /// One device of a sync test: its own SQLite database and a `SyncEngine` over a cloud
-/// container, driven by hand (no schedule and not started, unless asked), with a wall clock
-/// the test moves.
+/// container, driven by hand (never started by itself; no schedule unless given one), with a
+/// wall clock the test moves.
 ///
 /// Everything it does is async: it never blocks a cooperative thread.
 package struct SyncTestDevice: Sendable {

@@ -8,18 +8,6 @@ import Testing
 /// deliveries, reordered pages); every seed must end with the devices equal, nothing pending, and
 /// every row that no device ever deleted present everywhere.
 @Suite(.timeLimit(.minutes(5))) struct ConvergenceTests {
-    /// SplitMix64: small, seedable, the same on every platform.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     /// Request sizes that break things: 1, 2, a few, and the default.
     static let batchSizes = [1, 2, 3, 5, 8, 400]
 
