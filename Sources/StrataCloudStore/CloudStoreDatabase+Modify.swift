@@ -11,10 +11,7 @@ extension CloudStoreDatabase {
     ///
     /// - Throws: ``StrataCloud/CloudError/limitExceeded`` for a request over ``CloudStore/limits``.
     public func modifyRecords(saving saves: [CloudRecord], deleting deletes: [CloudRecordID]) async throws -> CloudModifyResult {
-        let limits = store.limits
-        guard saves.count + deletes.count <= limits.maximumItemsPerRequest,
-              saves.reduce(0, { $0 + $1.encodedSize }) <= limits.maximumBytesPerRequest
-        else { throw CloudError.limitExceeded }
+        try store.limits.checkModify(saving: saves, deletingCount: deletes.count)
         var result = CloudModifyResult()
         let zones = Set(saves.map(\.id.zone)).union(deletes.map(\.zone)).sorted { $0.description < $1.description }
         for zone in zones {

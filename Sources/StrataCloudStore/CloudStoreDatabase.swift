@@ -110,7 +110,7 @@ public struct CloudStoreDatabase: CloudDatabase {
     /// The records `ids` name: each found, or why not. A record the user may not see is
     /// reported as unknown, as a missing one is: the store does not tell who holds what.
     public func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
-        guard ids.count <= store.limits.maximumItemsPerRequest else { throw CloudError.limitExceeded }
+        try store.limits.checkFetch(count: ids.count)
         let (user, logger, scope) = (user, logger, scope)
         let reaches = reaches
         return try await store.transaction(as: user, repeatableRead: true) { connection in

@@ -35,7 +35,7 @@ struct MockCloudDatabase: CloudDatabase {
     func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
         let (user, scope, limits) = (user, scope, cloud.limits)
         return try cloud.serve(.fetchRecords, user: user) { state in
-            guard ids.count <= limits.maximumItemsPerRequest else { throw CloudError.limitExceeded }
+            try limits.checkFetch(count: ids.count)
             var results: [CloudRecordID: Result<CloudRecord, CloudError>] = [:]
             for id in ids {
                 let zone = state.zones[id.zone]
@@ -61,9 +61,7 @@ struct MockCloudDatabase: CloudDatabase {
     func modifyRecords(saving saves: [CloudRecord], deleting deletes: [CloudRecordID]) async throws -> CloudModifyResult {
         let (user, scope, limits) = (user, scope, cloud.limits)
         return try cloud.serve(.modifyRecords, user: user, from: container.id) { state in
-            guard saves.count + deletes.count <= limits.maximumItemsPerRequest,
-                  saves.reduce(0, { $0 + $1.encodedSize }) <= limits.maximumBytesPerRequest
-            else { throw CloudError.limitExceeded }
+            try limits.checkModify(saving: saves, deletingCount: deletes.count)
             state.modifyRequestSizes.append(saves.count + deletes.count)
             if let quota = limits.maximumBytesPerUser {
                 for (owner, growth) in state.growth(saving: saves, deleting: deletes) where growth > 0 {
