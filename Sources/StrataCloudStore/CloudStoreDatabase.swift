@@ -5,7 +5,7 @@ import StrataCloud
 
 /// One user's database in a ``CloudStore``: the private one (their own zones) or the shared
 /// one (the shared records of other users' zones, for shares they accepted). Every operation of
-/// ``StrataCloud/CloudDatabase`` is one transaction under row-level security, as that user.
+/// `CloudDatabase` is one transaction under row-level security, as that user.
 public struct CloudStoreDatabase: CloudDatabase {
     let store: CloudStore
     /// The user every request runs for.
@@ -206,7 +206,7 @@ public struct CloudStoreDatabase: CloudDatabase {
     }
 
     /// What changed in `zone` since `token`, oldest first, at most `limit` saves and deletions
-    /// per page; ``StrataCloud/CloudError/changeTokenExpired`` for a token from before the
+    /// per page; `CloudError.changeTokenExpired` for a token from before the
     /// zone's tombstones were purged.
     ///
     /// Through the shared database, row-level security leaves only the shared records, the

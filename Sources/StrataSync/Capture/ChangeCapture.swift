@@ -1,6 +1,6 @@
 import StrataSQLite
 
-/// Records every local change to the synced tables in the ``ChangeLog``, from the writer
+/// Records every local change to the synced tables in the `ChangeLog`, from the writer
 /// connection, in the writing transaction.
 ///
 /// Install it in `Configuration.prepareDatabase` on connections that write (the sync engine

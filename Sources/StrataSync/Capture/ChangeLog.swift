@@ -69,7 +69,7 @@ package enum ChangeLog {
     /// The oldest `limit` entries after `sequence`.
     ///
     /// - Parameter node: the device that made the changes: the log stores versions as
-    ///   ``HybridTimestamp/packedTime``, without the node every entry shares.
+    ///   `HybridTimestamp.packedTime`, without the node every entry shares.
     package static func entries(in db: Database, node: String, after sequence: Int64 = 0, limit: Int = .max) throws -> [Entry] {
         try db.fetchAll(
             sql: """
