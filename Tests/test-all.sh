@@ -22,6 +22,10 @@ fi
 
 swift build --build-tests
 
+# The DocC catalogs of every public module, warnings as errors: a broken symbol link or an
+# undocumented parameter fails the run (about a minute).
+bash Tests/docc.sh
+
 # The benchmark executable in quick mode (a release build, then seconds of measuring): catches
 # a benchmark that no longer builds or runs. Its numbers are not checked. Set
 # STRATA_SKIP_BENCHMARKS=1 to skip it while iterating on tests.

@@ -4,12 +4,12 @@ import IssueReporting
 import StrataSQLite
 
 /// Opens the database that suits the current dependency context, for
-/// ``Dependencies/DependencyValues/defaultDatabase``.
+/// `DependencyValues.defaultDatabase`.
 ///
 /// | Context   | Database |
 /// |-----------|----------|
-/// | `.live`   | A ``StrataSQLite/DatabasePool`` on disk at `path`, or by default at `<data directory>/<program name>/db.sqlite` (``DefaultDatabaseLocation``). Missing folders are created. |
-/// | `.preview`| An in-memory pool named after `path` (`DatabasePool(named:)`): a preview that runs its setup again gets the same database back while the first pool is alive, which is why seeds should be re-runnable (``StrataSQLite/Database/seed(_:)``). |
+/// | `.live`   | A `DatabasePool` on disk at `path`, or by default at `<data directory>/<program name>/db.sqlite` (``DefaultDatabaseLocation``). Missing folders are created. |
+/// | `.preview`| An in-memory pool named after `path` (`DatabasePool(named:)`): a preview that runs its setup again gets the same database back while the first pool is alive, which is why seeds should be re-runnable (`Database.seed(_:)`). |
 /// | `.test`   | An in-memory pool with a name no other call uses, so tests running in parallel never share data. |
 ///
 /// ```swift
@@ -26,11 +26,11 @@ import StrataSQLite
 /// programmer error (two writers on one file, each blind to the other's commits): an issue is
 /// reported and the pool already open is returned instead of a second one.
 ///
-/// Inside an extension of `DependencyValues`, the property ``Dependencies/DependencyValues/defaultDatabase``
+/// Inside an extension of `DependencyValues`, the property `DependencyValues.defaultDatabase`
 /// hides this function: call it as `Strata.defaultDatabase(...)` there.
 ///
 /// - Throws: ``DefaultDatabaseError`` when the live folder cannot be created, and the
-///   ``StrataSQLite/DatabaseError`` of opening the database.
+///   `DatabaseError` of opening the database.
 public func defaultDatabase(
     path: String? = nil,
     configuration: Configuration = Configuration()

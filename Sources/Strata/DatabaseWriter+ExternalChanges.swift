@@ -9,7 +9,7 @@ extension DatabaseWriter {
     /// writer never hears of a change another process writes to the same file. Every `interval`
     /// this reads `PRAGMA data_version` on the writer connection, whose value changes exactly
     /// when another connection has committed since the last read, and calls
-    /// ``StrataSQLite/DatabaseWriter/notifyChanges(in:)`` with the full database when it did.
+    /// `DatabaseWriter.notifyChanges(in:)` with the full database when it did.
     ///
     /// ```swift
     /// @Dependency(\.continuousClock) var clock

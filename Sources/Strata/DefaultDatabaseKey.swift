@@ -3,8 +3,8 @@ import IssueReporting
 import StrataSQLite
 
 extension DependencyValues {
-    /// The database features read and write: a ``StrataSQLite/DatabasePool`` or
-    /// ``StrataSQLite/DatabaseQueue`` set once, when the app starts.
+    /// The database features read and write: a `DatabasePool` or
+    /// `DatabaseQueue` set once, when the app starts.
     ///
     /// ```swift
     /// extension DependencyValues {
@@ -28,7 +28,7 @@ extension DependencyValues {
     }
 }
 
-/// The key of ``Dependencies/DependencyValues/defaultDatabase``. Every context's default is the
+/// The key of `DependencyValues.defaultDatabase`. Every context's default is the
 /// same stand-in; only the advice in the reported issue differs.
 enum DefaultDatabaseKey: DependencyKey {
     static var liveValue: any DatabaseWriter { unsetDatabase(context: .live) }
@@ -49,7 +49,7 @@ enum DefaultDatabaseKey: DependencyKey {
     }
 }
 
-/// The text of the issue reported when ``Dependencies/DependencyValues/defaultDatabase`` is read
+/// The text of the issue reported when `DependencyValues.defaultDatabase` is read
 /// before it is set.
 enum UnsetDefaultDatabase {
     static let headline = "@Dependency(\\.defaultDatabase) was read before a database was set."

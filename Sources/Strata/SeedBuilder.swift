@@ -11,7 +11,7 @@ public struct SeedRecord {
     }
 }
 
-/// Builds the list of records of ``StrataSQLite/Database/seed(_:)``: records, arrays of records,
+/// Builds the list of records of `Database.seed(_:)`: records, arrays of records,
 /// `if`, `switch` and `for` all work.
 ///
 /// ```swift

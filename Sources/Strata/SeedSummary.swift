@@ -1,4 +1,4 @@
-/// What ``StrataSQLite/Database/seed(_:)`` did.
+/// What `Database.seed(_:)` did.
 public struct SeedSummary: Sendable, Hashable, CustomStringConvertible {
     /// Rows inserted.
     public var insertedCount: Int

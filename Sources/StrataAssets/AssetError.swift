@@ -18,8 +18,8 @@ public enum AssetError: Error, Sendable, Equatable, CustomStringConvertible {
     case fileError(path: String, errno: Int32)
     /// The store's tables are missing or from a newer version of the module.
     case schemaMismatch(String)
-    /// A buffer for the whole content (``StrataSQLite/Database/assetData(_:)``,
-    /// ``AssetStore/get(_:)``) could not be allocated: read the asset a chunk at a time instead.
+    /// A buffer for the whole content (`Database.assetData(_:)`,
+    /// `AssetStore.get(_:)`) could not be allocated: read the asset a chunk at a time instead.
     case outOfMemory(asset: AssetID, byteCount: Int64)
 
     public var description: String {

@@ -17,7 +17,7 @@ import StrataSQLite
 /// shows compression does not pay, and checked on every read.
 ///
 /// The store's methods each run in their own transaction. To put an asset and insert the record
-/// that refers to it atomically, use the `Database` methods (``StrataSQLite/Database/putAsset(_:owner:options:)``
+/// that refers to it atomically, use the `Database` methods (`Database.putAsset(_:owner:options:)`
 /// and friends) inside one `write { db in }`.
 public final class AssetStore: Sendable {
     /// The database the assets live in.
@@ -41,7 +41,7 @@ public final class AssetStore: Sendable {
 
     // MARK: - Putting
 
-    /// Stores bytes (or finds them already stored). See ``StrataSQLite/Database/putAsset(_:owner:options:)``.
+    /// Stores bytes (or finds them already stored). See `Database.putAsset(_:owner:options:)`.
     @discardableResult
     public func put(_ data: Data, owner: AssetOwner? = nil) throws -> AssetDescriptor {
         let options = self.options
@@ -55,7 +55,7 @@ public final class AssetStore: Sendable {
         return try await writer.write { db in try db.putAsset(data, owner: owner, options: options) }
     }
 
-    /// Stores a file's contents, a chunk at a time. See ``StrataSQLite/Database/putAsset(contentsOf:owner:options:)``.
+    /// Stores a file's contents, a chunk at a time. See `Database.putAsset(contentsOf:owner:options:)`.
     @discardableResult
     public func put(contentsOf url: URL, owner: AssetOwner? = nil) throws -> AssetDescriptor {
         let options = self.options
@@ -70,7 +70,7 @@ public final class AssetStore: Sendable {
     }
 
     /// Stores bytes produced by `body`, a piece at a time. See
-    /// ``StrataSQLite/Database/putAsset(owner:options:expecting:writing:)``.
+    /// `Database.putAsset(owner:options:expecting:writing:)`.
     @discardableResult
     public func put(
         owner: AssetOwner? = nil, expecting expected: AssetID? = nil, writing body: (borrowing AssetWriter) throws -> Void

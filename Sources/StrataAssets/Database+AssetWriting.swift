@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 import StrataSQLite
 
-/// Receives the bytes of an asset being put with ``StrataSQLite/Database/putAsset(owner:options:expecting:writing:)``.
+/// Receives the bytes of an asset being put with `Database.putAsset(owner:options:expecting:writing:)`.
 ///
 /// Write in pieces of any size: they are gathered into chunks, so memory stays at about two
 /// chunks however much you write.

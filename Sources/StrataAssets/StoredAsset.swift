@@ -3,7 +3,7 @@ import Foundation
 /// An asset exactly as StrataAssets stores it: its description and its chunks' stored bytes.
 ///
 /// It moves content between databases without inflating and recompressing it (the sync
-/// engine sends and receives assets this way). ``StrataSQLite/Database/insertStoredAsset(_:)``
+/// engine sends and receives assets this way). `Database.insertStoredAsset(_:)`
 /// checks everything before it keeps anything: each chunk's CRC-32 and size, and the SHA-256 of
 /// the whole content against ``id``.
 public struct StoredAsset: Sendable, Hashable {

@@ -25,7 +25,7 @@ enum CloudResponses {
     }
 
     /// A failure no ``CloudError`` describes, with the same `{"error": {...}}` shape: `400`
-    /// ``StrataCloudProtocol/InvalidRequest``, `404` and `405` for routes the service does not
+    /// `InvalidRequest`, `404` and `405` for routes the service does not
     /// have, `500` for its own faults (which a client must not retry blindly).
     static func failure(_ body: CloudErrorBody, status: HTTPResponse.Status) -> Response {
         (try? json(ErrorResponse(body: body), status: status)) ?? Response(status: status)

@@ -29,7 +29,7 @@ extension CloudService {
             }
         case .fetchRecords:
             let body = try await decode(FetchRecordsRequest.self, from: request)
-            try checkLimits(items: body.ids.count)
+            try configuration.limits.checkFetch(count: body.ids.count)
             try validator.validate(body)
             return { database in
                 return try CloudResponses.json(FetchRecordsResponse(try await database.fetchRecords(body.ids)))

@@ -33,7 +33,7 @@ public struct CloudServiceConfiguration: Sendable {
     /// and a record's key holds three names. CloudKit's record names stop at 255.
     public var maximumNameLength = 256
     /// The largest `limit` of one `fetchZoneChanges` page; larger or non-positive limits fail
-    /// with ``StrataCloudProtocol/InvalidRequest`` naming `limit`.
+    /// with `InvalidRequest` naming `limit`.
     public var maximumFetchPageSize = 1_000
     /// Zones in one `saveZones` or `deleteZones`.
     public var maximumZonesPerRequest = 100

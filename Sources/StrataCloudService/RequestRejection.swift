@@ -64,15 +64,10 @@ extension CloudService {
     }
 
     /// Refuses a request over the configured limits with `CloudError.limitExceeded`, so the
-    /// client splits it: too many items, too many saved bytes, or one record too large.
+    /// client splits it: the contract's one check (``StrataCloud/CloudLimits``), with the
+    /// service's bound on one record.
     func checkLimits(items: Int, saving records: [CloudRecord] = []) throws(CloudError) {
-        guard items <= configuration.limits.maximumItemsPerRequest else { throw .limitExceeded }
-        var total = 0
-        for record in records {
-            let size = record.encodedSize
-            guard size <= configuration.maximumRecordBytes else { throw .limitExceeded }
-            total += size
-        }
-        guard total <= configuration.limits.maximumBytesPerRequest else { throw .limitExceeded }
+        try configuration.limits.checkModify(
+            saving: records, deletingCount: items - records.count, maximumRecordBytes: configuration.maximumRecordBytes)
     }
 }

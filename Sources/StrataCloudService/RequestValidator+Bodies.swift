@@ -8,7 +8,7 @@ extension RequestValidator {
         for (index, zone) in body.zones.enumerated() { try self.zone(zone, "zones[\(index)]") }
     }
 
-    /// Item counts are ``CloudService/checkLimits(items:saving:)``'s: `limitExceeded`, which the
+    /// Item counts are ``StrataCloud/CloudLimits``'s: `limitExceeded`, which the
     /// engine answers by splitting.
     func validate(_ body: FetchRecordsRequest) throws(InvalidRequest) {
         for (index, id) in body.ids.enumerated() { try recordID(id, "ids[\(index)]") }

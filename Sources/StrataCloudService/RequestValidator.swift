@@ -2,7 +2,7 @@ import StrataCloud
 import StrataCloudWire
 
 /// Checks every field of a request against the service's bounds before anything reaches the
-/// backend, so bad input gets a permanent ``StrataCloudProtocol/InvalidRequest`` naming the
+/// backend, so bad input gets a permanent `InvalidRequest` naming the
 /// field, never a trap, a database error, or "retry later".
 struct RequestValidator: Sendable {
     let configuration: CloudServiceConfiguration

@@ -82,7 +82,7 @@ public final class CloudStore: Sendable {
         CloudStoreDatabase(store: self, user: user, scope: .shared)
     }
 
-    /// `user`'s view of the store as a ``StrataCloud/CloudContainer``: what a `SyncEngine`
+    /// `user`'s view of the store as a `CloudContainer`: what a `SyncEngine`
     /// syncs through, in a trusted process or behind the service once it authenticated `user`.
     public func container(for user: String, identifier: String = "strata.cloud") -> CloudStoreContainer {
         CloudStoreContainer(store: self, user: user, identifier: identifier)
@@ -97,7 +97,7 @@ public final class CloudStore: Sendable {
     }
 
     /// Forgets a zone's tombstones, as the service does after a while: change tokens issued
-    /// before now fail with ``StrataCloud/CloudError/changeTokenExpired``. An administrative
+    /// before now fail with `CloudError.changeTokenExpired`. An administrative
     /// operation: it runs as the connecting role.
     public func purgeTombstones(in zone: CloudZoneID) async throws {
         try await client.withTransaction(logger: logger) { connection in

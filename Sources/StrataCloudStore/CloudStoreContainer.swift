@@ -1,6 +1,6 @@
 import StrataCloud
 
-/// One user's view of a ``CloudStore`` as a ``StrataCloud/CloudContainer``: a `SyncEngine`
+/// One user's view of a ``CloudStore`` as a `CloudContainer`: a `SyncEngine`
 /// syncs through it exactly as through `MockCloud`'s containers. The user is whoever the
 /// process authenticated; the store trusts it and row-level security confines every request
 /// to what that user may reach.
@@ -36,7 +36,7 @@ public struct CloudStoreContainer: CloudContainer {
 
     /// Accepts the share `url` names: an invited user, or anyone when the share is public.
     ///
-    /// - Throws: ``StrataCloud/CloudError/unknownItem(_:)`` when the URL names no share the
+    /// - Throws: `CloudError.unknownItem(_:)` when the URL names no share the
     ///   user may join.
     public func acceptShare(url: String) async throws -> CloudShare {
         guard let root = CloudShare.rootRecordID(fromURL: url) else {

@@ -19,10 +19,10 @@ extension CloudStoreDatabase {
     }
 
     /// Stores assets whole or not at all: each must match its size, its chunk checksums and,
-    /// decoded, its SHA-256 (``StrataCloud/CloudError/invalidAsset(_:reason:)``), so no upload
+    /// decoded, its SHA-256 (`CloudError.invalidAsset(_:reason:)`), so no upload
     /// can stand for another content. Content the user can already read is skipped; what is
     /// stored counts its stored bytes against the uploader's quota
-    /// (``StrataCloud/CloudError/quotaExceeded``).
+    /// (`CloudError.quotaExceeded`).
     public func uploadAssets(_ assets: [CloudAsset]) async throws {
         for asset in assets {
             if let damage = asset.damage { throw CloudError.invalidAsset(asset.hash, reason: damage) }

@@ -5,16 +5,13 @@ import StrataCloud
 
 extension CloudStoreDatabase {
     /// Saves and deletes records: atomic per zone (one failure fails the zone's other
-    /// operations with ``StrataCloud/CloudError/batchRequestFailed(_:)`` and changes nothing),
+    /// operations with `CloudError.batchRequestFailed(_:)` and changes nothing),
     /// with change-tag checks, reference checks, tombstones, and a new tag for every parent that
     /// gained a child.
     ///
-    /// - Throws: ``StrataCloud/CloudError/limitExceeded`` for a request over ``CloudStore/limits``.
+    /// - Throws: `CloudError.limitExceeded` for a request over ``CloudStore/limits``.
     public func modifyRecords(saving saves: [CloudRecord], deleting deletes: [CloudRecordID]) async throws -> CloudModifyResult {
-        let limits = store.limits
-        guard saves.count + deletes.count <= limits.maximumItemsPerRequest,
-              saves.reduce(0, { $0 + $1.encodedSize }) <= limits.maximumBytesPerRequest
-        else { throw CloudError.limitExceeded }
+        try store.limits.checkModify(saving: saves, deletingCount: deletes.count)
         var result = CloudModifyResult()
         let zones = Set(saves.map(\.id.zone)).union(deletes.map(\.zone)).sorted { $0.description < $1.description }
         for zone in zones {
@@ -140,7 +137,7 @@ extension CloudStoreDatabase {
     }
 
     /// Counts `growth` bytes against the owner's quota; over it, the whole transaction fails
-    /// with ``StrataCloud/CloudError/quotaExceeded`` and nothing it wrote stays.
+    /// with `CloudError.quotaExceeded` and nothing it wrote stays.
     static func useBytes(_ growth: Int64, of owner: String, quota: Int64?, on connection: PostgresConnection, logger: Logger) async throws {
         guard growth != 0 else { return }
         for try await fits in try await connection.query(

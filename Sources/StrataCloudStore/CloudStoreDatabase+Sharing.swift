@@ -8,8 +8,8 @@ extension CloudStoreDatabase {
     /// the owner; each other participant keeps the acceptance the store knows (a removed one
     /// is invited again). Participants who lose access see the shared records leave.
     ///
-    /// - Throws: ``StrataCloud/CloudError/permissionFailure(_:)`` through the shared database
-    ///   or for another user's root; ``StrataCloud/CloudError/unknownItem(_:)`` when the root
+    /// - Throws: `CloudError.permissionFailure(_:)` through the shared database
+    ///   or for another user's root; `CloudError.unknownItem(_:)` when the root
     ///   does not exist.
     public func saveShare(_ share: CloudShare) async throws -> CloudShare {
         let root = share.rootRecordID
@@ -77,7 +77,7 @@ extension CloudStoreDatabase {
     /// The share of a root: for its owner through the private database, for a participant
     /// who accepted through the shared one.
     ///
-    /// - Throws: ``StrataCloud/CloudError/unknownItem(_:)`` when the root is not shared, or not
+    /// - Throws: `CloudError.unknownItem(_:)` when the root is not shared, or not
     ///   with this user.
     public func fetchShare(rootRecordID root: CloudRecordID) async throws -> CloudShare {
         guard reaches(root.zone) else { throw CloudError.unknownItem(root) }

@@ -5,7 +5,7 @@ import StrataCloud
 
 /// One user's database in a ``CloudStore``: the private one (their own zones) or the shared
 /// one (the shared records of other users' zones, for shares they accepted). Every operation of
-/// ``StrataCloud/CloudDatabase`` is one transaction under row-level security, as that user.
+/// `CloudDatabase` is one transaction under row-level security, as that user.
 public struct CloudStoreDatabase: CloudDatabase {
     let store: CloudStore
     /// The user every request runs for.
@@ -110,7 +110,7 @@ public struct CloudStoreDatabase: CloudDatabase {
     /// The records `ids` name: each found, or why not. A record the user may not see is
     /// reported as unknown, as a missing one is: the store does not tell who holds what.
     public func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
-        guard ids.count <= store.limits.maximumItemsPerRequest else { throw CloudError.limitExceeded }
+        try store.limits.checkFetch(count: ids.count)
         let (user, logger, scope) = (user, logger, scope)
         let reaches = reaches
         return try await store.transaction(as: user, repeatableRead: true) { connection in
@@ -206,7 +206,7 @@ public struct CloudStoreDatabase: CloudDatabase {
     }
 
     /// What changed in `zone` since `token`, oldest first, at most `limit` saves and deletions
-    /// per page; ``StrataCloud/CloudError/changeTokenExpired`` for a token from before the
+    /// per page; `CloudError.changeTokenExpired` for a token from before the
     /// zone's tombstones were purged.
     ///
     /// Through the shared database, row-level security leaves only the shared records, the

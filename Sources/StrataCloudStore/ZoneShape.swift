@@ -76,44 +76,36 @@ struct ZoneShape {
         root.flatMap { audiences[$0] } ?? []
     }
 
-    /// The shared root `name` is under once `saves` are applied: the first record on its
-    /// parent chain (itself included) that is shared.
+    /// The shared root `name` is under once `saves` are applied (``CloudSharingRules``); a
+    /// parent the request does not touch already knows its root (the `share_root` column), so
+    /// the walk stops there instead of reading the rest of the chain.
     func shareRoot(after name: String, saving saves: [CloudRecord]) -> String? {
         let pending = Dictionary(saves.map { ($0.id.name, $0.parent) }, uniquingKeysWith: { $1 })
-        var current = name
-        var seen: Set<String> = []
-        while seen.insert(current).inserted {
-            if sharedRoots.contains(current) { return current }
-            let parent: CloudRecordID?
-            if let pendingParent = pending[current] { parent = pendingParent } else { parent = existing[current]?.record.parent }
-            guard let parent, parent.zone == zone else { return nil }
-            if pending[parent.name] == nil {
-                // A parent the request does not touch already knows its root.
-                return sharedRoots.contains(parent.name) ? parent.name : existing[parent.name]?.shareRoot
-            }
-            current = parent.name
-        }
-        return nil
+        var stoppedAt: String?
+        let root = CloudSharingRules.sharedRoot(
+            of: name, in: zone,
+            isSharedRoot: { sharedRoots.contains($0) },
+            parentOf: { current in
+                let parent = pending[current] ?? existing[current]?.record.parent
+                if let parent, parent.zone == zone, pending[parent.name] == nil, !sharedRoots.contains(parent.name) {
+                    stoppedAt = parent.name
+                    return nil
+                }
+                return parent
+            })
+        if let root { return root }
+        return stoppedAt.flatMap { existing[$0]?.shareRoot }
     }
 
-    /// A participant's failures: every record saved must be (and stay) under a share they may
-    /// write; a delete must concern such a record, and never a shared root (a participant
-    /// leaves with `deleteShare`).
+    /// A participant's failures (``CloudSharingRules/participantFailures(saving:deleting:exists:isSharedRoot:rootBefore:rootAfter:canWrite:)``),
+    /// answered from this shape.
     func permissionFailures(saving saves: [CloudRecord], deleting deletes: [CloudRecordID]) -> [CloudRecordID: CloudError] {
-        var failures: [CloudRecordID: CloudError] = [:]
-        let writable: (String?) -> Bool = { root in root.map(writableRoots.contains) ?? false }
-        for record in saves {
-            let before = existing[record.id.name]
-            if !writable(shareRoot(after: record.id.name, saving: saves)) || (before != nil && !writable(before?.shareRoot)) {
-                failures[record.id] = .permissionFailure(record.id)
-            }
-        }
-        for id in deletes {
-            guard let before = existing[id.name], !sharedRoots.contains(id.name), writable(before.shareRoot) else {
-                failures[id] = .permissionFailure(id)
-                continue
-            }
-        }
-        return failures
+        CloudSharingRules.participantFailures(
+            saving: saves, deleting: deletes,
+            exists: { existing[$0] != nil },
+            isSharedRoot: { sharedRoots.contains($0) },
+            rootBefore: { existing[$0]?.shareRoot },
+            rootAfter: { shareRoot(after: $0, saving: saves) },
+            canWrite: { writableRoots.contains($0) })
     }
 }

@@ -1,6 +1,6 @@
 import StrataCloud
 
-/// A ``CloudError`` as JSON, losslessly: the case in ``code`` and its associated values in the
+/// A `CloudError` as JSON, losslessly: the case in ``code`` and its associated values in the
 /// fields that case uses.
 public struct CloudErrorBody: Codable, Sendable, Hashable {
     /// The case name, as CloudError spells it (`serverRecordChanged`, `zoneNotFound`, ...).
@@ -23,7 +23,7 @@ public struct CloudErrorBody: Codable, Sendable, Hashable {
     /// The request field an ``InvalidRequest`` names (`invalidRequest` only).
     public var field: String?
 
-    /// A body that stands for no ``CloudError``: ``InvalidRequest`` and the service's own
+    /// A body that stands for no `CloudError`: ``InvalidRequest`` and the service's own
     /// failures (`notFound`, `methodNotAllowed`, `internalError`).
     public init(code: String, message: String, field: String? = nil, reason: String? = nil) {
         self.code = code
@@ -114,7 +114,7 @@ public struct ErrorResponse: Codable, Sendable, Hashable {
         self.error = CloudErrorBody(error)
     }
 
-    /// A response carrying `body`, for failures no ``CloudError`` describes.
+    /// A response carrying `body`, for failures no `CloudError` describes.
     public init(body: CloudErrorBody) {
         error = body
     }

@@ -1,7 +1,7 @@
 import Foundation
 import StrataCloud
 
-/// The HTTP status each ``CloudError`` travels with. The JSON body (``ErrorResponse``) is what a
+/// The HTTP status each `CloudError` travels with. The JSON body (``ErrorResponse``) is what a
 /// client decodes; the status lets proxies, logs and clients without a body tell the failures
 /// apart, and the client falls back on it when a response carries no error body.
 public enum CloudErrorStatus {

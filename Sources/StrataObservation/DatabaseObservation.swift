@@ -16,7 +16,7 @@ import StrataSQLite
 /// - A failing fetch ends the sequence by throwing the error.
 /// - Cancelling the consuming task ends the observation and frees its registration.
 /// - Only commits made through `database` are seen. Call
-///   ``StrataSQLite/DatabaseWriter/notifyChanges(in:)`` for changes made by other processes or
+///   `DatabaseWriter.notifyChanges(in:)` for changes made by other processes or
 ///   other connections.
 ///
 /// Each iteration (each `for await` loop) runs its own observation.

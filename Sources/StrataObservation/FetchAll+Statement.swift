@@ -26,7 +26,7 @@ extension FetchAll {
 }
 
 extension FetchAllRequest {
-    /// The rows of a query-builder statement. Throws a ``StrataQueries/StatementBuildError``
+    /// The rows of a query-builder statement. Throws a `StatementBuildError`
     /// when the statement cannot be built (a write whose record failed to encode, …).
     public init<Statement: QueryStatement>(_ statement: Statement) throws where Statement.QueryValue == Element {
         let fragment = try statement.fetchRequestFragment.get()

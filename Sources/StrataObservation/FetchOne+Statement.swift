@@ -29,7 +29,7 @@ extension FetchOne {
     }
 
     /// Observes the statement's value or, when the statement cannot be built, fails with a
-    /// ``StrataQueries/StatementBuildError`` in `loadError` (a later `load` replaces it).
+    /// `StatementBuildError` in `loadError` (a later `load` replaces it).
     private init(
         wrappedValue: Value, statement: some QueryStatement, database: any DatabaseWriter,
         makeRequest: @escaping @Sendable (String, [DatabaseValue]) -> AnyFetchRequest<Value>

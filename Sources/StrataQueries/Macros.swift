@@ -1,7 +1,7 @@
 import StrataSQLite
 
 /// Makes a struct a ``Table``: its name, columns in declaration order, by-index decoding and
-/// binding, typed ``Table/TableColumns``, and a `Draft` for inserting without a primary key.
+/// binding, typed `TableColumns`, and a `Draft` for inserting without a primary key.
 ///
 /// ```swift
 /// @Table struct RemindersList: Identifiable {    // table "remindersLists"

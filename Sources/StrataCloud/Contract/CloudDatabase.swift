@@ -72,26 +72,6 @@ public enum CloudDatabaseScope: String, Hashable, Sendable, Codable {
     case shared
 }
 
-/// What a cloud accepts in one request.
-public struct CloudLimits: Hashable, Sendable {
-    /// Saves plus deletes (or fetched ids) in one request. CloudKit documents 400.
-    public var maximumItemsPerRequest: Int
-    /// The encoded size of the saved records in one request, assets excluded. CloudKit
-    /// documents about 2 MB.
-    public var maximumBytesPerRequest: Int
-    /// The encoded size of all records in a user's zones, whoever wrote them (a participant's
-    /// saves count against the owner); nil for no quota. A request that would grow a user's
-    /// records past it fails whole with ``CloudError/quotaExceeded``; deletes always pass.
-    public var maximumBytesPerUser: Int64?
-
-    /// Limits; the defaults are CloudKit's, with no quota.
-    public init(maximumItemsPerRequest: Int = 400, maximumBytesPerRequest: Int = 2_000_000, maximumBytesPerUser: Int64? = nil) {
-        self.maximumItemsPerRequest = maximumItemsPerRequest
-        self.maximumBytesPerRequest = maximumBytesPerRequest
-        self.maximumBytesPerUser = maximumBytesPerUser
-    }
-}
-
 /// The outcome of ``CloudDatabase/modifyRecords(saving:deleting:)``, per item.
 public struct CloudModifyResult: Sendable {
     /// Each saved record as the server now holds it (with its new change tag), or why not.

@@ -35,7 +35,7 @@ struct MockCloudDatabase: CloudDatabase {
     func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
         let (user, scope, limits) = (user, scope, cloud.limits)
         return try cloud.serve(.fetchRecords, user: user) { state in
-            guard ids.count <= limits.maximumItemsPerRequest else { throw CloudError.limitExceeded }
+            try limits.checkFetch(count: ids.count)
             var results: [CloudRecordID: Result<CloudRecord, CloudError>] = [:]
             for id in ids {
                 let zone = state.zones[id.zone]
@@ -61,9 +61,7 @@ struct MockCloudDatabase: CloudDatabase {
     func modifyRecords(saving saves: [CloudRecord], deleting deletes: [CloudRecordID]) async throws -> CloudModifyResult {
         let (user, scope, limits) = (user, scope, cloud.limits)
         return try cloud.serve(.modifyRecords, user: user, from: container.id) { state in
-            guard saves.count + deletes.count <= limits.maximumItemsPerRequest,
-                  saves.reduce(0, { $0 + $1.encodedSize }) <= limits.maximumBytesPerRequest
-            else { throw CloudError.limitExceeded }
+            try limits.checkModify(saving: saves, deletingCount: deletes.count)
             state.modifyRequestSizes.append(saves.count + deletes.count)
             if let quota = limits.maximumBytesPerUser {
                 for (owner, growth) in state.growth(saving: saves, deleting: deletes) where growth > 0 {
@@ -122,16 +120,15 @@ struct MockCloudDatabase: CloudDatabase {
                 return zone.records[name]?.record.parent
             }
             let before: (String) -> CloudRecordID? = { zone.records[$0]?.record.parent }
-            for record in saves where state.permission(of: user, for: record.id.name, in: zoneID, scope: scope, parentOf: after) < .readWrite
-                || (zone.records[record.id.name] != nil
-                    && state.permission(of: user, for: record.id.name, in: zoneID, scope: scope, parentOf: before) < .readWrite) {
-                failures[record.id] = .permissionFailure(record.id)
-            }
-            for id in deletes where state.shares[id] != nil
-                || state.permission(of: user, for: id.name, in: zoneID, scope: scope, parentOf: before) < .readWrite {
-                // Deleting the shared root is the owner's; a participant leaves with deleteShare.
-                failures[id] = .permissionFailure(id)
-            }
+            failures = CloudSharingRules.participantFailures(
+                saving: saves, deleting: deletes,
+                exists: { zone.records[$0] != nil },
+                isSharedRoot: { state.shares[CloudRecordID(name: $0, zone: zoneID)] != nil },
+                rootBefore: { state.sharedRoot(of: $0, in: zoneID, parentOf: before)?.name },
+                rootAfter: { state.sharedRoot(of: $0, in: zoneID, parentOf: after)?.name },
+                canWrite: { root in
+                    state.shares[CloudRecordID(name: root, zone: zoneID)].map { $0.share.permission(of: user) >= .readWrite } ?? false
+                })
             if !failures.isEmpty { return failures }
         }
         let named = Set(saves.map(\.id.name) + deletes.map(\.name) + saves.compactMap { $0.parent?.zone == zoneID ? $0.parent?.name : nil })

@@ -110,15 +110,9 @@ struct MockCloudState {
     /// The shared root a record is under: the first record with a share on its parent chain,
     /// itself included. `parentOf` gives a record's parent (the zone's, or a pending save's).
     func sharedRoot(of name: String, in zone: CloudZoneID, parentOf: (String) -> CloudRecordID?) -> CloudRecordID? {
-        var current = name
-        var seen: Set<String> = []
-        while seen.insert(current).inserted {
-            let id = CloudRecordID(name: current, zone: zone)
-            if shares[id] != nil { return id }
-            guard let parent = parentOf(current), parent.zone == zone else { return nil }
-            current = parent.name
-        }
-        return nil
+        CloudSharingRules.sharedRoot(
+            of: name, in: zone, isSharedRoot: { shares[CloudRecordID(name: $0, zone: zone)] != nil }, parentOf: parentOf
+        ).map { CloudRecordID(name: $0, zone: zone) }
     }
 
     /// What `user` may do with a record through a database of `scope`.

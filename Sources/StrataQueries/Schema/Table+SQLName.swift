@@ -1,7 +1,7 @@
 import StrataSQLite
 
 extension Table {
-    /// `"schema"."table"` (`"table"` without a ``StrataSQLite/TableRecord/schemaName``): how
+    /// `"schema"."table"` (`"table"` without a `TableRecord.schemaName`): how
     /// every statement names the table it reads or writes.
     package static var tableFragment: QueryFragment {
         QueryFragment(verbatim: quotedTableName)

@@ -2,9 +2,9 @@ import StrataSQLite
 
 /// A Swift type that maps to a table or view: what `@Table` generates.
 ///
-/// A table knows its name and columns (``TableRecord``), decodes itself by index from
+/// A table knows its name and columns (`TableRecord`), decodes itself by index from
 /// consecutive columns (``QueryDecodable``), and has typed column expressions
-/// (``TableColumns``) that queries are written with:
+/// (`TableColumns`) that queries are written with:
 ///
 /// ```swift
 /// @Table struct Player: Identifiable {
@@ -16,14 +16,14 @@ import StrataSQLite
 /// try Player.where { $0.score > 10 }.order { $0.name }.fetchAll(db)
 /// ```
 ///
-/// Its ``QuerySource/TableColumns`` are the table's typed columns, passed to query closures
+/// Its `TableColumns` are the table's typed columns, passed to query closures
 /// (`$0`).
 public protocol Table: TableRecord, QueryDecodable, QuerySource, Sendable
 where TableColumns: TableDefinition, TableColumns.QueryValue == Self {}
 
 extension Table {
-    /// A table reads every selected column: ``TableRecord/columnNames`` then
-    /// ``TableRecord/generatedColumnNames``.
+    /// A table reads every selected column: `TableRecord.columnNames` then
+    /// `TableRecord.generatedColumnNames`.
     public static var columnCount: Int { columnNames.count + generatedColumnNames.count }
 
     // Also declared here, not only for every QueryDecodable record: a Codable table would
@@ -48,7 +48,7 @@ public protocol TableDraft: ColumnsEncodable, Sendable {
 }
 
 /// A value that binds one value per writable column of a table, in
-/// ``TableRecord/columnNames`` order.
+/// `TableRecord.columnNames` order.
 public protocol ColumnsEncodable {
     func encodeColumns(to columns: inout ColumnEncoder) throws
 }

@@ -48,7 +48,7 @@ public struct TemporaryView<View: Table>: QueryStatement {
 extension Table {
     /// `CREATE TEMPORARY VIEW "table" (columns…) AS <select>`: see ``TemporaryView``.
     ///
-    /// The select must produce this type's columns in order (``TableRecord/selectedColumnNames``).
+    /// The select must produce this type's columns in order (`TableRecord.selectedColumnNames`).
     public static func createTemporaryView<Select: QueryStatement>(
         ifNotExists: Bool = false, as select: Select
     ) -> TemporaryView<Self> {

@@ -10,7 +10,7 @@ import StrataSQLite
 /// let ids = try Player.insert { drafts }.returning(\.id).fetchAll(db)
 /// ```
 ///
-/// Records and drafts write every column of ``TableRecord/columnNames``, which lists the
+/// Records and drafts write every column of `TableRecord.columnNames`, which lists the
 /// written columns only: generated columns are never in an insert. Several rows make one
 /// multi-row `VALUES`; the SQL text depends on the number of rows, not their values, so the
 /// same shape reuses its prepared statement.

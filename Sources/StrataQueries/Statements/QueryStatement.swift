@@ -27,7 +27,7 @@ public protocol QueryStatement<QueryValue>: QueryExpression {
     /// The checked statements that run this one on `db`, in order: ``execute(_:)``,
     /// `fetchAll` and `fetchOne` run each of them, inside one savepoint when there are several.
     /// By default, the ``checkedStatementFragment()`` alone; an ``Insert`` whose rows bind more
-    /// values than one statement may (``StrataSQLite/Database/maximumBindingCount``) splits them
+    /// values than one statement may (`Database.maximumBindingCount`) splits them
     /// here.
     ///
     /// A requirement, not only an extension method, so the split happens whatever type the

@@ -16,7 +16,7 @@ extension Select where Columns == From {
     /// The first row, or nil.
     ///
     /// `Player.find(id).fetchOne(db)` — the most common read of all — runs the table's
-    /// prepared by-key statement (``StrataSQLite/TableRecord/fetchOne(_:id:)``), the same SQL
+    /// prepared by-key statement (`TableRecord.fetchOne(_:id:)`), the same SQL
     /// with the key bound in place, instead of building the select's text and finding its
     /// statement by that text on every call. Any other select runs as built.
     @inlinable

@@ -6,8 +6,10 @@ extension Database {
     /// `SQLITE_NOMEM`, an interrupt); the rollback here is skipped when no transaction is open
     /// any more, so the original error is the one you see.
     ///
-    /// - Parameter kind: defaults to the connection's ``defaultTransactionKind``
-    ///   (`IMMEDIATE` on writers).
+    /// - Parameters:
+    ///   - kind: defaults to the connection's ``defaultTransactionKind`` (`IMMEDIATE` on
+    ///     writers).
+    ///   - body: the transaction's work; it returns whether to commit or roll back.
     public func inTransaction(_ kind: TransactionKind? = nil, _ body: () throws -> TransactionCompletion) throws {
         try runTransaction(kind) { ((), try body()) }
     }

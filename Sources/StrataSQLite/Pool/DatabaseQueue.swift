@@ -95,7 +95,7 @@ public final class DatabaseQueue: DatabaseWriter {
     }
 
     /// With a single connection no read can run during a write, so this is
-    /// ``writeWithoutTransaction(_:)-(Database)->T``.
+    /// `writeWithoutTransaction(_:)`.
     public func barrierWriteWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabaseQueue.barrierWriteWithoutTransaction")
         return try connection.performSync(body)

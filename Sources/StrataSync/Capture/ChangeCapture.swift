@@ -1,6 +1,6 @@
 import StrataSQLite
 
-/// Records every local change to the synced tables in the ``ChangeLog``, from the writer
+/// Records every local change to the synced tables in the `ChangeLog`, from the writer
 /// connection, in the writing transaction.
 ///
 /// Install it in `Configuration.prepareDatabase` on connections that write (the sync engine
@@ -11,15 +11,15 @@ import StrataSQLite
 ///     if db.role.canWrite { try capture.install(on: db) }
 /// }
 /// ```
-public final class ChangeCapture: Sendable {
+package final class ChangeCapture: Sendable {
     /// The names of the synced tables.
-    public let tableNames: [String]
+    package let tableNames: [String]
     /// Issues each change's version.
-    public let clock: HybridLogicalClock
+    package let clock: HybridLogicalClock
     private let onLoggedCommit: (@Sendable () -> Void)?
 
     /// Capture for the named tables, versioned by `clock`; nothing is installed until ``install(on:)``.
-    public convenience init(tables: [String], clock: HybridLogicalClock) {
+    package convenience init(tables: [String], clock: HybridLogicalClock) {
         self.init(tables: tables, clock: clock, onLoggedCommit: nil)
     }
 
@@ -37,7 +37,7 @@ public final class ChangeCapture: Sendable {
     /// - Returns: the validated schema.
     /// - Throws: ``SyncSchemaError`` naming the table and column that break a rule of sync.
     @discardableResult
-    public func install(on db: Database) throws -> SyncSchema {
+    package func install(on db: Database) throws -> SyncSchema {
         let schema = try SyncSchema.read(tables: tableNames, in: db)
         try ChangeLog.create(in: db)
         let next = (try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(\"transaction\"), 0) FROM main.\(ChangeLog.tableName)") ?? 0) + 1
@@ -55,16 +55,16 @@ public final class ChangeCapture: Sendable {
     }
 
     /// Runs `body` as the sync engine's own work: the triggers do not log what it writes.
-    public static func withoutCapture<T>(_ body: () throws -> T) rethrows -> T {
+    package static func withoutCapture<T>(_ body: () throws -> T) rethrows -> T {
         try SynchronizationContext.$isSynchronizing.withValue(true, operation: body)
     }
 
     /// The async variant of ``withoutCapture(_:)``: the task-local reaches the writer's
     /// connection through `write`.
-    public static func withoutCapture<T>(_ body: () async throws -> T) async rethrows -> T {
+    package static func withoutCapture<T>(_ body: () async throws -> T) async rethrows -> T {
         try await SynchronizationContext.$isSynchronizing.withValue(true, operation: body)
     }
 
     /// Whether the current task runs the sync engine's own writes.
-    public static var isSynchronizing: Bool { SynchronizationContext.isSynchronizing }
+    package static var isSynchronizing: Bool { SynchronizationContext.isSynchronizing }
 }

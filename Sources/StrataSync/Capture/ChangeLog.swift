@@ -17,13 +17,13 @@ import StrataSQLite
 /// "a ROWID that is one larger than the largest ROWID in the table prior to the insert", so
 /// the log keeps its last drained entry (``removeEntries(before:)``) and the largest rowid
 /// never goes back.
-public enum ChangeLog {
+package enum ChangeLog {
     /// The log's table, in the main schema. Tables whose name starts with `strata_sync` are
     /// the engine's.
-    public static let tableName = "strata_sync_changes"
+    package static let tableName = "strata_sync_changes"
 
     /// What happened to a record.
-    public enum Operation: String, Sendable, Hashable {
+    package enum Operation: String, Sendable, Hashable {
         /// Inserted or updated: send the row as it is then.
         case save
         /// Deleted.
@@ -31,7 +31,7 @@ public enum ChangeLog {
     }
 
     /// One logged change.
-    public struct Entry: Sendable, Hashable {
+    package struct Entry: Sendable, Hashable {
         /// The order of the changes; the log's own key.
         public var sequence: Int64
         /// The synced table.
@@ -62,15 +62,15 @@ public enum ChangeLog {
         """
 
     /// Creates the log table if needed. Call it on the writer, outside read-only connections.
-    public static func create(in db: Database) throws {
+    package static func create(in db: Database) throws {
         try db.execute(sql: createSQL)
     }
 
     /// The oldest `limit` entries after `sequence`.
     ///
     /// - Parameter node: the device that made the changes: the log stores versions as
-    ///   ``HybridTimestamp/packedTime``, without the node every entry shares.
-    public static func entries(in db: Database, node: String, after sequence: Int64 = 0, limit: Int = .max) throws -> [Entry] {
+    ///   `HybridTimestamp.packedTime`, without the node every entry shares.
+    package static func entries(in db: Database, node: String, after sequence: Int64 = 0, limit: Int = .max) throws -> [Entry] {
         try db.fetchAll(
             sql: """
                 SELECT sequence, tableName, primaryKey, operation, changedColumns, version, "transaction"
@@ -94,27 +94,27 @@ public enum ChangeLog {
 
     /// Deletes the entries before `sequence`, once they are safely elsewhere. The entry at
     /// `sequence` stays, so the next entry is numbered after it.
-    public static func removeEntries(before sequence: Int64, in db: Database) throws {
+    package static func removeEntries(before sequence: Int64, in db: Database) throws {
         try db.execute(sql: "DELETE FROM main.\(tableName) WHERE sequence < ?", arguments: [sequence])
     }
 
     /// The largest sequence in the log, or 0 when it is empty.
-    public static func lastSequence(in db: Database) throws -> Int64 {
+    package static func lastSequence(in db: Database) throws -> Int64 {
         try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(sequence), 0) FROM main.\(tableName)") ?? 0
     }
 
     /// The number of entries waiting.
-    public static func count(in db: Database) throws -> Int {
+    package static func count(in db: Database) throws -> Int {
         try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM main.\(tableName)") ?? 0
     }
 }
 
 /// The change log holds a row the engine cannot read.
-public enum ChangeLogError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum ChangeLogError: Error, Sendable, Hashable, CustomStringConvertible {
     case malformedEntry(sequence: Int64, operation: String, version: String)
 
     /// Names the entry and its unreadable values.
-    public var description: String {
+    package var description: String {
         switch self {
         case .malformedEntry(let sequence, let operation, let version):
             "change log entry \(sequence) is malformed (operation \"\(operation)\", version \"\(version)\")"

@@ -26,7 +26,7 @@ public final class HybridLogicalClock: Sendable {
     ///   - node: the device's id (unique per device; `:` and `@` are not allowed).
     ///   - physicalTime: the current Unix time in milliseconds; injected so tests control it.
     ///   - maximumDrift: see ``maximumDrift``.
-    ///   - restoring: the last timestamp issued before a restart, so the clock never goes
+    ///   - last: the last timestamp issued before a restart, so the clock never goes
     ///     backwards across launches even if the wall clock did.
     public init(
         node: String,
@@ -47,7 +47,7 @@ public final class HybridLogicalClock: Sendable {
         return HybridTimestamp(milliseconds: milliseconds, counter: counter, node: node)
     }
 
-    /// ``next()`` as its ``HybridTimestamp/packedTime``: what capture triggers store, with no
+    /// ``next()`` as its `HybridTimestamp.packedTime`: what capture triggers store, with no
     /// text to format for every changed row.
     public func nextPackedTime() -> Int64 {
         let (milliseconds, counter) = advance()
@@ -64,7 +64,7 @@ public final class HybridLogicalClock: Sendable {
         }
     }
 
-    /// Keeps the counter below ``HybridTimestamp/counterLimit`` by moving to the next
+    /// Keeps the counter below `HybridTimestamp.counterLimit` by moving to the next
     /// millisecond, which orders after every counter of the current one: the clock stays
     /// monotonic, and a timestamp always packs into one integer.
     private static func normalized(_ milliseconds: Int64, _ counter: Int64) -> (milliseconds: Int64, counter: UInt32) {

@@ -1,4 +1,4 @@
-/// Failures of the sync engine itself (the cloud's own come as ``CloudError``).
+/// Failures of the sync engine itself (the cloud's own come as `CloudError`).
 public enum SyncEngineError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The metadatabase holds a value the engine cannot read.
     case corruptMetadata(recordName: String, detail: String)

@@ -10,7 +10,7 @@ import StrataSQLite
 ///
 /// SQLite makes a transaction that spans several WAL files atomic in each file, not across
 /// them. The engine never relies on both files committing together: local changes are logged
-/// in the user's file (``ChangeLog``) and drained here in a later transaction, and a fetched
+/// in the user's file (`ChangeLog`) and drained here in a later transaction, and a fetched
 /// page's change token is saved after the page is applied, in its own transaction; applying
 /// a page twice changes nothing. See `Documentation/Sync.md`, "After a crash".
 public enum Metadatabase {

@@ -35,7 +35,7 @@ extension SyncMetadata {
 
 extension SyncMetadata.TableColumns {
     /// The columns that identify a row's metadata, to join with a synced table's
-    /// ``StrataQueries/PrimaryKeyedTableDefinition/syncMetadataID``.
+    /// `PrimaryKeyedTableDefinition.syncMetadataID`.
     public var id: SyncMetadataIDColumns {
         SyncMetadataIDColumns(recordType: recordType.queryFragment, recordPrimaryKey: recordPrimaryKey.queryFragment)
     }

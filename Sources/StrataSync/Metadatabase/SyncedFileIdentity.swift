@@ -13,7 +13,7 @@ import StrataSQLite
 /// everything again and sends every local row, instead of believing rows are synced that are
 /// gone.
 ///
-/// The table's name starts with ``StrataSQLite/Database/reservedNamePrefix``: the migrator's
+/// The table's name starts with `Database.reservedNamePrefix`: the migrator's
 /// schema comparison ignores it.
 enum SyncedFileIdentity {
     static let tableName = "strata_sync_file"

@@ -4,7 +4,7 @@ import StrataSQLite
 extension SyncEngine {
     /// The start of the message of the error a write to a record shared read-only with this
     /// user fails with, at once, from a trigger: match it with
-    /// ``StrataSQLite/DatabaseError/isWritePermissionError``.
+    /// `DatabaseError.isWritePermissionError`.
     public static let writePermissionError = "strata_sync.writePermission"
 
     /// Shares a root record with other users, or updates its share: `configure` sets the
@@ -64,7 +64,7 @@ extension SyncEngine {
     /// Accepts a share another user made (its ``SharedRecord/url``): the root and its
     /// descendants come into this device, and stay in sync from then on.
     ///
-    /// - Throws: ``SharingError/invalidShareURL(_:)``; ``CloudError/unknownItem(_:)`` when the
+    /// - Throws: ``SharingError/invalidShareURL(_:)``; `CloudError.unknownItem(_:)` when the
     ///   share does not exist or is not open to this user.
     @discardableResult
     public func acceptShare(url: String) async throws -> CloudShare {

@@ -117,7 +117,7 @@ extension StoredAsset.Chunk {
 }
 
 extension StoredAsset {
-    /// The stored form of a downloaded asset; ``StrataSQLite/Database/insertStoredAsset(_:)``
+    /// The stored form of a downloaded asset; `Database.insertStoredAsset(_:)`
     /// checks it before keeping it.
     init(_ asset: CloudAsset) throws {
         guard let id = AssetID(hexadecimal: asset.hash) else { throw CloudError.invalidAsset(asset.hash, reason: "not a SHA-256") }

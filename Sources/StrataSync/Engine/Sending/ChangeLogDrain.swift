@@ -59,7 +59,7 @@ enum ChangeLogDrain {
         while try drainBatch(in: db, schema: schema, zone: zone, node: node) {}
     }
 
-    /// Deletes the log entries the metadatabase already holds, but the last (see ``ChangeLog``).
+    /// Deletes the log entries the metadatabase already holds, but the last (see `ChangeLog`).
     static func removeDrained(in db: Database) throws {
         try ChangeLog.removeEntries(before: drainedThrough(in: db), in: db)
     }

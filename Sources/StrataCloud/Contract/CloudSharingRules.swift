@@ -1,0 +1,49 @@
+/// Who may write what in a shared zone: one implementation of the sharing rules for every
+/// cloud (MockCloud, the PostgreSQL store), as ``CloudModifyRules`` is for change tags and
+/// references. Each cloud reads its own state and answers the questions through closures;
+/// the rules themselves hold no state and do no I/O. Where PostgreSQL must enforce a rule
+/// for security too (row-level security, `writable_shares()`), this is the specification
+/// and the conformance suite (CloudSharingTests, run against every cloud) proves both agree.
+package enum CloudSharingRules {
+    /// The shared root `name` is under: the first record on its parent chain, itself
+    /// included, that is the root of a share. `parentOf` gives a record's parent (as stored,
+    /// or as a request would leave it); a parent in another zone ends the chain, and so does
+    /// a cycle.
+    package static func sharedRoot(
+        of name: String, in zone: CloudZoneID, isSharedRoot: (String) -> Bool, parentOf: (String) -> CloudRecordID?
+    ) -> String? {
+        var current = name
+        var seen: Set<String> = []
+        while seen.insert(current).inserted {
+            if isSharedRoot(current) { return current }
+            guard let parent = parentOf(current), parent.zone == zone else { return nil }
+            current = parent.name
+        }
+        return nil
+    }
+
+    /// What a participant's request may not do, record by record:
+    /// - a save must leave its record under a share the participant may write
+    ///   (`rootAfter`, with the request's own saves applied), and a record that exists must
+    ///   already be under one (`rootBefore`): no moving records into or out of a share;
+    /// - a delete must concern an existing record under a share the participant may write,
+    ///   and never a shared root itself (a participant leaves with `deleteShare`).
+    package static func participantFailures(
+        saving saves: [CloudRecord], deleting deletes: [CloudRecordID],
+        exists: (String) -> Bool, isSharedRoot: (String) -> Bool,
+        rootBefore: (String) -> String?, rootAfter: (String) -> String?, canWrite: (String) -> Bool
+    ) -> [CloudRecordID: CloudError] {
+        func writable(_ root: String?) -> Bool { root.map { canWrite($0) } ?? false }
+        var failures: [CloudRecordID: CloudError] = [:]
+        for record in saves {
+            let name = record.id.name
+            if !writable(rootAfter(name)) || (exists(name) && !writable(rootBefore(name))) {
+                failures[record.id] = .permissionFailure(record.id)
+            }
+        }
+        for id in deletes where isSharedRoot(id.name) || !exists(id.name) || !writable(rootBefore(id.name)) {
+            failures[id] = .permissionFailure(id)
+        }
+        return failures
+    }
+}
