@@ -4,15 +4,15 @@ import Synchronization
 /// Where a writer announces its commits, and where observers register the region they care
 /// about.
 ///
-/// Its API is for Strata's own modules (`package` access): from outside, a commit can only be
-/// announced by committing, or with ``DatabaseWriter/notifyChanges(in:)``, and observed with
+/// For Strata's own modules (`package` access): from outside, a commit can only be announced
+/// by committing, or with ``DatabaseWriter/notifyChanges(in:)``, and observed with
 /// ``DatabaseWriter/observeChanges(in:onChange:)``.
 ///
 /// Observers are indexed by table name, so a commit costs a lookup per changed table, not a
 /// check per observer: 1,000 observers of other tables add nothing measurable to a write.
 /// Callbacks run on the writer's queue right after the commit, outside the hub's lock; they
 /// must only schedule work (a re-fetch on a reader), never block.
-public final class DatabaseChangeHub: Sendable {
+package final class DatabaseChangeHub: Sendable {
     private struct Entry {
         var region: DatabaseRegion
         var onChange: @Sendable () -> Void

@@ -18,7 +18,7 @@ public final class DatabasePool: DatabaseWriter {
     public let location: DatabaseLocation
     private let owner: AccessOwner
     /// Where the writer announces its commits; observation registers here.
-    public let changeHub: DatabaseChangeHub
+    package let changeHub: DatabaseChangeHub
     private let writer: SerialConnection
     private let permits: AccessPermits
     private let idleReaders = Mutex<[SerialConnection]>([])

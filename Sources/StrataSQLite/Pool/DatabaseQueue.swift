@@ -18,7 +18,7 @@ public final class DatabaseQueue: DatabaseWriter {
     private let connection: SerialConnection
     private let owner: AccessOwner
     /// Where the writer announces its commits; observation registers here.
-    public let changeHub = DatabaseChangeHub()
+    package let changeHub = DatabaseChangeHub()
 
     /// Opens (creating if needed) a database file.
     public convenience init(path: String, configuration: Configuration = Configuration()) throws {

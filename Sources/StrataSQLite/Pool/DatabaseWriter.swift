@@ -77,9 +77,6 @@ public protocol DatabaseReader: AnyObject, Sendable {
 /// - `barrierWriteWithoutTransaction` also waits until no read runs and keeps new reads out
 ///   until it returns: for changes readers must not see half-done, such as erasing the schema.
 public protocol DatabaseWriter: DatabaseReader {
-    /// Where the writer announces its commits. Its methods are for Strata's modules; observe
-    /// with ``observeChanges(in:onChange:)``.
-    var changeHub: DatabaseChangeHub { get }
     func write<T>(_ body: (Database) throws -> T) throws -> T
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T
     func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T
@@ -119,7 +116,28 @@ extension DatabaseReader {
     }
 }
 
+/// The writers that announce their commits: ``DatabaseQueue`` and ``DatabasePool``.
+package protocol ChangeAnnouncingWriter: DatabaseWriter {
+    var changeHub: DatabaseChangeHub { get }
+}
+
+extension DatabaseQueue: ChangeAnnouncingWriter {}
+extension DatabasePool: ChangeAnnouncingWriter {}
+
 extension DatabaseWriter {
+    /// Where the writer announces its commits, for Strata's modules (observation, sync).
+    ///
+    /// Not a requirement of the public protocol, so that the hub stays `package`: the
+    /// protocol's conformers are Strata's two writers, both ``ChangeAnnouncingWriter``s. A
+    /// cast to a final class is a pointer comparison; it runs once per observation setup or
+    /// fetch, never per row.
+    package var changeHub: DatabaseChangeHub {
+        if let queue = self as? DatabaseQueue { return queue.changeHub }
+        if let pool = self as? DatabasePool { return pool.changeHub }
+        if let writer = self as? any ChangeAnnouncingWriter { return writer.changeHub }
+        preconditionFailure("\(type(of: self)) conforms to DatabaseWriter outside Strata; only DatabaseQueue and DatabasePool are supported")
+    }
+
     /// Calls `onChange` after every commit that changes a table of `region`, until the returned
     /// observation is cancelled or released.
     ///
