@@ -3,8 +3,9 @@ import CSQLite
 /// A lazy sequence of decoded rows, stepping the statement one row per call to ``next()``.
 ///
 /// Memory stays constant whatever the size of the result. A cursor is only valid inside the
-/// database closure that created it; it resets its statement when it reaches the end, throws,
-/// or is released.
+/// database closure that created it — ``next()`` outside of it stops the process, as using an
+/// escaped ``Database`` does; it resets its statement when it reaches the end, throws, or is
+/// released.
 public final class RecordCursor<Element> {
     private let statement: Statement
     private let arguments: StatementArguments
@@ -32,6 +33,9 @@ public final class RecordCursor<Element> {
     /// The next element, or nil at the end.
     public func next() throws -> Element? {
         guard !isDone else { return nil }
+        // Once per row: a cursor steps its statement between calls of the caller's code, which
+        // can hand it to another thread or return it from the closure.
+        statement.confinement.check("RecordCursor.next()", sql: statement.sql)
         do {
             guard try statement.step(arguments: arguments) else {
                 finish()
