@@ -74,6 +74,9 @@ public final class DatabasePool: DatabaseWriter {
     /// Reads from one snapshot, blocking the calling thread.
     /// Throws ``DatabaseAccessError`` (`.reentrantAccess`) when called from inside one of this
     /// database's own closures, where waiting would deadlock.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabasePool.read")
         try checkOpen()
@@ -90,6 +93,9 @@ public final class DatabasePool: DatabaseWriter {
     /// A read that waits for a reader waits off Swift's cooperative pool, and the reader goes
     /// back on its own queue when the read ends: a synchronous read blocked behind it never
     /// waits for a cooperative thread (see `SerialConnection.perform`).
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
         if permits.tryAcquire() { return try await readHoldingPermit(body) }
@@ -189,6 +195,9 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Runs `body` in an `IMMEDIATE` transaction on the writer, blocking the calling thread:
     /// committed if it returns, rolled back if it throws.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabasePool.write")
         try checkOpen()
@@ -197,6 +206,9 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Runs `body` in an `IMMEDIATE` transaction on the writer: committed if it returns, rolled
     /// back if it throws or the task is cancelled.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
         return try await writer.perform(.write) { db in try db.transaction(.immediate) { try body(db) } }
@@ -204,6 +216,9 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Runs `body` on the writer outside any transaction, blocking the calling thread: for
     /// statements that cannot run in one, or to manage transactions yourself.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabasePool.writeWithoutTransaction")
         try checkOpen()
@@ -211,6 +226,9 @@ public final class DatabasePool: DatabaseWriter {
     }
 
     /// Runs `body` on the writer outside any transaction.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
         return try await writer.perform(.writeWithoutTransaction, body)
@@ -218,6 +236,9 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Waits until no read runs, keeps new reads out, and runs `body` on the writer outside any
     /// transaction, blocking the calling thread.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func barrierWriteWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabasePool.barrierWriteWithoutTransaction")
         try checkOpen()
@@ -228,6 +249,9 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Waits until no read runs, keeps new reads out, and runs `body` on the writer outside any
     /// transaction. Cancelling the task while it waits ends the wait with `CancellationError`.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func barrierWriteWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
         // Waits, and gives the permits back, off the cooperative pool (see `read`).
