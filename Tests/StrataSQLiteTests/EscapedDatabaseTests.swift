@@ -213,14 +213,14 @@ func useFromAnotherThread(_ db: Database) {
     @Test func keptStatementRunsInALaterAccess() async throws {
         let queue = try DatabaseQueue()
         let box = EscapeBox()
-        try queue.write { db in
+        try await queue.write { db in
             try db.execute(sql: "CREATE TABLE t (x)")
             box.statement = try db.makeStatement(sql: "INSERT INTO t VALUES (1)")
         }
-        try queue.write { _ in try box.statement?.execute() }
         try await queue.write { _ in try box.statement?.execute() }
         try await runOnBackgroundThread { try queue.write { _ in try box.statement?.execute() } }
-        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 3)
+        try await runOnBackgroundThread { try queue.writeWithoutTransaction { _ in try box.statement?.execute() } }
+        #expect(try await queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t") } == 3)
         box.statement = nil
     }
 
@@ -237,14 +237,19 @@ func useFromAnotherThread(_ db: Database) {
             var migrator = DatabaseMigrator()
             migrator.eraseDatabaseOnSchemaChange = true
             migrator.registerMigration("t") { db in try db.execute(sql: "CREATE TABLE t (x)") }
-            try migrator.migrate(pool)
-            // Compares with a scratch connection opened inside the migration's access.
             try await migrator.migrate(pool)
-            try pool.write { db in try db.execute(sql: "INSERT INTO t VALUES (seven())") }
+            // Compares with a scratch connection opened inside the migration's access.
+            try await runOnBackgroundThread { [migrator] in try migrator.migrate(pool) }
             try await pool.write { db in try db.execute(sql: "INSERT INTO t VALUES (seven())") }
-            try pool.writeWithoutTransaction { db in _ = db.lastInsertedRowID }
+            try await pool.writeWithoutTransaction { db in _ = db.lastInsertedRowID }
             try await pool.barrierWriteWithoutTransaction { db in _ = db.changesCount }
-            #expect(try pool.read { db in try Int.fetchOne(db, sql: "SELECT SUM(x) FROM t") } == 14)
+            let sum = try await runOnBackgroundThread {
+                try pool.write { db in try db.execute(sql: "INSERT INTO t VALUES (seven())") }
+                try pool.writeWithoutTransaction { db in _ = db.totalChangesCount }
+                try pool.barrierWriteWithoutTransaction { db in _ = db.isInsideTransaction }
+                return try pool.read { db in try Int.fetchOne(db, sql: "SELECT SUM(x) FROM t") }
+            }
+            #expect(sum == 14)
             #expect(try await pool.read { db in try Int.fetchAll(db, sql: "SELECT x FROM t") } == [7, 7])
             let viaAsyncRead = try await withCheckedThrowingContinuation { continuation in
                 pool.asyncRead({ db in try Int.fetchCursor(db, sql: "SELECT x FROM t").collect() }) {
@@ -252,10 +257,6 @@ func useFromAnotherThread(_ db: Database) {
                 }
             }
             #expect(viaAsyncRead == [7, 7])
-            let fromAnotherThread = try await runOnBackgroundThread {
-                try pool.read { db in try Int.fetchOne(db, sql: "SELECT seven()") }
-            }
-            #expect(fromAnotherThread == 7)
         }
     }
 }
