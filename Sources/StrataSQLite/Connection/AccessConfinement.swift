@@ -90,11 +90,14 @@ final class AccessConfinement: Sendable {
     /// connection is lent to.
     ///
     /// One relaxed load, a `pthread_self()` and a comparison: about a nanosecond, paid once per
-    /// statement execution and once per row of a cursor, never per column.
+    /// statement execution and once per row of a cursor, never per column. `sql` is an
+    /// autoclosure so that a caller naming another object's SQL (a cursor, its statement's)
+    /// pays for loading it only when it reports a violation: loaded on every call, it cost a
+    /// cursor a retain and a release per row.
     @inline(__always)
-    func check(_ operation: StaticString, sql: String? = nil) {
+    func check(_ operation: StaticString, sql: @autoclosure () -> String? = nil) {
         if thread.load(ordering: .relaxed) != currentThreadIdentifier() {
-            violation(operation, sql: sql)
+            violation(operation, sql: sql())
         }
     }
 

@@ -8,12 +8,16 @@ import CSQLite
 /// released.
 public final class RecordCursor<Element> {
     private let statement: Statement
+    /// The statement's, held here: loaded through `statement` it would be retained and
+    /// released on every row.
+    private let confinement: AccessConfinement
     private let arguments: StatementArguments
     private let decode: (Row) throws -> Element
     private var isDone = false
 
     init(statement: Statement, arguments: StatementArguments, decode: @escaping (Row) throws -> Element) throws {
         self.statement = statement
+        self.confinement = statement.confinement
         self.arguments = arguments
         self.decode = decode
         try statement.willExecute()
@@ -35,7 +39,7 @@ public final class RecordCursor<Element> {
         guard !isDone else { return nil }
         // Once per row: a cursor steps its statement between calls of the caller's code, which
         // can hand it to another thread or return it from the closure.
-        statement.confinement.check("RecordCursor.next()", sql: statement.sql)
+        confinement.check("RecordCursor.next()", sql: self.statement.sql)
         do {
             guard try statement.step(arguments: arguments) else {
                 finish()
