@@ -112,7 +112,7 @@ final class AccessConfinement: Sendable {
             } else if kind.load(ordering: .relaxed) == AccessKind.opening.rawValue {
                 "it is being opened on another thread: it was used from a thread other than the one running `Configuration.prepareDatabase`"
             } else {
-                "a `\(access)` runs on it on another thread: it was used from a thread other than the one running that access (captured by a task, a dispatch block or a thread started inside the closure?)"
+                "it is lent to the `\(access)` closure running on another thread, and was used from a thread other than that closure's (captured by a task, a dispatch block or a thread started inside the closure?)"
             }
         fatalError(
             "Database \(connection) was used outside of its access: \(what), but \(situation). A Database, and its statements and cursors, are only valid inside the closure of the read or write that provided them, on the thread that runs it: return the values you need from the closure instead of the Database.")
