@@ -89,8 +89,8 @@ final class AccessConfinement: Sendable {
     /// Stops the process, naming `operation`, unless the calling thread runs the access the
     /// connection is lent to.
     ///
-    /// One relaxed load, a `pthread_self()` and a comparison: about a nanosecond, paid once per
-    /// statement execution and once per row of a cursor, never per column. `sql` is an
+    /// One relaxed load, a `pthread_self()` and a comparison (about ten instructions), paid once
+    /// per statement execution and once per row of a cursor, never per column. `sql` is an
     /// autoclosure so that a caller naming another object's SQL (a cursor, its statement's)
     /// pays for loading it only when it reports a violation: loaded on every call, it cost a
     /// cursor a retain and a release per row.
