@@ -25,6 +25,28 @@ func useFromAnotherThread(_ db: Database) {
     _ = done.wait(timeout: .now() + 10)
 }
 
+/// Runs each job on a thread of its own: what `exitTest(_:)` runs Swift Testing's exit-test
+/// machinery on.
+final class ThreadPerJobExecutor: TaskExecutor {
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        Thread { job.runSynchronously(on: executor) }.start()
+    }
+}
+
+/// Runs `body`, an `#expect(processExitsWith:)`, with its tasks on threads of their own.
+///
+/// While the child process runs, the parent's side of an exit test blocks a thread in each of
+/// the tasks that read the child's pipes (its standard error, its event back channel). On the
+/// cooperative pool that is both threads of a two-core machine: every other test of the process
+/// stalls until the child exits: seconds when sixteen children start on a loaded machine, long
+/// enough to time out the bounded waits of other suites. Those tasks inherit this executor
+/// preference, and block threads of their own instead.
+func exitTest(_ body: () async -> ExitTest.Result?) async -> ExitTest.Result? {
+    await withTaskExecutorPreference(ThreadPerJobExecutor()) { await body() }
+}
+
 /// A `Database` used outside of the access that lent it — after its closure returned, or from
 /// another thread while it runs — stops the process with a message naming the misuse. Each
 /// misuse runs in a child process (an exit test), whose standard error is checked.
@@ -43,38 +65,46 @@ func useFromAnotherThread(_ db: Database) {
     // MARK: DatabaseQueue
 
     @Test func queueRead() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let queue = try DatabaseQueue()
-            let db = try queue.read { $0 }
-            try db.execute(sql: "SELECT 1")
+        let result = await exitTest {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let queue = try DatabaseQueue()
+                let db = try queue.read { $0 }
+                try db.execute(sql: "SELECT 1")
+            }
         }
         expectMisuse(result, naming: ["database.queue", "Database.execute(sql:arguments:)", "`SELECT 1`", "escaped from the `read`"])
     }
 
     @Test func queueWrite() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let queue = try DatabaseQueue()
-            let db = try queue.write { $0 }
-            _ = try Int.fetchOne(db, sql: "SELECT 1")
+        let result = await exitTest {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let queue = try DatabaseQueue()
+                let db = try queue.write { $0 }
+                _ = try Int.fetchOne(db, sql: "SELECT 1")
+            }
         }
         expectMisuse(result, naming: ["Database.cachedStatement(sql:)", "escaped from the `write`"])
     }
 
     /// A member that cannot throw is checked too.
     @Test func queueWriteWithoutTransaction() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let queue = try DatabaseQueue()
-            let db = try queue.writeWithoutTransaction { $0 }
-            _ = db.lastInsertedRowID
+        let result = await exitTest {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let queue = try DatabaseQueue()
+                let db = try queue.writeWithoutTransaction { $0 }
+                _ = db.lastInsertedRowID
+            }
         }
         expectMisuse(result, naming: ["Database.lastInsertedRowID", "escaped from the `writeWithoutTransaction`"])
     }
 
     @Test func queueBarrierWriteWithoutTransaction() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let queue = try DatabaseQueue()
-            let db = try queue.barrierWriteWithoutTransaction { $0 }
-            _ = try db.makeStatement(sql: "SELECT 1")
+        let result = await exitTest {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let queue = try DatabaseQueue()
+                let db = try queue.barrierWriteWithoutTransaction { $0 }
+                _ = try db.makeStatement(sql: "SELECT 1")
+            }
         }
         expectMisuse(result, naming: ["Database.makeStatement(sql:)", "escaped from the `barrierWriteWithoutTransaction`"])
     }
@@ -82,11 +112,13 @@ func useFromAnotherThread(_ db: Database) {
     /// The async accesses cannot return a `Database` (it is not `Sendable`), but a closure can
     /// still smuggle it out.
     @Test func queueAsyncWrite() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let queue = try DatabaseQueue()
-            let box = EscapeBox()
-            try await queue.write { db in box.db = db }
-            try box.db?.inTransaction { .commit }
+        let result = await exitTest {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let queue = try DatabaseQueue()
+                let box = EscapeBox()
+                try await queue.write { db in box.db = db }
+                try box.db?.inTransaction { .commit }
+            }
         }
         expectMisuse(result, naming: ["Database.execute(sql:arguments:)", "BEGIN", "escaped from the `write`"])
     }
@@ -94,19 +126,23 @@ func useFromAnotherThread(_ db: Database) {
     /// The queue's single connection is busy with another access, on another thread, when the
     /// escaped `Database` is used: a flag saying "inside an access" would let this through.
     @Test func queueUsedWhileAnotherAccessRuns() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let queue = try DatabaseQueue()
-            let db = try queue.read { $0 }
-            try queue.write { _ in useFromAnotherThread(db) }
+        let result = await exitTest {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let queue = try DatabaseQueue()
+                let db = try queue.read { $0 }
+                try queue.write { _ in useFromAnotherThread(db) }
+            }
         }
         expectMisuse(result, naming: ["it is lent to the `write` closure running on another thread"])
     }
 
     /// Captured inside the closure and used from a thread it starts, while the access runs.
     @Test func usedFromAnotherThreadInsideTheAccess() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let queue = try DatabaseQueue()
-            try queue.read { db in useFromAnotherThread(db) }
+        let result = await exitTest {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let queue = try DatabaseQueue()
+                try queue.read { db in useFromAnotherThread(db) }
+            }
         }
         expectMisuse(result, naming: ["it is lent to the `read` closure running on another thread"])
     }
@@ -114,60 +150,72 @@ func useFromAnotherThread(_ db: Database) {
     // MARK: DatabasePool
 
     @Test func poolRead() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let pool = try DatabasePool(named: "escaped-\(UUID())")
-            let db = try pool.read { $0 }
-            try db.execute(sql: "SELECT 1")
+        let result = await exitTest {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let pool = try DatabasePool(named: "escaped-\(UUID())")
+                let db = try pool.read { $0 }
+                try db.execute(sql: "SELECT 1")
+            }
         }
         expectMisuse(result, naming: ["database.reader1", "escaped from the `read`"])
     }
 
     @Test func poolAsyncRead() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let pool = try DatabasePool(named: "escaped-\(UUID())")
-            let box = EscapeBox()
-            try await pool.read { db in box.db = db }
-            _ = try box.db.map { try Int.fetchAll($0, sql: "SELECT 1") }
+        let result = await exitTest {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let pool = try DatabasePool(named: "escaped-\(UUID())")
+                let box = EscapeBox()
+                try await pool.read { db in box.db = db }
+                _ = try box.db.map { try Int.fetchAll($0, sql: "SELECT 1") }
+            }
         }
         expectMisuse(result, naming: ["database.reader1", "escaped from the `read`"])
     }
 
     @Test func poolWrite() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let pool = try DatabasePool(named: "escaped-\(UUID())")
-            let db = try pool.write { $0 }
-            try db.execute(sql: "CREATE TABLE t (x)")
+        let result = await exitTest {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let pool = try DatabasePool(named: "escaped-\(UUID())")
+                let db = try pool.write { $0 }
+                try db.execute(sql: "CREATE TABLE t (x)")
+            }
         }
         expectMisuse(result, naming: ["database.writer", "escaped from the `write`"])
     }
 
     @Test func poolWriteWithoutTransaction() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let pool = try DatabasePool(named: "escaped-\(UUID())")
-            let box = EscapeBox()
-            try await pool.writeWithoutTransaction { db in box.db = db }
-            _ = box.db?.isInsideTransaction
+        let result = await exitTest {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let pool = try DatabasePool(named: "escaped-\(UUID())")
+                let box = EscapeBox()
+                try await pool.writeWithoutTransaction { db in box.db = db }
+                _ = box.db?.isInsideTransaction
+            }
         }
         expectMisuse(result, naming: ["Database.isInsideTransaction", "escaped from the `writeWithoutTransaction`"])
     }
 
     @Test func poolBarrierWriteWithoutTransaction() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let pool = try DatabasePool(named: "escaped-\(UUID())")
-            let db = try pool.barrierWriteWithoutTransaction { $0 }
-            try db.add(function: DatabaseFunction("f", argumentCount: 0) { _ in 1 })
+        let result = await exitTest {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let pool = try DatabasePool(named: "escaped-\(UUID())")
+                let db = try pool.barrierWriteWithoutTransaction { $0 }
+                try db.add(function: DatabaseFunction("f", argumentCount: 0) { _ in 1 })
+            }
         }
         expectMisuse(result, naming: ["Database.add(function:)", "escaped from the `barrierWriteWithoutTransaction`"])
     }
 
     @Test func poolAsyncReadWithoutTask() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let pool = try DatabasePool(named: "escaped-\(UUID())")
-            let box = EscapeBox()
-            let done = DispatchSemaphore(value: 0)
-            pool.asyncRead({ db in box.db = db }, completion: { _ in done.signal() })
-            _ = done.wait(timeout: .now() + 10)
-            try box.db?.execute(sql: "SELECT 1")
+        let result = await exitTest {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let pool = try DatabasePool(named: "escaped-\(UUID())")
+                let box = EscapeBox()
+                let done = DispatchSemaphore(value: 0)
+                pool.asyncRead({ db in box.db = db }, completion: { _ in done.signal() })
+                _ = done.wait(timeout: .now() + 10)
+                try box.db?.execute(sql: "SELECT 1")
+            }
         }
         // `completion` runs at the end of the job, so the job may not have ended yet: the
         // message then says the connection is lent to the `asyncRead` rather than escaped.
@@ -177,14 +225,16 @@ func useFromAnotherThread(_ db: Database) {
     /// A preparation runs before the queue or pool takes the connection; keeping its
     /// `Database` is the same misuse.
     @Test func prepareDatabase() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let box = EscapeBox()
-            var configuration = Configuration()
-            configuration.label = "prepared"
-            configuration.prepareDatabase { db in box.db = db }
-            let queue = try DatabaseQueue(configuration: configuration)
-            try box.db?.execute(sql: "SELECT 1")
-            _ = queue
+        let result = await exitTest {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let box = EscapeBox()
+                var configuration = Configuration()
+                configuration.label = "prepared"
+                configuration.prepareDatabase { db in box.db = db }
+                let queue = try DatabaseQueue(configuration: configuration)
+                try box.db?.execute(sql: "SELECT 1")
+                _ = queue
+            }
         }
         expectMisuse(result, naming: ["prepared.queue", "escaped from the `Configuration.prepareDatabase`"])
     }
@@ -192,19 +242,23 @@ func useFromAnotherThread(_ db: Database) {
     // MARK: Statements and cursors
 
     @Test func statement() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let queue = try DatabaseQueue()
-            let statement = try queue.read { db in try db.makeStatement(sql: "SELECT 42") }
-            try statement.execute()
+        let result = await exitTest {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let queue = try DatabaseQueue()
+                let statement = try queue.read { db in try db.makeStatement(sql: "SELECT 42") }
+                try statement.execute()
+            }
         }
         expectMisuse(result, naming: ["executing a Statement", "`SELECT 42`", "escaped from the `read`"])
     }
 
     @Test func cursor() async {
-        let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let queue = try DatabaseQueue()
-            let cursor = try queue.read { db in try Int.fetchCursor(db, sql: "SELECT 1 UNION ALL SELECT 2") }
-            _ = try cursor.next()
+        let result = await exitTest {
+            await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
+                let queue = try DatabaseQueue()
+                let cursor = try queue.read { db in try Int.fetchCursor(db, sql: "SELECT 1 UNION ALL SELECT 2") }
+                _ = try cursor.next()
+            }
         }
         expectMisuse(result, naming: ["RecordCursor.next()", "escaped from the `read`"])
     }
