@@ -72,6 +72,7 @@ extension Database {
     ///
     /// Nested calls work: the outer recording receives the inner region too.
     public func recordingReadRegion<T>(_ body: () throws -> T) rethrows -> (value: T, region: DatabaseRegion) {
+        confinement.check("Database.recordingReadRegion(_:)")
         let outer = regionRecorder
         regionRecorder = DatabaseRegion()
         defer {

@@ -61,6 +61,7 @@ extension Database {
     /// prepared again: call ``clearStatementCache()`` if the new authorizer must see them.
     @discardableResult
     public func addAuthorizer(_ body: @escaping (AuthorizerRequest) -> AuthorizerDecision) -> AuthorizerID {
+        confinement.check("Database.addAuthorizer(_:)")
         let id = nextListenerID
         nextListenerID += 1
         authorizers.append((id, body))
@@ -69,6 +70,7 @@ extension Database {
 
     /// Removes an authorizer added with ``addAuthorizer(_:)``.
     public func removeAuthorizer(_ id: AuthorizerID) {
+        confinement.check("Database.removeAuthorizer(_:)")
         authorizers.removeAll { $0.id == id.rawValue }
     }
 

@@ -4,6 +4,7 @@ extension Database {
     /// Adds a listener for this connection's row changes, commits and rollbacks. The connection
     /// keeps a strong reference until ``remove(transactionListener:)`` or until it closes.
     public func add(transactionListener: any TransactionListener) {
+        confinement.check("Database.add(transactionListener:)")
         transactionListeners.append(transactionListener)
         if transactionListener.observesRowChanges { rowChangeListeners.append(transactionListener) }
         installHooksIfNeeded()
@@ -11,6 +12,7 @@ extension Database {
 
     /// Removes a listener added with ``add(transactionListener:)``.
     public func remove(transactionListener: any TransactionListener) {
+        confinement.check("Database.remove(transactionListener:)")
         transactionListeners.removeAll { $0 === transactionListener }
         rowChangeListeners.removeAll { $0 === transactionListener }
     }

@@ -5,6 +5,7 @@ extension Database {
     /// default since SQLite 3.32; builds may differ). Statements that bind many rows at once
     /// split themselves to stay under it.
     public var maximumBindingCount: Int {
-        Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
+        confinement.check("Database.maximumBindingCount")
+        return Int(sqlite3_limit(handle, SQLITE_LIMIT_VARIABLE_NUMBER, -1))
     }
 }

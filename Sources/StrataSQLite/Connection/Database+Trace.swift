@@ -51,6 +51,7 @@ extension Database {
     /// stop it. Traces added with ``addTrace(includingTriggers:_:)`` are not affected. In a
     /// pool, install traces in `Configuration.prepareDatabase` to see every connection.
     public func trace(includingTriggers: Bool = false, _ body: ((TraceEvent) -> Void)?) {
+        confinement.check("Database.trace(includingTriggers:_:)")
         traces.listeners.removeAll { $0.id == Self.mainTraceID }
         if let body {
             traces.listeners.insert(.init(id: Self.mainTraceID, includingTriggers: includingTriggers, body: body), at: 0)
@@ -62,6 +63,7 @@ extension Database {
     /// Use it from code that must not replace the application's own trace.
     @discardableResult
     public func addTrace(includingTriggers: Bool = false, _ body: @escaping (TraceEvent) -> Void) -> TraceID {
+        confinement.check("Database.addTrace(includingTriggers:_:)")
         let id = nextListenerID
         nextListenerID += 1
         traces.listeners.append(.init(id: id, includingTriggers: includingTriggers, body: body))
@@ -71,6 +73,7 @@ extension Database {
 
     /// Removes a trace added with ``addTrace(includingTriggers:_:)``.
     public func removeTrace(_ id: TraceID) {
+        confinement.check("Database.removeTrace(_:)")
         traces.listeners.removeAll { $0.id == id.rawValue }
         updateTraceInstallation()
     }

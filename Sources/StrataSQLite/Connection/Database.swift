@@ -5,6 +5,12 @@ import Foundation
 ///
 /// A `Database` is confined to the executor of the queue or pool that owns it: you receive one
 /// as the argument of `read`, `write` and their variants, and it must not escape that closure.
+///
+/// The confinement is checked: using a `Database` — or a ``Statement`` or ``RecordCursor`` made
+/// from it — after its closure has returned, or from another thread while the closure runs,
+/// stops the process with a message that names the misuse and the access it escaped from
+/// (`let db = try pool.read { $0 }` compiles, but `db` cannot be used). Return the values you
+/// need from the closure instead.
 public final class Database {
     /// The underlying `sqlite3` connection, for calls Strata does not wrap.
     public let handle: OpaquePointer
@@ -21,6 +27,8 @@ public final class Database {
     public let location: DatabaseLocation
     /// The kind of transaction `inTransaction` and writes begin by default.
     public internal(set) var defaultTransactionKind: TransactionKind
+    /// The thread allowed to use the connection now; checked by every entry point.
+    let confinement: AccessConfinement
 
     // The properties marked `@exclusivity(unchecked)` are read or written by every statement
     // execution; the connection is confined to one serial executor, so Swift's dynamic
@@ -91,6 +99,9 @@ public final class Database {
         self.role = role
         self.location = location
         self.description = (configuration.label ?? "database") + "." + role.rawValue + (number.map(String.init) ?? "")
+        // The opening thread runs the preparations; the queue or pool releases it when it
+        // takes the connection (`SerialConnection.init`).
+        self.confinement = AccessConfinement(connection: description)
         self.defaultTransactionKind = readOnly ? .deferred : .immediate
         self.statementCache = StatementCache(capacity: configuration.statementCacheCapacity)
         self.interruptState = InterruptState(handle: connection)
@@ -147,6 +158,9 @@ public final class Database {
     ///   character, which SQLite would take for the end of the text and silently ignore what
     ///   follows.
     public func execute(sql: String, arguments: StatementArguments = []) throws {
+        // Before the statement cache is touched: a connection used from two threads at once
+        // would corrupt it before any statement ran.
+        confinement.check("Database.execute(sql:arguments:)", sql: sql)
         if let statement = statementCache.statement(for: sql), !statement.isBusy {
             try statement.execute(arguments: arguments)
             return
@@ -214,6 +228,7 @@ public final class Database {
 
     /// Prepares a statement that is not cached: yours to keep and reuse within this connection.
     public func makeStatement(sql: String) throws -> Statement {
+        confinement.check("Database.makeStatement(sql:)", sql: sql)
         var scanner = try StatementScanner(sql: sql, database: self, persistent: false)
         guard let result = try scanner.next() else {
             throw DatabaseError(resultCode: .misuse, message: "no SQL statement to prepare", sql: sql)
@@ -226,6 +241,7 @@ public final class Database {
 
     /// Returns the cached prepared statement for this SQL, preparing and caching it on first use.
     public func cachedStatement(sql: String) throws -> Statement {
+        confinement.check("Database.cachedStatement(sql:)", sql: sql)
         if let statement = statementCache.statement(for: sql) { return statement }
         let statement = try makeStatement(sql: sql)
         statementCache.insert(statement, for: sql)
@@ -279,30 +295,52 @@ public final class Database {
     // MARK: - State
 
     /// The rowid of the last successful INSERT on this connection.
-    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    public var lastInsertedRowID: Int64 {
+        confinement.check("Database.lastInsertedRowID")
+        return sqlite3_last_insert_rowid(handle)
+    }
 
     /// Rows changed by the last INSERT, UPDATE or DELETE.
-    public var changesCount: Int { Int(sqlite3_changes64(handle)) }
+    public var changesCount: Int {
+        confinement.check("Database.changesCount")
+        return Int(sqlite3_changes64(handle))
+    }
 
     /// Rows changed since the connection opened.
-    public var totalChangesCount: Int { Int(sqlite3_total_changes64(handle)) }
+    public var totalChangesCount: Int {
+        confinement.check("Database.totalChangesCount")
+        return Int(sqlite3_total_changes64(handle))
+    }
 
     /// Whether a transaction is open (`sqlite3_get_autocommit` is off).
-    public var isInsideTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    public var isInsideTransaction: Bool {
+        confinement.check("Database.isInsideTransaction")
+        return sqlite3_get_autocommit(handle) == 0
+    }
 
     /// Whether the connection was opened read-only.
-    public var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
+    public var isReadOnly: Bool {
+        confinement.check("Database.isReadOnly")
+        return sqlite3_db_readonly(handle, "main") == 1
+    }
 
     /// The number of statements in the statement cache.
-    public var cachedStatementCount: Int { statementCache.count }
+    public var cachedStatementCount: Int {
+        confinement.check("Database.cachedStatementCount")
+        return statementCache.count
+    }
 
     /// How many statements the statement cache has finalized to stay within
     /// ``Configuration/statementCacheCapacity``: a number that keeps growing under a steady
     /// workload means the capacity is too small for it.
-    public var statementCacheEvictionCount: Int { statementCache.evictionCount }
+    public var statementCacheEvictionCount: Int {
+        confinement.check("Database.statementCacheEvictionCount")
+        return statementCache.evictionCount
+    }
 
     /// Finalizes every cached statement.
     public func clearStatementCache() {
+        confinement.check("Database.clearStatementCache()")
         statementCache.removeAll()
         recordStatements.removeAll()
     }
@@ -310,6 +348,7 @@ public final class Database {
     /// Interrupts the statement running on this connection (callable from the connection's
     /// own closure, for example from a custom function; other threads use the queue's or pool's
     /// `interrupt()`).
+    // Not confined: `sqlite3_interrupt` is safe from any thread (see `InterruptState`).
     public func interrupt() {
         interruptState.interruptAll()
     }

@@ -78,6 +78,7 @@ extension Database {
     /// Installs a function on this connection. In a pool, add functions in
     /// `Configuration.prepareDatabase` so every connection has them.
     public func add(function: DatabaseFunction) throws {
+        confinement.check("Database.add(function:)")
         var flags = SQLITE_UTF8
         if function.isDeterministic { flags |= SQLITE_DETERMINISTIC }
         let box = Unmanaged.passRetained(function).toOpaque()
@@ -113,6 +114,7 @@ extension Database {
 
     /// Removes a function added with ``add(function:)``.
     public func remove(function: DatabaseFunction) throws {
+        confinement.check("Database.remove(function:)")
         var flags = SQLITE_UTF8
         if function.isDeterministic { flags |= SQLITE_DETERMINISTIC }
         let code = sqlite3_create_function_v2(

@@ -74,6 +74,9 @@ public final class DatabasePool: DatabaseWriter {
     /// Reads from one snapshot, blocking the calling thread.
     /// Throws ``DatabaseAccessError`` (`.reentrantAccess`) when called from inside one of this
     /// database's own closures, where waiting would deadlock.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabasePool.read")
         try checkOpen()
@@ -81,7 +84,7 @@ public final class DatabasePool: DatabaseWriter {
         defer { permits.release() }
         let reader = try takeReader()
         defer { returnReader(reader) }
-        return try reader.performSync { db in try db.readInSnapshot(body) }
+        return try reader.performSync(.read) { db in try db.readInSnapshot(body) }
     }
 
     /// Reads from one snapshot. Cancelling the task ends the wait for a connection, or interrupts
@@ -90,6 +93,9 @@ public final class DatabasePool: DatabaseWriter {
     /// A read that waits for a reader waits off Swift's cooperative pool, and the reader goes
     /// back on its own queue when the read ends: a synchronous read blocked behind it never
     /// waits for a cooperative thread (see `SerialConnection.perform`).
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
         if permits.tryAcquire() { return try await readHoldingPermit(body) }
@@ -112,7 +118,7 @@ public final class DatabasePool: DatabaseWriter {
             permits.release()
         }
         do {
-            return try await reader.perform(afterJob: giveBack.run) { db in try db.readInSnapshot(body) }
+            return try await reader.perform(.read, afterJob: giveBack.run) { db in try db.readInSnapshot(body) }
         } catch {
             giveBack.run()
             throw error
@@ -140,7 +146,7 @@ public final class DatabasePool: DatabaseWriter {
                 completion(.failure(error))
                 return
             }
-            reader.performAsync { [self] connection in
+            reader.performAsync(.asyncRead) { [self] connection in
                 let result = connection.flatMap { db in Result { try db.readInSnapshot(read) } }
                 // The reader goes back before `completion`, so that a read `completion` starts
                 // (an observer's follow-up fetch) can take it: it runs right after this job.
@@ -166,7 +172,7 @@ public final class DatabasePool: DatabaseWriter {
         {
             // Only a reader already open: opening one costs more than the hand-off it saves.
             if let reader = idleReaders.withLock({ $0.popLast() }) {
-                let result = reader.performIfFree { connection in
+                let result = reader.performIfFree(.readAfterCommit) { connection in
                     connection.flatMap { db in Result { try db.readInSnapshot(read) } }
                 }
                 returnReader(reader)
@@ -189,45 +195,63 @@ public final class DatabasePool: DatabaseWriter {
 
     /// Runs `body` in an `IMMEDIATE` transaction on the writer, blocking the calling thread:
     /// committed if it returns, rolled back if it throws.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabasePool.write")
         try checkOpen()
-        return try writer.performSync { db in try db.transaction(.immediate) { try body(db) } }
+        return try writer.performSync(.write) { db in try db.transaction(.immediate) { try body(db) } }
     }
 
     /// Runs `body` in an `IMMEDIATE` transaction on the writer: committed if it returns, rolled
     /// back if it throws or the task is cancelled.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
-        return try await writer.perform { db in try db.transaction(.immediate) { try body(db) } }
+        return try await writer.perform(.write) { db in try db.transaction(.immediate) { try body(db) } }
     }
 
     /// Runs `body` on the writer outside any transaction, blocking the calling thread: for
     /// statements that cannot run in one, or to manage transactions yourself.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabasePool.writeWithoutTransaction")
         try checkOpen()
-        return try writer.performSync(body)
+        return try writer.performSync(.writeWithoutTransaction, body)
     }
 
     /// Runs `body` on the writer outside any transaction.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
-        return try await writer.perform(body)
+        return try await writer.perform(.writeWithoutTransaction, body)
     }
 
     /// Waits until no read runs, keeps new reads out, and runs `body` on the writer outside any
     /// transaction, blocking the calling thread.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func barrierWriteWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabasePool.barrierWriteWithoutTransaction")
         try checkOpen()
         permits.acquireSync(all: true)
         defer { permits.release(all: true) }
-        return try writer.performSync(body)
+        return try writer.performSync(.barrierWriteWithoutTransaction, body)
     }
 
     /// Waits until no read runs, keeps new reads out, and runs `body` on the writer outside any
     /// transaction. Cancelling the task while it waits ends the wait with `CancellationError`.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func barrierWriteWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try checkOpen()
         // Waits, and gives the permits back, off the cooperative pool (see `read`).
@@ -235,7 +259,7 @@ public final class DatabasePool: DatabaseWriter {
             try await permits.acquire(all: true)
             let giveBack = OnceAction { [self] in permits.release(all: true) }
             do {
-                return try await writer.perform(afterJob: giveBack.run, body)
+                return try await writer.perform(.barrierWriteWithoutTransaction, afterJob: giveBack.run, body)
             } catch {
                 giveBack.run()
                 throw error

@@ -56,55 +56,79 @@ public final class DatabaseQueue: DatabaseWriter {
     /// Reads from one snapshot, blocking the calling thread.
     /// Throws ``DatabaseAccessError`` (`.reentrantAccess`) when called from inside one of this
     /// database's own closures, where waiting would deadlock.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func read<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabaseQueue.read")
-        return try connection.performSync { db in try db.readOnly(body) }
+        return try connection.performSync(.read) { db in try db.readOnly(body) }
     }
 
     /// Reads from one snapshot. Cancelling the task ends the wait for a connection, or interrupts
     /// the running statement, with `CancellationError`.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await connection.perform { db in try db.readOnly(body) }
+        try await connection.perform(.read) { db in try db.readOnly(body) }
     }
 
     // MARK: Writing
 
     /// Runs `body` in an `IMMEDIATE` transaction on the writer, blocking the calling thread:
     /// committed if it returns, rolled back if it throws.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func write<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabaseQueue.write")
-        return try connection.performSync { db in try db.transaction(.immediate) { try body(db) } }
+        return try connection.performSync(.write) { db in try db.transaction(.immediate) { try body(db) } }
     }
 
     /// Runs `body` in an `IMMEDIATE` transaction on the writer: committed if it returns, rolled
     /// back if it throws or the task is cancelled.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await connection.perform { db in try db.transaction(.immediate) { try body(db) } }
+        try await connection.perform(.write) { db in try db.transaction(.immediate) { try body(db) } }
     }
 
     /// Runs `body` on the writer outside any transaction, blocking the calling thread: for
     /// statements that cannot run in one, or to manage transactions yourself.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabaseQueue.writeWithoutTransaction")
-        return try connection.performSync(body)
+        return try connection.performSync(.writeWithoutTransaction, body)
     }
 
     /// Runs `body` on the writer outside any transaction.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await connection.perform(body)
+        try await connection.perform(.writeWithoutTransaction, body)
     }
 
     /// With a single connection no read can run during a write, so this is
     /// `writeWithoutTransaction(_:)`.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func barrierWriteWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T {
         try owner.checkNotReentrant("DatabaseQueue.barrierWriteWithoutTransaction")
-        return try connection.performSync(body)
+        return try connection.performSync(.barrierWriteWithoutTransaction, body)
     }
 
     /// Waits until no read runs, keeps new reads out, and runs `body` on the writer outside any
     /// transaction. Cancelling the task while it waits ends the wait with `CancellationError`.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     public func barrierWriteWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await connection.perform(body)
+        try await connection.perform(.barrierWriteWithoutTransaction, body)
     }
 
     /// Reads from one snapshot on the queue's connection, later; returns at once. See
@@ -113,7 +137,7 @@ public final class DatabaseQueue: DatabaseWriter {
         _ read: @escaping @Sendable (Database) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
-        connection.performAsync { connection in
+        connection.performAsync(.asyncRead) { connection in
             completion(connection.flatMap { db in Result { try db.readOnly(read) } })
         }
     }

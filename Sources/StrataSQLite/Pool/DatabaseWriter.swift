@@ -8,6 +8,12 @@
 ///   `CancellationError` (a write is rolled back).
 /// - The synchronous variants block the calling thread; calling one from inside a closure of the
 ///   same queue or pool throws ``DatabaseAccessError`` instead of deadlocking.
+/// - The `Database` a closure receives is lent to it for the duration of the call, on the
+///   thread that runs it. Using it — or a ``Statement`` or ``RecordCursor`` made from it — after
+///   the closure has returned (`let db = try pool.read { $0 }` compiles), or from another
+///   thread while it runs, stops the process with a message that names the misuse and the
+///   access it escaped from: the connection is opened without SQLite's mutex, so the
+///   alternative is a silent data race on it. Return the values you need instead.
 public protocol DatabaseReader: AnyObject, Sendable {
     /// The configuration the connections were opened with.
     var configuration: Configuration { get }
@@ -16,9 +22,15 @@ public protocol DatabaseReader: AnyObject, Sendable {
     var location: DatabaseLocation { get }
 
     /// Reads from one snapshot, blocking the calling thread.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     func read<T>(_ body: (Database) throws -> T) throws -> T
 
     /// Reads from one snapshot.
+    ///
+    /// `body`'s `Database` is lent to it: used after `body` returns, or from another thread,
+    /// it stops the process (see ``Database``).
     func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T
 
     /// Reads from one snapshot without waiting and without a task: `read` runs later on a
@@ -33,6 +45,9 @@ public protocol DatabaseReader: AnyObject, Sendable {
     /// commit that returned before the call. `completion` must not block: it runs on the
     /// reader's queue. An `asyncRead` started from `completion` may get the same reader; it
     /// starts once this job has ended.
+    ///
+    /// `read`'s `Database` is lent to it alone: used after `read` returns, or from another
+    /// thread, it stops the process (see ``Database``).
     func asyncRead<T: Sendable>(
         _ read: @escaping @Sendable (Database) throws -> T,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void)
@@ -77,6 +92,8 @@ public protocol DatabaseReader: AnyObject, Sendable {
 /// - `barrierWriteWithoutTransaction` also waits until no read runs and keeps new reads out
 ///   until it returns: for changes readers must not see half-done, such as erasing the schema.
 public protocol DatabaseWriter: DatabaseReader {
+    // Like `read`'s, the closures below get a `Database` lent to them alone (see
+    // `DatabaseReader`).
     func write<T>(_ body: (Database) throws -> T) throws -> T
     func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T
     func writeWithoutTransaction<T>(_ body: (Database) throws -> T) throws -> T

@@ -30,6 +30,9 @@ actor SerialConnection {
         self.database = database
         self.executor = executor
         self.interruptState = database.interruptState
+        // The thread that opened and prepared the connection gives it up: from now on only the
+        // jobs below may use it.
+        database.confinement.release()
     }
 
     /// Runs `body` on the connection's queue, tying task cancellation to the statement it runs.
@@ -43,35 +46,37 @@ actor SerialConnection {
     /// two, on a two-core machine — would block every cooperative thread and the process would
     /// deadlock. Task-locals still reach the job: it runs in the caller's task.
     ///
-    /// - Parameter afterJob: runs on the connection's queue after the job (whatever its
-    ///   outcome), before the caller resumes: for the pool to give back what it lent the job.
+    /// - Parameters:
+    ///   - access: the method lending the connection, named if it escapes `body`.
+    ///   - afterJob: runs on the connection's queue after the job (whatever its outcome),
+    ///     before the caller resumes: for the pool to give back what it lent the job.
     /// - Throws: `CancellationError` when the task is cancelled while waiting for the
     ///   connection or while `body` runs (then its statement is interrupted).
     nonisolated func perform<T: Sendable>(
-        afterJob: (@Sendable () -> Void)? = nil, _ body: @Sendable (Database) throws -> T
+        _ access: AccessKind, afterJob: (@Sendable () -> Void)? = nil, _ body: @Sendable (Database) throws -> T
     ) async throws -> T {
         if admission.tryAcquire() {
-            return try await performHoldingPermit(afterJob: afterJob, body)
+            return try await performHoldingPermit(access, afterJob: afterJob, body)
         }
         return try await withTaskExecutorPreference(PermitWaitExecutor.shared) {
             try await admission.acquire()
-            return try await performHoldingPermit(afterJob: afterJob, body)
+            return try await performHoldingPermit(access, afterJob: afterJob, body)
         }
     }
 
     private nonisolated func performHoldingPermit<T: Sendable>(
-        afterJob: (@Sendable () -> Void)?, _ body: @Sendable (Database) throws -> T
+        _ access: AccessKind, afterJob: (@Sendable () -> Void)?, _ body: @Sendable (Database) throws -> T
     ) async throws -> T {
         let token = Self.jobCounter.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
-            try await self.performIsolated(token: token, afterJob: afterJob, body)
+            try await self.performIsolated(access, token: token, afterJob: afterJob, body)
         } onCancel: {
             self.interruptState.cancel(job: token)
         }
     }
 
     private func performIsolated<T: Sendable>(
-        token: UInt64, afterJob: (@Sendable () -> Void)?, _ body: @Sendable (Database) throws -> T
+        _ access: AccessKind, token: UInt64, afterJob: (@Sendable () -> Void)?, _ body: @Sendable (Database) throws -> T
     ) throws -> T {
         // Released here, on the connection's queue, whatever happens (see perform).
         defer {
@@ -85,29 +90,38 @@ actor SerialConnection {
         // interrupt; it is visible here.
         try Task.checkCancellation()
         try database.checkOpen()
-        defer { jobDidEnd() }
-        return try body(database)
+        return try run(access, body)
     }
 
     /// Runs `body` on the connection's queue, blocking the calling thread until it returns.
-    nonisolated func performSync<T>(_ body: (Database) throws -> T) throws -> T {
+    nonisolated func performSync<T>(_ access: AccessKind, _ body: (Database) throws -> T) throws -> T {
         admission.acquireSync()
         defer { admission.release() }
         return try executor.queue.sync {
             try database.checkOpen()
-            defer { jobDidEnd() }
-            return try body(database)
+            return try run(access, body)
         }
+    }
+
+    /// Lends the open connection to `body`, on the thread running the job, then ends the job.
+    ///
+    /// The connection stays confined to this thread until the job's end has been announced
+    /// (`jobDidEnd`), which reads it.
+    private nonisolated func run<T>(_ access: AccessKind, _ body: (Database) throws -> T) rethrows -> T {
+        let previous = database.confinement.begin(access)
+        defer { database.confinement.end(restoring: previous) }
+        defer { jobDidEnd() }
+        return try body(database)
     }
 
     /// Runs `body` on the connection's queue without waiting for it: the job is queued once the
     /// connection's admission permit is held, and `body` receives the connection, or the error
     /// that kept it from running (a closed connection).
-    nonisolated func performAsync(_ body: @escaping @Sendable (Result<Database, any Error>) -> Void) {
+    nonisolated func performAsync(_ access: AccessKind, _ body: @escaping @Sendable (Result<Database, any Error>) -> Void) {
         admission.acquire { [self] in
             executor.queue.async { [self] in
                 defer { admission.release() }
-                runJob(body)
+                runJob(access, body)
             }
         }
     }
@@ -115,10 +129,10 @@ actor SerialConnection {
     /// Runs `body` at once on the calling thread when the connection is free, and returns nil
     /// without waiting when it is not. `queue.sync` on an idle queue runs the block on the
     /// caller's thread, so no other thread is woken.
-    nonisolated func performIfFree<T>(_ body: (Result<Database, any Error>) -> T) -> T? {
+    nonisolated func performIfFree<T>(_ access: AccessKind, _ body: (Result<Database, any Error>) -> T) -> T? {
         guard admission.tryAcquire() else { return nil }
         defer { admission.release() }
-        return executor.queue.sync { runJob(body) }
+        return executor.queue.sync { runJob(access, body) }
     }
 
     /// One job on the connection's queue, its admission permit held: `body` gets the
@@ -126,7 +140,7 @@ actor SerialConnection {
     ///
     /// The job has a token, as one of `perform` has, so that whoever started it without a task
     /// (an observer's fetch) can cancel it from another thread: see `Database.currentJob`.
-    private nonisolated func runJob<T>(_ body: (Result<Database, any Error>) -> T) -> T {
+    private nonisolated func runJob<T>(_ access: AccessKind, _ body: (Result<Database, any Error>) -> T) -> T {
         do {
             try database.checkOpen()
         } catch {
@@ -134,8 +148,7 @@ actor SerialConnection {
         }
         interruptState.beginJob(Self.jobCounter.add(1, ordering: .relaxed).newValue)
         defer { interruptState.endJob() }
-        defer { jobDidEnd() }
-        return body(.success(database))
+        return run(access) { body(.success($0)) }
     }
 
     private nonisolated func jobDidEnd() {

@@ -118,6 +118,7 @@ extension Database {
     /// bounded by the number of record types times the ten kinds.
     @usableFromInline
     func recordStatement<Record: TableRecord>(_ kind: RecordStatementKind, for type: Record.Type) throws -> Statement {
+        confinement.check("a TableRecord method (insert, update, delete, upsert, exists, fetch by key)")
         let key = RecordStatementKey(type: ObjectIdentifier(type), kind: kind)
         if let statement = recordStatements.statement(for: key), !statement.isBusy {
             return statement

@@ -4,7 +4,10 @@ import CSQLite
 ///
 /// Statements come from ``Database/makeStatement(sql:)`` (yours to keep) or
 /// ``Database/cachedStatement(sql:)`` (owned by the connection's bounded LRU cache). Like the
-/// connection, a statement is confined to the connection's executor.
+/// connection, a statement is confined to the connection's accesses: executing it, or reading
+/// its ``columnNames``, outside of one stops the process (see ``Database``). A statement kept
+/// from ``Database/makeStatement(sql:)`` may be used again in a later access to the same
+/// connection.
 public final class Statement {
     /// The underlying `sqlite3_stmt`, for calls Strata does not wrap.
     public let handle: OpaquePointer
@@ -24,11 +27,15 @@ public final class Statement {
     private var cachedColumnNames: [String]?
     private var cachedColumnIndexes: [String: Int]?
     unowned let database: Database
+    /// The connection's confinement, held directly so that a cursor checks it once per row
+    /// without loading the unowned `database`.
+    let confinement: AccessConfinement
 
     init(handle: OpaquePointer, sql: String, database: Database) {
         self.handle = handle
         self.sql = sql
         self.database = database
+        self.confinement = database.confinement
     }
 
     deinit {
@@ -43,6 +50,13 @@ public final class Statement {
 
     /// The names of the result columns, read once per statement.
     public var columnNames: [String] {
+        confinement.check("Statement.columnNames", sql: sql)
+        return uncheckedColumnNames
+    }
+
+    /// ``columnNames`` for `Row`'s name subscript, which runs per column: its statement was
+    /// checked when it started executing.
+    private var uncheckedColumnNames: [String] {
         if let cachedColumnNames, cachedColumnNames.count == columnCount { return cachedColumnNames }
         let names = (0..<sqlite3_column_count(handle)).map { String(cString: sqlite3_column_name(handle, $0)) }
         cachedColumnNames = names
@@ -55,7 +69,7 @@ public final class Statement {
     func columnIndex(named name: String) -> Int? {
         if cachedColumnIndexes == nil || cachedColumnNames?.count != columnCount {
             var indexes: [String: Int] = [:]
-            for (index, column) in columnNames.enumerated().reversed() {
+            for (index, column) in uncheckedColumnNames.enumerated().reversed() {
                 indexes[column.lowercased()] = index
             }
             cachedColumnIndexes = indexes
@@ -63,11 +77,12 @@ public final class Statement {
         return cachedColumnIndexes?[name.lowercased()]
     }
 
-    /// The bookkeeping every execution starts with: the cancellation check, the read region
-    /// for an observation that is recording, and the tables this statement writes for the
-    /// writer's change tracking.
+    /// The bookkeeping every execution starts with: the confinement and cancellation checks,
+    /// the read region for an observation that is recording, and the tables this statement
+    /// writes for the writer's change tracking.
     @usableFromInline
     func willExecute() throws {
+        confinement.check("executing a Statement", sql: sql)
         // `database` is unowned: one strong load here rather than one per use.
         let database = self.database
         try database.checkInterruption(sql: sql)
