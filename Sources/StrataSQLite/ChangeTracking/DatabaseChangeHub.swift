@@ -154,7 +154,8 @@ package final class DatabaseChangeHub: Sendable {
     }
 }
 
-/// A registration with a ``DatabaseChangeHub``; it ends when cancelled or released.
+/// An observation registered with ``DatabaseWriter/observeChanges(in:onChange:)``; it ends when
+/// cancelled or released.
 public final class DatabaseChangeRegistration: Sendable {
     private let hub: DatabaseChangeHub
     private let id: UInt64
@@ -179,9 +180,9 @@ public final class DatabaseChangeRegistration: Sendable {
     }
 
     /// Whether the hub still calls this registration's callback: true from
-    /// ``DatabaseChangeHub/addObserver(region:onChange:)`` until ``cancel()`` (or release).
+    /// ``DatabaseWriter/observeChanges(in:onChange:)`` until ``cancel()`` (or release).
     ///
-    /// Unlike ``DatabaseChangeHub/observerCount``, this tells about one registration, so a test
+    /// Unlike the hub's observer count, this tells about one registration, so a test
     /// can check that one observation was freed while others run. Safe to read from any thread.
     package var isActive: Bool {
         hub.isRegistered(id)
