@@ -50,7 +50,7 @@ let package = Package(
                 // Each library lives in its own file with its own imports; this keeps the
                 // extension members of one (GRDB's and Strata's `fetchOne` on Int, say) out of
                 // the other files.
-                .enableUpcomingFeature("MemberImportVisibility"),
+                .enableUpcomingFeature("MemberImportVisibility")
             ]
         ),
         // The live cloud on loopback: first sync, push latency, concurrent devices. Not part of

@@ -20,6 +20,10 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
+# The formatter's configuration (.swift-format) holds for the whole tree: `swift format
+# format -i -r Sources Tests Examples Benchmarks` fixes what this reports.
+swift format lint --strict -r Sources Tests Examples Benchmarks
+
 swift build --build-tests
 
 # The DocC catalogs of every public module, warnings as errors: a broken symbol link or an

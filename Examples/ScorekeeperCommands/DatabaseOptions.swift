@@ -22,7 +22,8 @@ struct DatabaseOptions: ParsableArguments {
 
     @Option(
         name: .long,
-        help: ArgumentHelp("The bearer token for --cloud (`strata-cloud token --user NAME`); default: $STRATA_CLOUD_TOKEN.", valueName: "token"))
+        help: ArgumentHelp(
+            "The bearer token for --cloud (`strata-cloud token --user NAME`); default: $STRATA_CLOUD_TOKEN.", valueName: "token"))
     var token: String?
 
     @Option(
@@ -66,8 +67,8 @@ struct DatabaseOptions: ParsableArguments {
     /// The live cloud's container, when `--cloud` is given (to `scorekeeper-live`).
     func cloudContainer() -> (any CloudContainer)? {
         guard let cloud, let url = URL(string: cloud),
-              let token = token ?? ProcessInfo.processInfo.environment["STRATA_CLOUD_TOKEN"],
-              let connect = ScorekeeperCommand.liveCloud
+            let token = token ?? ProcessInfo.processInfo.environment["STRATA_CLOUD_TOKEN"],
+            let connect = ScorekeeperCommand.liveCloud
         else { return nil }
         return connect(url, token)
     }

@@ -71,7 +71,9 @@ struct Decrement: ScorekeeperSubcommand {
 struct SetAvatar: ScorekeeperSubcommand {
     static let configuration = CommandConfiguration(
         abstract: "Store an image file as a player's avatar.",
-        discussion: "The image is stored in the database with StrataAssets: compressed, checksummed, and shared with any player using the same bytes.")
+        discussion:
+            "The image is stored in the database with StrataAssets: compressed, checksummed, and shared with any player using the same bytes."
+    )
 
     @Argument(help: "The player's name.") var player: String
     @Argument(help: "The image file.", completion: .file()) var file: String

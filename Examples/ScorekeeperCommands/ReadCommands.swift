@@ -8,7 +8,8 @@ struct Show: ScorekeeperSubcommand {
     var isChange: Bool { false }
 
     func body(_ keeper: Scorekeeper) throws -> String {
-        let banner = options.isPreview
+        let banner =
+            options.isPreview
             ? "Scorekeeper — preview mode: a seeded in-memory database; nothing is saved.\nTry `scorekeeper --help` for the commands, and --database PATH to keep your data.\n\n"
             : ""
         return banner + (try keeper.scoreboard())

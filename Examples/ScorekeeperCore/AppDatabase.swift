@@ -28,7 +28,9 @@ extension DependencyValues {
         // `$0.context = .preview` in the same closure before calling this would otherwise be
         // ignored. Making `self` current for the call fixes that.
         let values = self
-        defaultDatabase = try withDependencies { $0 = values } operation: {
+        defaultDatabase = try withDependencies {
+            $0 = values
+        } operation: {
             try appDatabase(path: path)
         }
     }

@@ -17,7 +17,9 @@ extension DependencyValues {
     /// it after ``bootstrapDatabase(path:)``; live, give the cloud's `container`.
     public mutating func bootstrapSyncEngine(container: (any CloudContainer)? = nil) throws {
         let values = self
-        defaultSyncEngine = try withDependencies { $0 = values } operation: {
+        defaultSyncEngine = try withDependencies {
+            $0 = values
+        } operation: {
             try appSyncEngine(for: values.defaultDatabase, container: container)
         }
     }

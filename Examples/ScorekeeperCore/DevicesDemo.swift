@@ -55,7 +55,9 @@ public struct DevicesDemo: Sendable {
         output.append("── The laptop now shows\n" + laptopBoard)
         output.append("")
         let same = try phone.keeper { try $0.scoreboard() } == laptop.keeper { try $0.scoreboard() }
-        output.append("Converged: \(same ? "yes" : "NO"), the two scoreboards are \(same ? "identical" : "different"); changes waiting: phone \(phonePending), laptop \(laptopPending).")
+        output.append(
+            "Converged: \(same ? "yes" : "NO"), the two scoreboards are \(same ? "identical" : "different"); changes waiting: phone \(phonePending), laptop \(laptopPending)."
+        )
         return output.joined(separator: "\n") + "\n"
     }
 }

@@ -9,9 +9,10 @@ func sharingLabel(_ share: CloudShare?) -> String? {
     if !share.isOwnedByCurrentUser { return "Shared by \(share.owner)" }
     let others = share.participants.filter { $0.role != .owner && $0.acceptance != .removed }
     guard !others.isEmpty else { return "Shared with nobody yet" }
-    return "Shared with " + others.map { participant in
-        participant.acceptance == .pending ? "\(participant.user) (invited)" : participant.user
-    }.joined(separator: ", ")
+    return "Shared with "
+        + others.map { participant in
+            participant.acceptance == .pending ? "\(participant.user) (invited)" : participant.user
+        }.joined(separator: ", ")
 }
 
 /// A game with its sharing state: a temporary view over the games left-joined to the sync

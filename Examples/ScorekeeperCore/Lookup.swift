@@ -21,7 +21,8 @@ enum Lookup {
             else { throw ScorekeeperError.noSuchPlayer(name, game: game.title) }
             return (player, game)
         }
-        let matches = try Player
+        let matches =
+            try Player
             .join(Game.all) { $0.gameID.eq($1.id) }
             .where { player, _ in player.name.collate("NOCASE").eq(name) }
             .fetchAll(db)

@@ -49,7 +49,8 @@ public struct Scorekeeper: Sendable {
         return try database.write { db in
             var game = try Lookup.game(db, titled: title)
             if let other = try Game.titled(newTitle).fetchOne(db),
-               other.id != game.id {
+                other.id != game.id
+            {
                 throw ScorekeeperError.duplicateGame(newTitle)
             }
             let oldTitle = game.title

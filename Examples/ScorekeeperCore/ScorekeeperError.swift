@@ -31,7 +31,8 @@ public enum ScorekeeperError: Error, Sendable, Equatable, CustomStringConvertibl
         case .unreadableAvatar(let path, let reason):
             return "Could not read the image at \(path): \(reason)"
         case .scoreOutOfRange(let player, let score, let change):
-            return "\(player)'s score is \(score): changing it by \(change) would leave the range a score can hold (\(Int.min) to \(Int.max)). Nothing was changed."
+            return
+                "\(player)'s score is \(score): changing it by \(change) would leave the range a score can hold (\(Int.min) to \(Int.max)). Nothing was changed."
         case .notAnImage(let path):
             return "\(path) is not an image (PNG, JPEG, GIF, BMP or WebP). Nothing was changed."
         case .notASampleShare(let url):

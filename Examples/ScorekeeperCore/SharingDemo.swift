@@ -106,8 +106,8 @@ public struct SharingDemo: Sendable {
         /// The sample game a share URL names.
         func gameTitle(fromShareURL url: String) throws -> String {
             guard let root = CloudShare.rootRecordID(fromURL: url), root.zone.owner == SharingDemo.owner,
-                  let separator = root.name.lastIndex(of: ":"), root.name[separator...] == ":games",
-                  let id = UUID(uuidString: String(root.name[..<separator]))
+                let separator = root.name.lastIndex(of: ":"), root.name[separator...] == ":games",
+                let id = UUID(uuidString: String(root.name[..<separator]))
             else { throw ScorekeeperError.notASampleShare(url: url) }
             guard let title = try owner.database.read({ db in try Game.find(id).select(\.title).fetchOne(db) }) else {
                 throw ScorekeeperError.notASampleShare(url: url)

@@ -68,7 +68,9 @@ public struct Watch: Sendable {
             guard value != previous else { continue }
             previous = value
             let heading = update == 0 ? "Scoreboard" : "Scoreboard, update \(update)"
-            output("── \(heading) " + String(repeating: "─", count: max(4, 60 - heading.count)) + "\n\n" + Rendering.scoreboard(value) + "\n\n")
+            output(
+                "── \(heading) " + String(repeating: "─", count: max(4, 60 - heading.count)) + "\n\n" + Rendering.scoreboard(value) + "\n\n"
+            )
             update += 1
             await log.record(value)
         }

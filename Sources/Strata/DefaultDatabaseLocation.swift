@@ -18,15 +18,16 @@ public struct DefaultDatabaseLocation: Sendable, Hashable {
     /// base directory specification); Application Support on Apple platforms.
     public static func dataDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
         #if canImport(Darwin)
-        if let url = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first {
-            return url
-        }
+            if let url = FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first {
+                return url
+            }
         #endif
         // The specification says a relative XDG_DATA_HOME is invalid and must be ignored.
         if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
             return URL(fileURLWithPath: dataHome, isDirectory: true)
         }
-        let home = environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
+        let home =
+            environment["HOME"].map { URL(fileURLWithPath: $0, isDirectory: true) }
             ?? FileManager.default.homeDirectoryForCurrentUser
         return home.appendingPathComponent(".local/share", isDirectory: true)
     }

@@ -26,7 +26,8 @@ final class LiveDatabaseRegistry: Sendable {
             return (writer, false)
         }
         if isSecondBootstrap {
-            reportIssue("""
+            reportIssue(
+                """
                 The live database at \(path) was bootstrapped a second time in this process. \
                 The pool opened first is returned instead of opening a second one on the same file. \
                 Bootstrap once, in prepareDependencies at the app's entry point, and read \

@@ -28,7 +28,9 @@ public struct AssetID: Hashable, Sendable, Comparable, CustomStringConvertible, 
     public init?(hexadecimal: String) {
         let lowercased = hexadecimal.lowercased()
         guard lowercased.utf8.count == 64,
-              lowercased.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0) })
+            lowercased.utf8.allSatisfy({
+                (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains($0)
+            })
         else { return nil }
         self.hexadecimal = lowercased
     }

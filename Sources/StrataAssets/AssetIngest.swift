@@ -158,9 +158,10 @@ final class AssetIngest {
     private func insertChunk(_ stored: UnsafeRawBufferPointer, size: Int, encoding: ChunkEncoding) throws {
         let crc = ChunkChecksum.compute(index: chunkIndex, stored: stored)
         // No copy into a Data of our own: SQLite copies the bytes when binding.
-        let data = stored.baseAddress.map {
-            Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: stored.count, deallocator: .none)
-        } ?? Data()
+        let data =
+            stored.baseAddress.map {
+                Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: $0), count: stored.count, deallocator: .none)
+            } ?? Data()
         try db.execute(
             sql: "INSERT INTO strata_asset_chunks (asset, chunk, size, encoding, crc32, data) VALUES (?, ?, ?, ?, ?, ?)",
             arguments: [rowID, chunkIndex, size, encoding.rawValue, Int64(crc), data])

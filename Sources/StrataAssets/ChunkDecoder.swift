@@ -25,9 +25,10 @@ struct StoredChunk: Sendable {
         if let chunk = try fetch(db, assetRowID: asset.rowID, index: index) {
             return chunk
         }
-        let stillExists = try Bool.fetchOne(
-            db, sql: "SELECT EXISTS (SELECT 1 FROM strata_assets WHERE id = ? AND sha256 = ?)",
-            arguments: [asset.rowID, asset.descriptor.id]) ?? false
+        let stillExists =
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM strata_assets WHERE id = ? AND sha256 = ?)",
+                arguments: [asset.rowID, asset.descriptor.id]) ?? false
         guard stillExists else { throw AssetError.notFound(asset.descriptor.id) }
         throw AssetError.corrupted(asset: asset.descriptor.id, chunk: index, reason: .invalidChunk("missing row"))
     }

@@ -43,7 +43,8 @@ struct ChunkRowSummary {
         if count == 0 {
             isConsistent = descriptor.chunkCount == 0
         } else {
-            isConsistent = count == descriptor.chunkCount
+            isConsistent =
+                count == descriptor.chunkCount
                 && lowestIndex == 0 && highestIndex == Int64(count - 1)
                 && (smallestSize ?? 0) >= 1 && (largestSize ?? 0) <= chunkSize
                 && totalSize == Double(descriptor.size)

@@ -45,32 +45,33 @@ extension Database {
         let nameLiteral = column.quotedSQLLiteral
         let prefix = "strata_asset_\(table)_\(column)"
         let ownerOld = "ownerTable = \(tableLiteral) AND ownerKey = CAST(OLD.\(k) AS TEXT) AND name = \(nameLiteral)"
-        try execute(sql: """
-            CREATE TRIGGER IF NOT EXISTS \((prefix + "_insert").quotedIdentifier)
-            AFTER INSERT ON \(t) WHEN NEW.\(c) IS NOT NULL
-            BEGIN
-                INSERT INTO strata_asset_references (asset, ownerTable, ownerKey, name)
-                VALUES (NEW.\(c), \(tableLiteral), CAST(NEW.\(k) AS TEXT), \(nameLiteral))
-                ON CONFLICT (ownerTable, ownerKey, name) DO UPDATE SET asset = excluded.asset;
-            END;
-            CREATE TRIGGER IF NOT EXISTS \((prefix + "_update").quotedIdentifier)
-            AFTER UPDATE OF \(c), \(k) ON \(t)
-            WHEN OLD.\(c) IS NOT NEW.\(c) OR OLD.\(k) IS NOT NEW.\(k)
-            BEGIN
-                DELETE FROM strata_asset_references WHERE NEW.\(c) IS NULL AND \(ownerOld);
-                UPDATE strata_asset_references SET asset = NEW.\(c), ownerKey = CAST(NEW.\(k) AS TEXT)
-                WHERE NEW.\(c) IS NOT NULL AND \(ownerOld);
-                INSERT INTO strata_asset_references (asset, ownerTable, ownerKey, name)
-                SELECT NEW.\(c), \(tableLiteral), CAST(NEW.\(k) AS TEXT), \(nameLiteral)
-                WHERE OLD.\(c) IS NULL AND NEW.\(c) IS NOT NULL
-                ON CONFLICT (ownerTable, ownerKey, name) DO UPDATE SET asset = excluded.asset;
-            END;
-            CREATE TRIGGER IF NOT EXISTS \((prefix + "_delete").quotedIdentifier)
-            AFTER DELETE ON \(t) WHEN OLD.\(c) IS NOT NULL
-            BEGIN
-                DELETE FROM strata_asset_references WHERE \(ownerOld);
-            END;
-            """)
+        try execute(
+            sql: """
+                CREATE TRIGGER IF NOT EXISTS \((prefix + "_insert").quotedIdentifier)
+                AFTER INSERT ON \(t) WHEN NEW.\(c) IS NOT NULL
+                BEGIN
+                    INSERT INTO strata_asset_references (asset, ownerTable, ownerKey, name)
+                    VALUES (NEW.\(c), \(tableLiteral), CAST(NEW.\(k) AS TEXT), \(nameLiteral))
+                    ON CONFLICT (ownerTable, ownerKey, name) DO UPDATE SET asset = excluded.asset;
+                END;
+                CREATE TRIGGER IF NOT EXISTS \((prefix + "_update").quotedIdentifier)
+                AFTER UPDATE OF \(c), \(k) ON \(t)
+                WHEN OLD.\(c) IS NOT NEW.\(c) OR OLD.\(k) IS NOT NEW.\(k)
+                BEGIN
+                    DELETE FROM strata_asset_references WHERE NEW.\(c) IS NULL AND \(ownerOld);
+                    UPDATE strata_asset_references SET asset = NEW.\(c), ownerKey = CAST(NEW.\(k) AS TEXT)
+                    WHERE NEW.\(c) IS NOT NULL AND \(ownerOld);
+                    INSERT INTO strata_asset_references (asset, ownerTable, ownerKey, name)
+                    SELECT NEW.\(c), \(tableLiteral), CAST(NEW.\(k) AS TEXT), \(nameLiteral)
+                    WHERE OLD.\(c) IS NULL AND NEW.\(c) IS NOT NULL
+                    ON CONFLICT (ownerTable, ownerKey, name) DO UPDATE SET asset = excluded.asset;
+                END;
+                CREATE TRIGGER IF NOT EXISTS \((prefix + "_delete").quotedIdentifier)
+                AFTER DELETE ON \(t) WHEN OLD.\(c) IS NOT NULL
+                BEGIN
+                    DELETE FROM strata_asset_references WHERE \(ownerOld);
+                END;
+                """)
     }
 
     /// Drops the triggers ``trackAssetColumn(table:column:keyColumn:)`` created. Existing

@@ -57,7 +57,8 @@ extension Database {
     /// The owners that refer to an asset.
     public func assetReferences(to id: AssetID) throws -> [AssetReference] {
         try fetchAll(
-            sql: "SELECT asset, ownerTable, ownerKey, name FROM strata_asset_references WHERE asset = ? ORDER BY ownerTable, ownerKey, name",
+            sql:
+                "SELECT asset, ownerTable, ownerKey, name FROM strata_asset_references WHERE asset = ? ORDER BY ownerTable, ownerKey, name",
             arguments: [id], Self.decodeReference)
     }
 

@@ -39,7 +39,9 @@ extension Database {
     ///     ``deleteUnreferencedAssets()``.
     ///   - options: chunk size and compression for a newly stored asset.
     @discardableResult
-    public func putAsset(_ data: Data, owner: AssetOwner? = nil, options: AssetStorageOptions = AssetStorageOptions()) throws -> AssetDescriptor {
+    public func putAsset(
+        _ data: Data, owner: AssetOwner? = nil, options: AssetStorageOptions = AssetStorageOptions()
+    ) throws -> AssetDescriptor {
         try withAssetSavepoint {
             let id = AssetID(of: data)
             let row: AssetRow
@@ -60,7 +62,9 @@ extension Database {
     /// hash is computed while its chunks are written, and if the content turns out to be stored
     /// already, the new chunks are discarded before the transaction ends.
     @discardableResult
-    public func putAsset(contentsOf url: URL, owner: AssetOwner? = nil, options: AssetStorageOptions = AssetStorageOptions()) throws -> AssetDescriptor {
+    public func putAsset(
+        contentsOf url: URL, owner: AssetOwner? = nil, options: AssetStorageOptions = AssetStorageOptions()
+    ) throws -> AssetDescriptor {
         let file = try ReadableFile(path: url.path)
         let validated = options.validated
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: validated.chunkSize, alignment: 16)

@@ -20,8 +20,9 @@ extension Database {
                     asset: id, chunk: index,
                     reason: .checksumMismatch(expected: UInt32(truncatingIfNeeded: stored.crc32), actual: actual))
             }
-            chunks.append(StoredAsset.Chunk(
-                data: stored.data, encoding: stored.encoding, size: Int64(stored.size), crc32: actual))
+            chunks.append(
+                StoredAsset.Chunk(
+                    data: stored.data, encoding: stored.encoding, size: Int64(stored.size), crc32: actual))
         }
         let descriptor = row.descriptor
         return StoredAsset(

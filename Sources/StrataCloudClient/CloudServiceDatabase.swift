@@ -6,7 +6,9 @@ struct CloudServiceDatabase: CloudDatabase {
     let transport: CloudServiceTransport
     let scope: CloudDatabaseScope
 
-    private func call<Response: Decodable>(_ operation: CloudOperation, _ body: some Encodable, as _: Response.Type = Response.self) async throws -> Response {
+    private func call<Response: Decodable>(
+        _ operation: CloudOperation, _ body: some Encodable, as _: Response.Type = Response.self
+    ) async throws -> Response {
         try await transport.post(CloudRoute.database(scope, operation), body)
     }
 
@@ -24,7 +26,8 @@ struct CloudServiceDatabase: CloudDatabase {
     }
 
     func modifyRecords(saving: [CloudRecord], deleting: [CloudRecordID]) async throws -> CloudModifyResult {
-        let response = try await call(.modifyRecords, ModifyRecordsRequest(saving: saving, deleting: deleting), as: ModifyRecordsResponse.self)
+        let response = try await call(
+            .modifyRecords, ModifyRecordsRequest(saving: saving, deleting: deleting), as: ModifyRecordsResponse.self)
         return try Self.decoded { () throws(CloudWireError) in try response.modifyResult() }
     }
 
@@ -33,7 +36,8 @@ struct CloudServiceDatabase: CloudDatabase {
     }
 
     func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
-        try await call(.fetchZoneChanges, FetchZoneChangesRequest(zone: zone, since: token, limit: limit), as: ZoneChangesResponse.self).changes
+        try await call(.fetchZoneChanges, FetchZoneChangesRequest(zone: zone, since: token, limit: limit), as: ZoneChangesResponse.self)
+            .changes
     }
 
     func missingAssets(_ hashes: [String]) async throws -> Set<String> {

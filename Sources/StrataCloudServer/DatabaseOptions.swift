@@ -25,7 +25,7 @@ struct DatabaseOptions: ParsableArguments {
             throw ValidationError("Give the database with --database-url or STRATA_DATABASE_URL.")
         }
         guard let url = URL(string: text), url.scheme == "postgres" || url.scheme == "postgresql", let host = url.host,
-              !url.path.dropFirst().isEmpty
+            !url.path.dropFirst().isEmpty
         else {
             throw ValidationError("\(text) is not a postgres://user@host[:port]/database URL.")
         }
@@ -55,7 +55,9 @@ struct DatabaseOptions: ParsableArguments {
 
 /// The process's logger: `--log-level` or `STRATA_LOG_LEVEL`, to standard error.
 struct LoggingOptions: ParsableArguments {
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default: $STRATA_LOG_LEVEL or info).")
+    @Option(
+        name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default: $STRATA_LOG_LEVEL or info)."
+    )
     var level: String?
 
     func logger(_ label: String) throws -> Logger {

@@ -2,9 +2,9 @@ import ArgumentParser
 import Foundation
 import PostgresNIO
 import ServiceLifecycle
+import StrataCloud
 import StrataCloudService
 import StrataCloudStore
-import StrataCloud
 
 /// `strata-cloud serve`: the HTTP service over the store. Stateless: run as many as you like on
 /// one PostgreSQL database; each hears every commit through LISTEN/NOTIFY. SIGTERM and SIGINT

@@ -1,8 +1,9 @@
 import ArgumentParser
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// `strata-cloud`: the live cloud's service. `migrate` brings the PostgreSQL schema up to date,
@@ -44,9 +45,9 @@ struct StrataCloudCommand: AsyncParsableCommand {
 private func resetSignal(_ number: Int32) -> Bool {
     var action = sigaction()
     #if canImport(Glibc)
-    action.__sigaction_handler.sa_handler = SIG_DFL
+        action.__sigaction_handler.sa_handler = SIG_DFL
     #else
-    action.__sigaction_u.__sa_handler = SIG_DFL
+        action.__sigaction_u.__sa_handler = SIG_DFL
     #endif
     sigemptyset(&action.sa_mask)
     return sigaction(number, &action, nil) == 0

@@ -23,8 +23,9 @@ extension CloudService {
 
     func makeRouter(verifier: TokenVerifier) -> Router<CloudRequestContext> {
         let router = Router(context: CloudRequestContext.self)
-        router.add(middleware: ObservabilityMiddleware(
-            routes: Self.routes, metricsFactory: PrometheusMetricsFactory(registry: configuration.metricsRegistry)))
+        router.add(
+            middleware: ObservabilityMiddleware(
+                routes: Self.routes, metricsFactory: PrometheusMetricsFactory(registry: configuration.metricsRegistry)))
         router.add(middleware: RouteFallbackMiddleware(methods: Self.routeMethods))
         router.add(middleware: AuthenticationMiddleware(verifier: verifier))
 
@@ -45,11 +46,13 @@ extension CloudService {
             }
         }
         router.post(RouterPath(CloudRoute.acceptShare)) { request, context in
-            await self.serve(context, prepare: {
-                let body = try await self.decode(AcceptShareRequest.self, from: request)
-                try RequestValidator(configuration: self.configuration).validate(body)
-                return { container in try CloudResponses.json(try await container.acceptShare(url: body.url)) }
-            })
+            await self.serve(
+                context,
+                prepare: {
+                    let body = try await self.decode(AcceptShareRequest.self, from: request)
+                    try RequestValidator(configuration: self.configuration).validate(body)
+                    return { container in try CloudResponses.json(try await container.acceptShare(url: body.url)) }
+                })
         }
         router.get(RouterPath(CloudRoute.changes)) { _, context in
             let user = context.user ?? ""
@@ -61,12 +64,14 @@ extension CloudService {
         for scope in [CloudDatabaseScope.private, .shared] {
             for operation in CloudOperation.allCases {
                 router.post(RouterPath(CloudRoute.database(scope, operation))) { request, context in
-                    await self.serve(context, prepare: {
-                        let work = try await self.prepare(operation, request: request)
-                        return { container in
-                            try await work(scope == .private ? container.privateDatabase : container.sharedDatabase)
-                        }
-                    })
+                    await self.serve(
+                        context,
+                        prepare: {
+                            let work = try await self.prepare(operation, request: request)
+                            return { container in
+                                try await work(scope == .private ? container.privateDatabase : container.sharedDatabase)
+                            }
+                        })
                 }
             }
         }

@@ -64,7 +64,8 @@ enum Deadline {
         }
 
         func finish(_ result: Result<T, any Error>) {
-            let (continuation, worker, timer) = state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?, Task<Void, Never>?) in
+            let (continuation, worker, timer) = state.withLock {
+                state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?, Task<Void, Never>?) in
                 guard state.result == nil else { return (nil, nil, nil) }
                 state.result = result
                 defer { state.continuation = nil }

@@ -39,13 +39,15 @@ struct ObservabilityMiddleware: RouterMiddleware {
         Metrics.Timer(label: "strata_cloud_request_duration_seconds", dimensions: dimensions, factory: metricsFactory)
             .recordNanoseconds(Self.nanoseconds(elapsed))
         // A change stream is logged when its head goes out: its duration is time to connect.
-        logger.info("request", metadata: [
-            "method": .string(request.method.rawValue),
-            "path": .string(request.uri.path),
-            "route": .string(route),
-            "status": .stringConvertible(status),
-            "duration_ms": .stringConvertible(Self.nanoseconds(elapsed) / 1_000_000),
-        ])
+        logger.info(
+            "request",
+            metadata: [
+                "method": .string(request.method.rawValue),
+                "path": .string(request.uri.path),
+                "route": .string(route),
+                "status": .stringConvertible(status),
+                "duration_ms": .stringConvertible(Self.nanoseconds(elapsed) / 1_000_000),
+            ])
     }
 
     private static func nanoseconds(_ duration: Duration) -> Int64 {

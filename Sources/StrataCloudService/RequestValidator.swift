@@ -129,7 +129,8 @@ struct RequestValidator: Sendable {
 
     /// A key as it can appear in a field path: at most 64 characters, no control characters.
     static func printable(_ key: String) -> String {
-        let cleaned = String(String.UnicodeScalarView(key.unicodeScalars.prefix(64).map { $0.properties.generalCategory == .control ? "?" : $0 }))
+        let cleaned = String(
+            String.UnicodeScalarView(key.unicodeScalars.prefix(64).map { $0.properties.generalCategory == .control ? "?" : $0 }))
         return key.unicodeScalars.count > 64 ? cleaned + "…" : cleaned
     }
 }

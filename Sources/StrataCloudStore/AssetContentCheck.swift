@@ -78,7 +78,7 @@ enum AssetContentCheck {
         func inflate(_ data: Data, expecting expected: Int64, _ consume: (UnsafeRawBufferPointer) -> Void) throws(Failure) {
             guard inflateReset(stream) == Z_OK else { throw .wrongLength }
             guard let inputCount = uInt(exactly: data.count), inputCount > 0,
-                  let outputCapacity = uInt(exactly: buffer.count), let output = buffer.baseAddress
+                let outputCapacity = uInt(exactly: buffer.count), let output = buffer.baseAddress
             else { throw .wrongLength }
             let result: Failure? = data.withUnsafeBytes { input in
                 guard let base = input.baseAddress else { return .wrongLength }

@@ -126,29 +126,32 @@ public final class CloudStore: Sendable {
     ) async throws -> Result {
         let (logger, client) = (self.logger, self.client)
         do {
-            return try await ConnectionWatch<Result>.run { watch in try await client.withConnection { connection in
-                watch.watch(connection)
-                try await connection.query("BEGIN", logger: logger)
-                do {
-                    if repeatableRead {
-                        try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: logger)
+            return try await ConnectionWatch<Result>.run { watch in
+                try await client.withConnection { connection in
+                    watch.watch(connection)
+                    try await connection.query("BEGIN", logger: logger)
+                    do {
+                        if repeatableRead {
+                            try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: logger)
+                        }
+                        try await connection.query(
+                            PostgresQuery(unsafeSQL: "SET LOCAL ROLE \(CloudStoreMigrations.requestRole)"), logger: logger)
+                        try await connection.query("SELECT set_config('strata.user', \(user), true)", logger: logger)
+                        let value = try await body(connection)
+                        try await connection.query("COMMIT", logger: logger)
+                        return value
+                    } catch {
+                        if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
+                        throw error
                     }
-                    try await connection.query(PostgresQuery(unsafeSQL: "SET LOCAL ROLE \(CloudStoreMigrations.requestRole)"), logger: logger)
-                    try await connection.query("SELECT set_config('strata.user', \(user), true)", logger: logger)
-                    let value = try await body(connection)
-                    try await connection.query("COMMIT", logger: logger)
-                    return value
-                } catch {
-                    if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
-                    throw error
                 }
-            } }
+            }
         } catch let error as CloudError {
             // The caller's own error comes out as itself.
             throw error
         } catch let error as PSQLError where Self.refusal(error) != nil {
             throw Self.refusal(error) ?? CloudError.permissionFailure(nil)
-        } catch where StoreFailure.isTransient(error) {
+        } catch  where StoreFailure.isTransient(error) {
             throw CloudError.serviceUnavailable(retryAfter: StoreFailure.retryDelay)
         }
     }

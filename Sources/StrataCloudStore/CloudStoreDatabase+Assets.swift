@@ -79,7 +79,8 @@ extension CloudStoreDatabase {
                 "SELECT encoding, size, crc32, data FROM strata_cloud.asset_chunks WHERE owner = \(owner) AND hash = \(hash) ORDER BY index",
                 logger: logger
             ).decode((Int, Int64, Int64, Data).self) {
-                chunks.append(CloudAsset.Chunk(data: data, encoding: encoding, size: chunkSizeValue, crc32: UInt32(truncatingIfNeeded: crc)))
+                chunks.append(
+                    CloudAsset.Chunk(data: data, encoding: encoding, size: chunkSizeValue, crc32: UInt32(truncatingIfNeeded: crc)))
             }
             return CloudAsset(hash: hash, size: size, chunkSize: chunkSize, chunks: chunks)
         }

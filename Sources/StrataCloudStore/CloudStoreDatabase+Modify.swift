@@ -24,7 +24,9 @@ extension CloudStoreDatabase {
         return result
     }
 
-    private func modify(_ zone: CloudZoneID, saving saves: [CloudRecord], deleting deletes: [CloudRecordID]) async throws -> CloudModifyResult {
+    private func modify(
+        _ zone: CloudZoneID, saving saves: [CloudRecord], deleting deletes: [CloudRecordID]
+    ) async throws -> CloudModifyResult {
         @Sendable func failAll(_ failure: (CloudRecordID) -> CloudError) -> CloudModifyResult {
             var result = CloudModifyResult()
             for record in saves { result.saveResults[record.id] = .failure(failure(record.id)) }
@@ -127,7 +129,8 @@ extension CloudStoreDatabase {
             }
             try await connection.query(
                 "UPDATE strata_cloud.zones SET sequence = \(position) WHERE owner = \(zone.owner) AND name = \(zone.name)", logger: logger)
-            let growth = saves.reduce(Int64(0)) { $0 + Int64($1.encodedSize - (shape.existing[$1.id.name]?.record.encodedSize ?? 0)) }
+            let growth =
+                saves.reduce(Int64(0)) { $0 + Int64($1.encodedSize - (shape.existing[$1.id.name]?.record.encodedSize ?? 0)) }
                 - deletes.reduce(Int64(0)) { $0 + Int64(shape.existing[$1.name]?.record.encodedSize ?? 0) }
             try await Self.useBytes(growth, of: zone.owner, quota: store.limits.maximumBytesPerUser, on: connection, logger: logger)
             try await Self.markChanged([zone.name], of: zone.owner, notifying: endedShares, on: connection, logger: logger)

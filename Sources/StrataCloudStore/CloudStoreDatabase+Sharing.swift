@@ -17,13 +17,14 @@ extension CloudStoreDatabase {
         guard scope == .private, root.zone.owner == user else { throw CloudError.permissionFailure(root) }
         return try await store.transaction(as: user) { connection in
             guard var position = try await Self.lockZone(root.zone, on: connection, logger: logger),
-                  try await Self.recordExists(root, on: connection, logger: logger)
+                try await Self.recordExists(root, on: connection, logger: logger)
             else { throw CloudError.unknownItem(root) }
             let before = try await Self.participants(of: root, on: connection, logger: logger)
             var known: [String: CloudShare.Participant] = [:]
             for participant in before { known[participant.user] = participant }
             var saved = share
-            saved.participants = [CloudShare.Participant(user: user, role: .owner, permission: .readWrite, acceptance: .accepted)]
+            saved.participants =
+                [CloudShare.Participant(user: user, role: .owner, permission: .readWrite, acceptance: .accepted)]
                 + share.participants.filter { $0.user != user }.map { participant in
                     var participant = participant
                     participant.role = participant.role == .owner ? .privateUser : participant.role
@@ -66,7 +67,8 @@ extension CloudStoreDatabase {
                 try await Self.setShareRoot(root.name, forSubtreeOf: root.name, in: root.zone, on: connection, logger: logger)
             }
             let leaving = Set(Self.audience(before, owner: user)).subtracting(Self.audience(saved.participants, owner: user))
-            position = try await Self.recordDepartures(under: root.name, in: root.zone, for: leaving, after: position, on: connection, logger: logger)
+            position = try await Self.recordDepartures(
+                under: root.name, in: root.zone, for: leaving, after: position, on: connection, logger: logger)
             try await connection.query(
                 "UPDATE strata_cloud.zones SET sequence = \(position) WHERE owner = \(user) AND name = \(root.zone.name)", logger: logger)
             try await Self.markChanged([root.zone.name], of: user, notifying: before.map(\.user), on: connection, logger: logger)
@@ -116,7 +118,8 @@ extension CloudStoreDatabase {
                 let participants = try await Self.participants(of: root, on: connection, logger: logger)
                 guard !participants.isEmpty else { return }
                 let audience = Self.audience(participants, owner: user)
-                position = try await Self.recordDepartures(under: root.name, in: root.zone, for: Set(audience), after: position, on: connection, logger: logger)
+                position = try await Self.recordDepartures(
+                    under: root.name, in: root.zone, for: Set(audience), after: position, on: connection, logger: logger)
                 try await connection.query(
                     "DELETE FROM strata_cloud.shares WHERE owner = \(user) AND zone = \(root.zone.name) AND root = \(root.name)",
                     logger: logger)
@@ -133,12 +136,14 @@ extension CloudStoreDatabase {
                     outerRoot = parentRoot
                 }
                 if let outerRoot {
-                    position = try await Self.moveSubtree(of: root.name, in: root.zone, to: outerRoot, after: position, on: connection, logger: logger)
+                    position = try await Self.moveSubtree(
+                        of: root.name, in: root.zone, to: outerRoot, after: position, on: connection, logger: logger)
                 } else {
                     try await Self.setShareRoot(nil, forSubtreeOf: root.name, in: root.zone, on: connection, logger: logger)
                 }
                 try await connection.query(
-                    "UPDATE strata_cloud.zones SET sequence = \(position) WHERE owner = \(user) AND name = \(root.zone.name)", logger: logger)
+                    "UPDATE strata_cloud.zones SET sequence = \(position) WHERE owner = \(user) AND name = \(root.zone.name)",
+                    logger: logger)
                 try await Self.markChanged([root.zone.name], of: user, notifying: participants.map(\.user), on: connection, logger: logger)
             }
         }
@@ -169,7 +174,9 @@ extension CloudStoreDatabase {
     }
 
     /// A share's participants, in the order the owner listed them.
-    static func participants(of root: CloudRecordID, on connection: PostgresConnection, logger: Logger) async throws -> [CloudShare.Participant] {
+    static func participants(
+        of root: CloudRecordID, on connection: PostgresConnection, logger: Logger
+    ) async throws -> [CloudShare.Participant] {
         var participants: [CloudShare.Participant] = []
         for try await (user, role, permission, acceptance) in try await connection.query(
             """
@@ -179,7 +186,7 @@ extension CloudStoreDatabase {
             logger: logger
         ).decode((String, String, String, String).self) {
             guard let role = CloudShare.Role(rawValue: role), let permission = CloudShare.Permission(rawValue: permission),
-                  let acceptance = CloudShare.Acceptance(rawValue: acceptance)
+                let acceptance = CloudShare.Acceptance(rawValue: acceptance)
             else { continue }
             participants.append(CloudShare.Participant(user: user, role: role, permission: permission, acceptance: acceptance))
         }
@@ -210,7 +217,8 @@ extension CloudStoreDatabase {
             """,
             logger: logger
         ).decode((String?, String, String).self) {
-            var share = CloudShare(rootRecordID: root, title: title, publicPermission: CloudShare.Permission(rawValue: publicPermission) ?? .none)
+            var share = CloudShare(
+                rootRecordID: root, title: title, publicPermission: CloudShare.Permission(rawValue: publicPermission) ?? .none)
             share.changeTag = tag
             found = share
         }

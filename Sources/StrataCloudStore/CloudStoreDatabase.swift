@@ -177,7 +177,11 @@ public struct CloudStoreDatabase: CloudDatabase {
                 """,
                 logger: logger)
             for try await (name, isDeleted) in rows.decode((String, Bool).self) {
-                if isDeleted { deleted.append(CloudZoneID(name: name, owner: user)) } else { changed.append(CloudZoneID(name: name, owner: user)) }
+                if isDeleted {
+                    deleted.append(CloudZoneID(name: name, owner: user))
+                } else {
+                    changed.append(CloudZoneID(name: name, owner: user))
+                }
             }
             return CloudDatabaseChanges(changedZones: changed, deletedZones: deleted, token: CloudChangeToken("d:\(max(start, end))"))
         }
@@ -248,7 +252,9 @@ public struct CloudStoreDatabase: CloudDatabase {
                 }
             }
             let since = tokenAccess < access ? 0 : start
-            let departures = scope == .shared ? """
+            let departures =
+                scope == .shared
+                ? """
                 UNION ALL
                 SELECT d.sequence, d.name, d.type, NULL, NULL, NULL, NULL
                 FROM strata_cloud.departures d WHERE d.owner = $1 AND d.zone = $2 AND d.sequence > $4
@@ -261,16 +267,17 @@ public struct CloudStoreDatabase: CloudDatabase {
             try bindings.append(since)
             try bindings.append(start)
             try bindings.append(Int64(pageSize) + 1)
-            let query = PostgresQuery(unsafeSQL: """
-                SELECT sequence, name, type, fields, field_versions, parent, change_tag FROM (
-                    SELECT sequence, name, type, fields::text, field_versions::text, parent, change_tag
-                    FROM strata_cloud.records WHERE owner = $1 AND zone = $2 AND sequence > $3
-                    UNION ALL
-                    SELECT sequence, name, type, NULL, NULL, NULL, NULL
-                    FROM strata_cloud.tombstones WHERE owner = $1 AND zone = $2 AND sequence > $4
-                    \(departures)
-                ) AS changes ORDER BY sequence LIMIT $5
-                """, binds: bindings)
+            let query = PostgresQuery(
+                unsafeSQL: """
+                    SELECT sequence, name, type, fields, field_versions, parent, change_tag FROM (
+                        SELECT sequence, name, type, fields::text, field_versions::text, parent, change_tag
+                        FROM strata_cloud.records WHERE owner = $1 AND zone = $2 AND sequence > $3
+                        UNION ALL
+                        SELECT sequence, name, type, NULL, NULL, NULL, NULL
+                        FROM strata_cloud.tombstones WHERE owner = $1 AND zone = $2 AND sequence > $4
+                        \(departures)
+                    ) AS changes ORDER BY sequence LIMIT $5
+                    """, binds: bindings)
             let rows = try await connection.query(query, logger: logger)
             var page = CloudZoneChanges(changed: [], deleted: [], token: CloudChangeToken(""), moreComing: false)
             var last = start
@@ -283,8 +290,9 @@ public struct CloudStoreDatabase: CloudDatabase {
                 }
                 last = row.0
                 if let fields = row.3, let versions = row.4, let tag = row.6 {
-                    page.changed.append(try RecordCoding.record(
-                        zone: zone, name: row.1, type: row.2, fields: fields, versions: versions, parent: row.5, changeTag: tag))
+                    page.changed.append(
+                        try RecordCoding.record(
+                            zone: zone, name: row.1, type: row.2, fields: fields, versions: versions, parent: row.5, changeTag: tag))
                 } else {
                     page.deleted.append(CloudTombstone(id: CloudRecordID(name: row.1, zone: zone), type: row.2))
                 }
@@ -310,7 +318,7 @@ public struct CloudStoreDatabase: CloudDatabase {
         guard let token else { return (0, 0) }
         let parts = token.value.split(separator: ":")
         guard parts.count == 2 || parts.count == 3, parts[0] == "z", let position = Int64(parts[1]), position >= 0,
-              let access = parts.count == 3 ? Int64(parts[2]) : 0
+            let access = parts.count == 3 ? Int64(parts[2]) : 0
         else { throw CloudError.changeTokenExpired }
         return (position, access)
     }

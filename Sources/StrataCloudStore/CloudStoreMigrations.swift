@@ -80,7 +80,9 @@ enum CloudStoreMigrations {
                 """,
                 logger: logger)
             var applied: Set<Int> = []
-            for try await version in try await connection.query("SELECT version FROM strata_cloud.migrations", logger: logger).decode(Int.self) {
+            for try await version in try await connection.query("SELECT version FROM strata_cloud.migrations", logger: logger).decode(
+                Int.self)
+            {
                 applied.insert(version)
             }
             var done: [Int] = []
@@ -99,99 +101,102 @@ enum CloudStoreMigrations {
     /// `owner = the request's user`, evaluated once per query (a sub-select), not per row.
     static let isRequestUser = "(SELECT current_setting('strata.user', true))"
 
-    static let version1: [String] = [
-        """
-        DO $$ BEGIN
-            IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '\(requestRole)') THEN
-                CREATE ROLE \(requestRole) NOLOGIN NOSUPERUSER NOBYPASSRLS;
-            END IF;
-        -- Roles belong to the cluster, while the advisory lock above is per database: two
-        -- databases migrating at once both pass the NOT EXISTS check, and the second CREATE ROLE
-        -- waits for the first to commit, then fails with unique_violation. The role exists then,
-        -- which is all this step needs.
-        EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
-        END $$
-        """,
-        """
-        CREATE TABLE strata_cloud.users (
-            name text PRIMARY KEY,
-            database_sequence bigint NOT NULL DEFAULT 0)
-        """,
-        """
-        CREATE TABLE strata_cloud.zones (
-            owner text NOT NULL REFERENCES strata_cloud.users (name),
-            name text NOT NULL,
-            sequence bigint NOT NULL DEFAULT 0,
-            horizon bigint NOT NULL DEFAULT 0,
-            database_change bigint NOT NULL,
-            deleted boolean NOT NULL DEFAULT false,
-            PRIMARY KEY (owner, name))
-        """,
-        "CREATE INDEX zones_database_feed ON strata_cloud.zones (owner, database_change)",
-        """
-        CREATE TABLE strata_cloud.records (
-            owner text NOT NULL,
-            zone text NOT NULL,
-            name text NOT NULL,
-            type text NOT NULL,
-            fields jsonb NOT NULL,
-            field_versions jsonb NOT NULL,
-            parent text,
-            change_tag text NOT NULL,
-            sequence bigint NOT NULL,
-            size integer NOT NULL,
-            PRIMARY KEY (owner, zone, name),
-            FOREIGN KEY (owner, zone) REFERENCES strata_cloud.zones (owner, name) ON DELETE CASCADE)
-        """,
-        "CREATE INDEX records_feed ON strata_cloud.records (owner, zone, sequence)",
-        "CREATE INDEX records_children ON strata_cloud.records (owner, zone, parent) WHERE parent IS NOT NULL",
-        """
-        CREATE TABLE strata_cloud.tombstones (
-            owner text NOT NULL,
-            zone text NOT NULL,
-            name text NOT NULL,
-            type text NOT NULL,
-            sequence bigint NOT NULL,
-            audience text[] NOT NULL DEFAULT '{}',
-            PRIMARY KEY (owner, zone, name),
-            FOREIGN KEY (owner, zone) REFERENCES strata_cloud.zones (owner, name) ON DELETE CASCADE)
-        """,
-        "CREATE INDEX tombstones_feed ON strata_cloud.tombstones (owner, zone, sequence)",
-        """
-        CREATE TABLE strata_cloud.assets (
-            owner text NOT NULL REFERENCES strata_cloud.users (name),
-            hash text NOT NULL,
-            size bigint NOT NULL,
-            chunk_size bigint NOT NULL,
-            PRIMARY KEY (owner, hash))
-        """,
-        """
-        CREATE TABLE strata_cloud.asset_chunks (
-            owner text NOT NULL,
-            hash text NOT NULL,
-            index integer NOT NULL,
-            encoding integer NOT NULL,
-            size bigint NOT NULL,
-            crc32 bigint NOT NULL,
-            data bytea NOT NULL,
-            PRIMARY KEY (owner, hash, index),
-            FOREIGN KEY (owner, hash) REFERENCES strata_cloud.assets (owner, hash) ON DELETE CASCADE)
-        """,
-    ] + ["users"].flatMap { table in
+    static let version1: [String] =
         [
-            "ALTER TABLE strata_cloud.\(table) ENABLE ROW LEVEL SECURITY",
-            "CREATE POLICY self ON strata_cloud.\(table) USING (name = \(isRequestUser)) WITH CHECK (name = \(isRequestUser))",
+            """
+            DO $$ BEGIN
+                IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '\(requestRole)') THEN
+                    CREATE ROLE \(requestRole) NOLOGIN NOSUPERUSER NOBYPASSRLS;
+                END IF;
+            -- Roles belong to the cluster, while the advisory lock above is per database: two
+            -- databases migrating at once both pass the NOT EXISTS check, and the second CREATE ROLE
+            -- waits for the first to commit, then fails with unique_violation. The role exists then,
+            -- which is all this step needs.
+            EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL;
+            END $$
+            """,
+            """
+            CREATE TABLE strata_cloud.users (
+                name text PRIMARY KEY,
+                database_sequence bigint NOT NULL DEFAULT 0)
+            """,
+            """
+            CREATE TABLE strata_cloud.zones (
+                owner text NOT NULL REFERENCES strata_cloud.users (name),
+                name text NOT NULL,
+                sequence bigint NOT NULL DEFAULT 0,
+                horizon bigint NOT NULL DEFAULT 0,
+                database_change bigint NOT NULL,
+                deleted boolean NOT NULL DEFAULT false,
+                PRIMARY KEY (owner, name))
+            """,
+            "CREATE INDEX zones_database_feed ON strata_cloud.zones (owner, database_change)",
+            """
+            CREATE TABLE strata_cloud.records (
+                owner text NOT NULL,
+                zone text NOT NULL,
+                name text NOT NULL,
+                type text NOT NULL,
+                fields jsonb NOT NULL,
+                field_versions jsonb NOT NULL,
+                parent text,
+                change_tag text NOT NULL,
+                sequence bigint NOT NULL,
+                size integer NOT NULL,
+                PRIMARY KEY (owner, zone, name),
+                FOREIGN KEY (owner, zone) REFERENCES strata_cloud.zones (owner, name) ON DELETE CASCADE)
+            """,
+            "CREATE INDEX records_feed ON strata_cloud.records (owner, zone, sequence)",
+            "CREATE INDEX records_children ON strata_cloud.records (owner, zone, parent) WHERE parent IS NOT NULL",
+            """
+            CREATE TABLE strata_cloud.tombstones (
+                owner text NOT NULL,
+                zone text NOT NULL,
+                name text NOT NULL,
+                type text NOT NULL,
+                sequence bigint NOT NULL,
+                audience text[] NOT NULL DEFAULT '{}',
+                PRIMARY KEY (owner, zone, name),
+                FOREIGN KEY (owner, zone) REFERENCES strata_cloud.zones (owner, name) ON DELETE CASCADE)
+            """,
+            "CREATE INDEX tombstones_feed ON strata_cloud.tombstones (owner, zone, sequence)",
+            """
+            CREATE TABLE strata_cloud.assets (
+                owner text NOT NULL REFERENCES strata_cloud.users (name),
+                hash text NOT NULL,
+                size bigint NOT NULL,
+                chunk_size bigint NOT NULL,
+                PRIMARY KEY (owner, hash))
+            """,
+            """
+            CREATE TABLE strata_cloud.asset_chunks (
+                owner text NOT NULL,
+                hash text NOT NULL,
+                index integer NOT NULL,
+                encoding integer NOT NULL,
+                size bigint NOT NULL,
+                crc32 bigint NOT NULL,
+                data bytea NOT NULL,
+                PRIMARY KEY (owner, hash, index),
+                FOREIGN KEY (owner, hash) REFERENCES strata_cloud.assets (owner, hash) ON DELETE CASCADE)
+            """,
         ]
-    } + ["zones", "records", "tombstones", "assets", "asset_chunks"].flatMap { table in
-        [
-            "ALTER TABLE strata_cloud.\(table) ENABLE ROW LEVEL SECURITY",
-            "CREATE POLICY owner ON strata_cloud.\(table) USING (owner = \(isRequestUser)) WITH CHECK (owner = \(isRequestUser))",
+        + ["users"].flatMap { table in
+            [
+                "ALTER TABLE strata_cloud.\(table) ENABLE ROW LEVEL SECURITY",
+                "CREATE POLICY self ON strata_cloud.\(table) USING (name = \(isRequestUser)) WITH CHECK (name = \(isRequestUser))",
+            ]
+        }
+        + ["zones", "records", "tombstones", "assets", "asset_chunks"].flatMap { table in
+            [
+                "ALTER TABLE strata_cloud.\(table) ENABLE ROW LEVEL SECURITY",
+                "CREATE POLICY owner ON strata_cloud.\(table) USING (owner = \(isRequestUser)) WITH CHECK (owner = \(isRequestUser))",
+            ]
+        } + [
+            "GRANT USAGE ON SCHEMA strata_cloud TO \(requestRole)",
+            """
+            GRANT SELECT, INSERT, UPDATE, DELETE ON strata_cloud.users, strata_cloud.zones, strata_cloud.records,
+                strata_cloud.tombstones, strata_cloud.assets, strata_cloud.asset_chunks TO \(requestRole)
+            """,
         ]
-    } + [
-        "GRANT USAGE ON SCHEMA strata_cloud TO \(requestRole)",
-        """
-        GRANT SELECT, INSERT, UPDATE, DELETE ON strata_cloud.users, strata_cloud.zones, strata_cloud.records,
-            strata_cloud.tombstones, strata_cloud.assets, strata_cloud.asset_chunks TO \(requestRole)
-        """,
-    ]
 }

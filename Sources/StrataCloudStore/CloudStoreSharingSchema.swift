@@ -248,31 +248,34 @@ enum CloudStoreSharingSchema {
             CREATE POLICY participant_update ON strata_cloud.zones FOR UPDATE
                 USING ((owner, name) IN (\(writableZones))) WITH CHECK ((owner, name) IN (\(writableZones)))
             """,
-        ] + ["tombstones", "departures"].flatMap { table in
-            [
-                """
-                CREATE POLICY participant_read ON strata_cloud.\(table) FOR SELECT
-                    USING (\(me) = ANY(audience) AND (owner, zone) IN (\(readableZones)))
-                """,
-                "CREATE POLICY participant_insert ON strata_cloud.\(table) FOR INSERT WITH CHECK ((owner, zone) IN (\(writableZones)))",
-                """
-                CREATE POLICY participant_update ON strata_cloud.\(table) FOR UPDATE
-                    USING ((owner, zone) IN (\(writableZones))) WITH CHECK ((owner, zone) IN (\(writableZones)))
-                """,
-                "CREATE POLICY participant_delete ON strata_cloud.\(table) FOR DELETE USING ((owner, zone) IN (\(writableZones)))",
+        ]
+            + ["tombstones", "departures"].flatMap { table in
+                [
+                    """
+                    CREATE POLICY participant_read ON strata_cloud.\(table) FOR SELECT
+                        USING (\(me) = ANY(audience) AND (owner, zone) IN (\(readableZones)))
+                    """,
+                    "CREATE POLICY participant_insert ON strata_cloud.\(table) FOR INSERT WITH CHECK ((owner, zone) IN (\(writableZones)))",
+                    """
+                    CREATE POLICY participant_update ON strata_cloud.\(table) FOR UPDATE
+                        USING ((owner, zone) IN (\(writableZones))) WITH CHECK ((owner, zone) IN (\(writableZones)))
+                    """,
+                    "CREATE POLICY participant_delete ON strata_cloud.\(table) FOR DELETE USING ((owner, zone) IN (\(writableZones)))",
+                ]
+            } + [
+                "ALTER TABLE strata_cloud.departures ENABLE ROW LEVEL SECURITY",
+                "CREATE POLICY owner ON strata_cloud.departures USING (owner = \(me)) WITH CHECK (owner = \(me))",
             ]
-        } + [
-            "ALTER TABLE strata_cloud.departures ENABLE ROW LEVEL SECURITY",
-            "CREATE POLICY owner ON strata_cloud.departures USING (owner = \(me)) WITH CHECK (owner = \(me))",
-        ] + ["shares", "share_participants"].flatMap { table in
-            [
-                "ALTER TABLE strata_cloud.\(table) ENABLE ROW LEVEL SECURITY",
-                "CREATE POLICY owner ON strata_cloud.\(table) USING (owner = \(me)) WITH CHECK (owner = \(me))",
-                "CREATE POLICY participant_read ON strata_cloud.\(table) FOR SELECT USING ((owner, zone, root) IN (\(readable)))",
-            ]
-        } + ["assets", "asset_chunks"].map { table in
-            "CREATE POLICY peer_read ON strata_cloud.\(table) FOR SELECT USING (owner IN (SELECT strata_cloud.asset_peers()))"
-        }
+            + ["shares", "share_participants"].flatMap { table in
+                [
+                    "ALTER TABLE strata_cloud.\(table) ENABLE ROW LEVEL SECURITY",
+                    "CREATE POLICY owner ON strata_cloud.\(table) USING (owner = \(me)) WITH CHECK (owner = \(me))",
+                    "CREATE POLICY participant_read ON strata_cloud.\(table) FOR SELECT USING ((owner, zone, root) IN (\(readable)))",
+                ]
+            }
+            + ["assets", "asset_chunks"].map { table in
+                "CREATE POLICY peer_read ON strata_cloud.\(table) FOR SELECT USING (owner IN (SELECT strata_cloud.asset_peers()))"
+            }
     }
 
     static let grants: [String] = [

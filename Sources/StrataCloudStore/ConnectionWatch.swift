@@ -76,7 +76,8 @@ final class ConnectionWatch<T: Sendable>: Sendable {
     }
 
     private func finish(_ result: Result<T, any Error>) {
-        let (continuation, worker, monitor) = state.withLock { state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?, Task<Void, Never>?) in
+        let (continuation, worker, monitor) = state.withLock {
+            state -> (CheckedContinuation<T, any Error>?, Task<Void, Never>?, Task<Void, Never>?) in
             guard state.result == nil else { return (nil, nil, nil) }
             state.result = result
             defer { state.continuation = nil }

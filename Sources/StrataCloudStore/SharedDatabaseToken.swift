@@ -24,7 +24,7 @@ struct SharedDatabaseToken {
             return
         }
         guard token.value.hasPrefix("s:"), let data = Data(base64Encoded: String(token.value.dropFirst(2))),
-              let entries = try? JSONDecoder().decode([Entry].self, from: data)
+            let entries = try? JSONDecoder().decode([Entry].self, from: data)
         else { throw CloudError.changeTokenExpired }
         positions = Dictionary(entries.map { (CloudZoneID(name: $0.zone, owner: $0.owner), $0.position) }, uniquingKeysWith: max)
     }

@@ -12,7 +12,7 @@ enum StoreFailure {
         guard let error = error as? PSQLError else { return false }
         switch error.code {
         case .clientClosedConnection, .serverClosedConnection, .connectionError, .uncleanShutdown, .poolClosed,
-             .queryCancelled:
+            .queryCancelled:
             return true
         case .server:
             guard let state = error.serverInfo?[.sqlState] else { return false }

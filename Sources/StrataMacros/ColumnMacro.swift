@@ -43,9 +43,10 @@ private func diagnoseIfNotAProperty(
             return true
         }
         let result = edited.with(\.leadingTrivia, declaration.leadingTrivia)
-        fixIts.append(FixIt(
-            message: PropertyFixItMessage("remove\(attribute)", "Remove '@\(attribute)'"),
-            changes: [.replace(oldNode: Syntax(declaration), newNode: Syntax(result))]))
+        fixIts.append(
+            FixIt(
+                message: PropertyFixItMessage("remove\(attribute)", "Remove '@\(attribute)'"),
+                changes: [.replace(oldNode: Syntax(declaration), newNode: Syntax(result))]))
     }
     context.diagnose(Diagnostic(node: node, message: PropertyMessages.columnNotOnProperty(attribute: attribute), fixIts: fixIts))
 }

@@ -66,22 +66,23 @@ enum DatabaseFunctionDiagnostic: DiagnosticMessage {
     }
 
     var diagnosticID: MessageID {
-        let id = switch self {
-        case .notAFunction: "notAFunction"
-        case .protocolRequirement: "protocolRequirement"
-        case .instanceMethod: "instanceMethod"
-        case .async: "async"
-        case .mainActor: "mainActor"
-        case .generic: "generic"
-        case .opaqueParameter: "opaqueParameter"
-        case .inoutParameter: "inoutParameter"
-        case .variadicParameter: "variadicParameter"
-        case .noReturnValue: "noReturnValue"
-        case .nameNotLiteral: "nameNotLiteral"
-        case .emptyName: "emptyName"
-        case .representationNotFunctionType: "representationNotFunctionType"
-        case .representationArity: "representationArity"
-        }
+        let id =
+            switch self {
+            case .notAFunction: "notAFunction"
+            case .protocolRequirement: "protocolRequirement"
+            case .instanceMethod: "instanceMethod"
+            case .async: "async"
+            case .mainActor: "mainActor"
+            case .generic: "generic"
+            case .opaqueParameter: "opaqueParameter"
+            case .inoutParameter: "inoutParameter"
+            case .variadicParameter: "variadicParameter"
+            case .noReturnValue: "noReturnValue"
+            case .nameNotLiteral: "nameNotLiteral"
+            case .emptyName: "emptyName"
+            case .representationNotFunctionType: "representationNotFunctionType"
+            case .representationArity: "representationArity"
+            }
         return MessageID(domain: "StrataMacros.DatabaseFunction", id: id)
     }
 

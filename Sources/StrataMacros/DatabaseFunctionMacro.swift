@@ -75,7 +75,7 @@ public struct DatabaseFunctionMacro: PeerMacro {
                 case nil:
                     if expression.is(NilLiteralExprSyntax.self) { continue }
                     guard let literal = expression.as(StringLiteralExprSyntax.self),
-                          literal.segments.allSatisfy({ $0.is(StringSegmentSyntax.self) })
+                        literal.segments.allSatisfy({ $0.is(StringSegmentSyntax.self) })
                     else {
                         diagnose(expression, .nameNotLiteral)
                         continue
@@ -112,7 +112,8 @@ public struct DatabaseFunctionMacro: PeerMacro {
                     let staticModifier = DeclModifierSyntax(
                         name: .keyword(.static, leadingTrivia: function.funcKeyword.leadingTrivia, trailingTrivia: .space)
                     )
-                    fixed = function
+                    fixed =
+                        function
                         .with(\.modifiers, [staticModifier])
                         .with(\.funcKeyword, function.funcKeyword.with(\.leadingTrivia, []))
                 } else {
@@ -130,7 +131,7 @@ public struct DatabaseFunctionMacro: PeerMacro {
         // Isolation: SQLite calls the function on whatever thread runs the statement.
         for attribute in function.attributes {
             if let attribute = attribute.as(AttributeSyntax.self),
-               attribute.attributeName.trimmedDescription == "MainActor"
+                attribute.attributeName.trimmedDescription == "MainActor"
             {
                 diagnose(attribute, .mainActor(name: displayName))
             }
@@ -236,11 +237,12 @@ public struct DatabaseFunctionMacro: PeerMacro {
         let varName = "$\(displayName)"
 
         let callParameters = zip(parameters, argumentTypes).map { parameter, type in
-            let labelAndName = switch parameter.label {
-            case nil: "_ \(parameter.name)"
-            case parameter.name: parameter.name
-            case let label?: "\(label) \(parameter.name)"
-            }
+            let labelAndName =
+                switch parameter.label {
+                case nil: "_ \(parameter.name)"
+                case parameter.name: parameter.name
+                case let label?: "\(label) \(parameter.name)"
+                }
             return "\(labelAndName): some StrataQueries.QueryExpression<\(type.trimmedDescription)>"
         }
         .joined(separator: ", ")
@@ -292,8 +294,8 @@ public struct DatabaseFunctionMacro: PeerMacro {
     /// that way.
     static func representationFunctionType(_ expression: ExprSyntax) -> FunctionTypeSyntax? {
         guard let member = expression.as(MemberAccessExprSyntax.self),
-              member.declName.baseName.text == "self",
-              let base = member.base
+            member.declName.baseName.text == "self",
+            let base = member.base
         else { return nil }
         // Types in expression position parse as expressions; parse the text again as a type.
         let type = TypeSyntax("\(raw: base.trimmedDescription)")
@@ -306,7 +308,7 @@ public struct DatabaseFunctionMacro: PeerMacro {
             return function
         }
         if let tuple = type.as(TupleTypeSyntax.self), tuple.elements.count == 1, let element = tuple.elements.first,
-           element.firstName == nil, element.ellipsis == nil
+            element.firstName == nil, element.ellipsis == nil
         {
             return functionType(element.type)
         }

@@ -88,27 +88,31 @@ struct PropertyAnalysis {
             let propertyName = binding.pattern.trimmedDescription
             // Static, computed and lazy properties are never columns.
             let nonStoredKind: String? =
-                if isStatic { "static property" }
-                else if binding.isComputed { "computed property" }
-                else if isLazy { "lazy property" }
-                else { nil }
+                if isStatic { "static property" } else if binding.isComputed { "computed property" } else if isLazy { "lazy property" } else
+                { nil }
             if let nonStoredKind {
                 if let columnAttribute {
                     hasErrors = true
-                    context.diagnose(Diagnostic(
-                        node: columnAttribute,
-                        message: PropertyMessages.columnOnNonStoredProperty(attribute: "Column", property: propertyName, kind: nonStoredKind),
-                        fixIt: FixIt(
-                            message: PropertyFixItMessage("removeColumn", "Remove '@Column'"),
-                            changes: [.replace(oldNode: Syntax(variable), newNode: Syntax(variable.removingAttribute(columnAttribute)))])))
+                    context.diagnose(
+                        Diagnostic(
+                            node: columnAttribute,
+                            message: PropertyMessages.columnOnNonStoredProperty(
+                                attribute: "Column", property: propertyName, kind: nonStoredKind),
+                            fixIt: FixIt(
+                                message: PropertyFixItMessage("removeColumn", "Remove '@Column'"),
+                                changes: [.replace(oldNode: Syntax(variable), newNode: Syntax(variable.removingAttribute(columnAttribute)))]
+                            )))
                 }
                 if let ephemeralAttribute {
-                    context.diagnose(Diagnostic(
-                        node: ephemeralAttribute,
-                        message: PropertyMessages.ephemeralOnNonStoredProperty(property: propertyName, kind: nonStoredKind),
-                        fixIt: FixIt(
-                            message: PropertyFixItMessage("removeEphemeral", "Remove '@Ephemeral'"),
-                            changes: [.replace(oldNode: Syntax(variable), newNode: Syntax(variable.removingAttribute(ephemeralAttribute)))])))
+                    context.diagnose(
+                        Diagnostic(
+                            node: ephemeralAttribute,
+                            message: PropertyMessages.ephemeralOnNonStoredProperty(property: propertyName, kind: nonStoredKind),
+                            fixIt: FixIt(
+                                message: PropertyFixItMessage("removeEphemeral", "Remove '@Ephemeral'"),
+                                changes: [
+                                    .replace(oldNode: Syntax(variable), newNode: Syntax(variable.removingAttribute(ephemeralAttribute)))
+                                ])))
                 }
                 continue
             }
@@ -119,17 +123,21 @@ struct PropertyAnalysis {
             if let columnAttribute, let ephemeralAttribute {
                 hasErrors = true
                 if isID { idStatus = .invalid }
-                context.diagnose(Diagnostic(
-                    node: ephemeralAttribute,
-                    message: PropertyMessages.columnAndEphemeral(property: propertyName),
-                    fixIts: [
-                        FixIt(
-                            message: PropertyFixItMessage("removeEphemeral", "Remove '@Ephemeral'"),
-                            changes: [.replace(oldNode: Syntax(variable), newNode: Syntax(variable.removingAttribute(ephemeralAttribute)))]),
-                        FixIt(
-                            message: PropertyFixItMessage("removeColumn", "Remove '@Column'"),
-                            changes: [.replace(oldNode: Syntax(variable), newNode: Syntax(variable.removingAttribute(columnAttribute)))]),
-                    ]))
+                context.diagnose(
+                    Diagnostic(
+                        node: ephemeralAttribute,
+                        message: PropertyMessages.columnAndEphemeral(property: propertyName),
+                        fixIts: [
+                            FixIt(
+                                message: PropertyFixItMessage("removeEphemeral", "Remove '@Ephemeral'"),
+                                changes: [
+                                    .replace(oldNode: Syntax(variable), newNode: Syntax(variable.removingAttribute(ephemeralAttribute)))
+                                ]),
+                            FixIt(
+                                message: PropertyFixItMessage("removeColumn", "Remove '@Column'"),
+                                changes: [.replace(oldNode: Syntax(variable), newNode: Syntax(variable.removingAttribute(columnAttribute)))]
+                            ),
+                        ]))
                 continue
             }
 
@@ -141,9 +149,10 @@ struct PropertyAnalysis {
                 let hasDefault = binding.initializer != nil || (!isLet && declaredType.map(\.isOptional) == true)
                 if !hasDefault {
                     hasErrors = true
-                    context.diagnose(Diagnostic(
-                        node: binding.pattern,
-                        message: PropertyMessages.ephemeralWithoutDefault(property: propertyName)))
+                    context.diagnose(
+                        Diagnostic(
+                            node: binding.pattern,
+                            message: PropertyMessages.ephemeralWithoutDefault(property: propertyName)))
                 }
                 if isID { idStatus = hasDefault ? .ephemeral : .invalid }
                 continue
@@ -166,9 +175,14 @@ struct PropertyAnalysis {
                     fixIts: [
                         FixIt(
                             message: PropertyFixItMessage("makeVar", "Replace 'let' with 'var'"),
-                            changes: [.replace(
-                                oldNode: Syntax(variable.bindingSpecifier),
-                                newNode: Syntax(TokenSyntax.keyword(.var, leadingTrivia: variable.bindingSpecifier.leadingTrivia, trailingTrivia: variable.bindingSpecifier.trailingTrivia)))]),
+                            changes: [
+                                .replace(
+                                    oldNode: Syntax(variable.bindingSpecifier),
+                                    newNode: Syntax(
+                                        TokenSyntax.keyword(
+                                            .var, leadingTrivia: variable.bindingSpecifier.leadingTrivia,
+                                            trailingTrivia: variable.bindingSpecifier.trailingTrivia)))
+                            ]),
                         FixIt(
                             message: PropertyFixItMessage("addEphemeral", "Mark '\(propertyName)' '@Ephemeral'"),
                             changes: [.replace(oldNode: Syntax(variable), newNode: Syntax(variable.prependingAttribute("@Ephemeral")))]),
@@ -195,7 +209,8 @@ struct PropertyAnalysis {
             let inferredType = binding.initializer.flatMap { literalType(of: $0.value) }
             guard let writtenType = declaredType ?? inferredType else {
                 fail(
-                    PropertyMessages.missingTypeAnnotation(property: propertyName, initializer: binding.initializer?.value.trimmedDescription),
+                    PropertyMessages.missingTypeAnnotation(
+                        property: propertyName, initializer: binding.initializer?.value.trimmedDescription),
                     at: binding.pattern)
                 continue
             }
@@ -219,11 +234,15 @@ struct PropertyAnalysis {
                 case .collection(let collection):
                     message = PropertyMessages.collectionType(property: propertyName, type: typeText, element: collection)
                     if columnAttribute == nil {
-                        fixIts.append(FixIt(
-                            message: PropertyFixItMessage("storeAsJSON", "Store '\(propertyName)' as JSON"),
-                            changes: [.replace(
-                                oldNode: Syntax(variable),
-                                newNode: Syntax(variable.prependingAttribute("@Column(as: JSONRepresentation<\(collection)>.self)")))]))
+                        fixIts.append(
+                            FixIt(
+                                message: PropertyFixItMessage("storeAsJSON", "Store '\(propertyName)' as JSON"),
+                                changes: [
+                                    .replace(
+                                        oldNode: Syntax(variable),
+                                        newNode: Syntax(variable.prependingAttribute("@Column(as: JSONRepresentation<\(collection)>.self)"))
+                                    )
+                                ]))
                     }
                 }
                 fail(message, at: binding.typeAnnotation?.type ?? TypeSyntax(type), fixIts: fixIts)
@@ -237,20 +256,21 @@ struct PropertyAnalysis {
 
             let name = identifierPattern.identifier.identifier?.name ?? identifierPattern.identifier.text
             let defaultValue: ExprSyntax? =
-                if let initializer = binding.initializer { initializer.value.trimmed }
-                else if !isLet, type.isOptional { "nil" }
-                else { nil }
-            columns.append(ColumnProperty(
-                identifier: identifierPattern.identifier.trimmedDescription,
-                name: name,
-                columnName: options.name ?? name,
-                type: type,
-                representation: representation,
-                defaultValue: defaultValue,
-                isGenerated: options.isGenerated,
-                primaryKeyFlag: options.primaryKey,
-                primaryKeyNode: options.primaryKeyNode ?? Syntax(identifierPattern),
-                node: Syntax(identifierPattern)))
+                if let initializer = binding.initializer { initializer.value.trimmed } else if !isLet, type.isOptional { "nil" } else {
+                    nil
+                }
+            columns.append(
+                ColumnProperty(
+                    identifier: identifierPattern.identifier.trimmedDescription,
+                    name: name,
+                    columnName: options.name ?? name,
+                    type: type,
+                    representation: representation,
+                    defaultValue: defaultValue,
+                    isGenerated: options.isGenerated,
+                    primaryKeyFlag: options.primaryKey,
+                    primaryKeyNode: options.primaryKeyNode ?? Syntax(identifierPattern),
+                    node: Syntax(identifierPattern)))
         }
     }
 
@@ -269,9 +289,10 @@ struct PropertyAnalysis {
         for column in columns {
             if let first = seen[column.columnName] {
                 hasErrors = true
-                context.diagnose(Diagnostic(
-                    node: column.node,
-                    message: PropertyMessages.duplicateColumnName(column: column.columnName, first: first.name, second: column.name)))
+                context.diagnose(
+                    Diagnostic(
+                        node: column.node,
+                        message: PropertyMessages.duplicateColumnName(column: column.columnName, first: first.name, second: column.name)))
             } else {
                 seen[column.columnName] = column
             }
@@ -307,19 +328,28 @@ struct ColumnOptions {
                     continue
                 }
                 if value.isEmpty {
-                    context.diagnose(Diagnostic(
-                        node: expression,
-                        message: PropertyMessages.emptyColumnName(property: property),
-                        fixIt: FixIt(
-                            message: PropertyFixItMessage("usePropertyName", "Use the property name '\(property)'"),
-                            changes: [.replace(oldNode: Syntax(expression), newNode: Syntax(StringLiteralExprSyntax(content: property).with(\.leadingTrivia, expression.leadingTrivia).with(\.trailingTrivia, expression.trailingTrivia)))])))
+                    context.diagnose(
+                        Diagnostic(
+                            node: expression,
+                            message: PropertyMessages.emptyColumnName(property: property),
+                            fixIt: FixIt(
+                                message: PropertyFixItMessage("usePropertyName", "Use the property name '\(property)'"),
+                                changes: [
+                                    .replace(
+                                        oldNode: Syntax(expression),
+                                        newNode: Syntax(
+                                            StringLiteralExprSyntax(content: property).with(\.leadingTrivia, expression.leadingTrivia).with(
+                                                \.trailingTrivia, expression.trailingTrivia)))
+                                ])))
                     isValid = false
                     continue
                 }
                 name = value
             case "as":
                 if expression.is(NilLiteralExprSyntax.self) { continue }
-                guard let member = expression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "self", let base = member.base else {
+                guard let member = expression.as(MemberAccessExprSyntax.self), member.declName.baseName.text == "self",
+                    let base = member.base
+                else {
                     context.diagnose(Diagnostic(node: expression, message: PropertyMessages.representationNotAType(property: property)))
                     isValid = false
                     continue
@@ -359,7 +389,8 @@ enum TypeProblem {
     init?(of type: TypeSyntax, hasRepresentation: Bool) {
         let base = type.strippingOptionals
         if hasRepresentation {
-            guard base.is(SomeOrAnyTypeSyntax.self), base.as(SomeOrAnyTypeSyntax.self)?.someOrAnySpecifier.tokenKind == .keyword(.some) else { return nil }
+            guard base.is(SomeOrAnyTypeSyntax.self), base.as(SomeOrAnyTypeSyntax.self)?.someOrAnySpecifier.tokenKind == .keyword(.some)
+            else { return nil }
             self = .existential
             return
         }
@@ -417,7 +448,9 @@ extension TypeSyntax {
                 type = optional.wrappedType
             } else if type.isOptional, let argument = type.genericArguments?.first, case .type(let wrapped) = argument.argument {
                 type = wrapped
-            } else if let tuple = type.as(TupleTypeSyntax.self), tuple.elements.count == 1, let element = tuple.elements.first, element.firstName == nil {
+            } else if let tuple = type.as(TupleTypeSyntax.self), tuple.elements.count == 1, let element = tuple.elements.first,
+                element.firstName == nil
+            {
                 type = element.type
             } else if let attributed = type.as(AttributedTypeSyntax.self) {
                 type = attributed.baseType
@@ -439,7 +472,8 @@ extension TypeSyntax {
             return collections.contains(identifier.name.text) && identifier.genericArgumentClause != nil
         }
         if let member = self.as(MemberTypeSyntax.self) {
-            return member.baseType.trimmedDescription == "Swift" && collections.contains(member.name.text) && member.genericArgumentClause != nil
+            return member.baseType.trimmedDescription == "Swift" && collections.contains(member.name.text)
+                && member.genericArgumentClause != nil
         }
         return false
     }

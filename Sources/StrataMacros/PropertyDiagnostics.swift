@@ -61,7 +61,8 @@ enum PropertyMessages {
     static func genericTable(name: String) -> PropertyDiagnostic {
         .error(
             "genericTable",
-            "'@Table' cannot be applied to the generic struct '\(name)', since a table's columns are static stored properties; declare a non-generic struct for each table")
+            "'@Table' cannot be applied to the generic struct '\(name)', since a table's columns are static stored properties; declare a non-generic struct for each table"
+        )
     }
 
     static func missingPrimaryKey(type: String, reason: MissingKeyReason) -> PropertyDiagnostic {
@@ -88,11 +89,13 @@ enum PropertyMessages {
     static func compositePrimaryKey(first: String, second: String) -> PropertyDiagnostic {
         .error(
             "compositePrimaryKey",
-            "'\(first)' and '\(second)' are both marked 'primaryKey: true', but composite primary keys are not supported; keep a single primary-key column and declare a UNIQUE constraint over the other columns in the table's SQL")
+            "'\(first)' and '\(second)' are both marked 'primaryKey: true', but composite primary keys are not supported; keep a single primary-key column and declare a UNIQUE constraint over the other columns in the table's SQL"
+        )
     }
 
     static func generatedPrimaryKey(property: String, isImplicit: Bool) -> PropertyDiagnostic {
-        let fix = isImplicit
+        let fix =
+            isImplicit
             ? "remove 'generated:', or mark another column '@Column(primaryKey: true)'"
             : "remove 'primaryKey: true' or 'generated:'"
         return .error(
@@ -103,25 +106,29 @@ enum PropertyMessages {
     static func tupleType(property: String, type: String) -> PropertyDiagnostic {
         .error(
             "unsupportedType",
-            "property '\(property)' has tuple type '\(type)', which cannot be stored in a column; declare one property per column, or mark it '@Ephemeral' with a default value")
+            "property '\(property)' has tuple type '\(type)', which cannot be stored in a column; declare one property per column, or mark it '@Ephemeral' with a default value"
+        )
     }
 
     static func functionType(property: String, type: String) -> PropertyDiagnostic {
         .error(
             "unsupportedType",
-            "property '\(property)' has function type '\(type)', which cannot be stored in a column; make it a method or a computed property, or mark it '@Ephemeral' with a default value")
+            "property '\(property)' has function type '\(type)', which cannot be stored in a column; make it a method or a computed property, or mark it '@Ephemeral' with a default value"
+        )
     }
 
     static func existentialType(property: String, type: String) -> PropertyDiagnostic {
         .error(
             "unsupportedType",
-            "property '\(property)' has type '\(type)', which is not a concrete type and cannot be stored in a column; use a concrete column type, or mark it '@Ephemeral' with a default value")
+            "property '\(property)' has type '\(type)', which is not a concrete type and cannot be stored in a column; use a concrete column type, or mark it '@Ephemeral' with a default value"
+        )
     }
 
     static func collectionType(property: String, type: String, element: String) -> PropertyDiagnostic {
         .error(
             "unsupportedType",
-            "property '\(property)' has collection type '\(type)', which SQLite cannot store in a column; store it as JSON with '@Column(as: JSONRepresentation<\(element)>.self)', or mark it '@Ephemeral' with a default value")
+            "property '\(property)' has collection type '\(type)', which SQLite cannot store in a column; store it as JSON with '@Column(as: JSONRepresentation<\(element)>.self)', or mark it '@Ephemeral' with a default value"
+        )
     }
 
     static func missingTypeAnnotation(property: String, initializer: String?) -> PropertyDiagnostic {
@@ -140,25 +147,29 @@ enum PropertyMessages {
     static func ephemeralWithoutDefault(property: String) -> PropertyDiagnostic {
         .error(
             "ephemeralWithoutDefault",
-            "'@Ephemeral' property '\(property)' needs a default value, which every decoded row gets; add one: '@Ephemeral var \(property): <Type> = <value>'")
+            "'@Ephemeral' property '\(property)' needs a default value, which every decoded row gets; add one: '@Ephemeral var \(property): <Type> = <value>'"
+        )
     }
 
     static func letWithInitializer(property: String) -> PropertyDiagnostic {
         .error(
             "letWithInitializer",
-            "'let' property '\(property)' has an initial value, so it cannot be decoded from a row; make it 'var', or mark it '@Ephemeral' if it is not a column")
+            "'let' property '\(property)' has an initial value, so it cannot be decoded from a row; make it 'var', or mark it '@Ephemeral' if it is not a column"
+        )
     }
 
     static func columnAndEphemeral(property: String) -> PropertyDiagnostic {
         .error(
             "columnAndEphemeral",
-            "property '\(property)' cannot be both '@Column' and '@Ephemeral'; remove '@Ephemeral' if it is a column, or '@Column' if it is not")
+            "property '\(property)' cannot be both '@Column' and '@Ephemeral'; remove '@Ephemeral' if it is a column, or '@Column' if it is not"
+        )
     }
 
     static func emptyColumnName(property: String) -> PropertyDiagnostic {
         .error(
             "emptyColumnName",
-            "the column name of '\(property)' is empty; remove the argument to use the property name '\(property)', or pass a non-empty name")
+            "the column name of '\(property)' is empty; remove the argument to use the property name '\(property)', or pass a non-empty name"
+        )
     }
 
     static func emptyTableName(defaultName: String) -> PropertyDiagnostic {
@@ -194,7 +205,8 @@ enum PropertyMessages {
     static func columnOnNonStoredProperty(attribute: String, property: String, kind: String) -> PropertyDiagnostic {
         .error(
             "columnOnNonStoredProperty",
-            "'@\(attribute)' cannot be applied to \(kind) '\(property)'; only stored instance properties are columns: remove '@\(attribute)'")
+            "'@\(attribute)' cannot be applied to \(kind) '\(property)'; only stored instance properties are columns: remove '@\(attribute)'"
+        )
     }
 
     static func ephemeralOnNonStoredProperty(property: String, kind: String) -> PropertyDiagnostic {

@@ -93,12 +93,13 @@ enum SQLLiteralValidator {
             index += 1
             switch elements[elementIndex] {
             case .interpolation(let segment):
-                let context: Context? = switch state {
-                case .normal: nil
-                case .string: .string
-                case .quotedIdentifier: .quotedIdentifier
-                case .lineComment, .blockComment: .comment
-                }
+                let context: Context? =
+                    switch state {
+                    case .normal: nil
+                    case .string: .string
+                    case .quotedIdentifier: .quotedIdentifier
+                    case .lineComment, .blockComment: .comment
+                    }
                 if let context, segment.expressions.first?.label?.text != "raw" {
                     diagnostics.append(
                         Diagnostic(node: segment, message: SQLMacroDiagnostic.interpolationInsideQuotes(context))
@@ -139,7 +140,7 @@ enum SQLLiteralValidator {
                         // `$` continues an identifier (`a$b`); after anything else, these
                         // start a named parameter when a name follows.
                         guard !(character == "$" && previousIsIdentifierCharacter),
-                              let next = scalar(at: index), isIdentifierCharacter(next)
+                            let next = scalar(at: index), isIdentifierCharacter(next)
                         else { break }
                         var parameter = String(character)
                         while let next = scalar(at: index), isIdentifierCharacter(next) {

@@ -55,16 +55,17 @@ enum SQLMacroDiagnostic: DiagnosticMessage {
     }
 
     var diagnosticID: MessageID {
-        let id = switch self {
-        case .notALiteral: "notALiteral"
-        case .unterminatedString: "unterminatedString"
-        case .unterminatedQuotedIdentifier: "unterminatedQuotedIdentifier"
-        case .unterminatedBlockComment: "unterminatedBlockComment"
-        case .unmatchedClosingParenthesis: "unmatchedClosingParenthesis"
-        case .unclosedParenthesis: "unclosedParenthesis"
-        case .bindParameter: "bindParameter"
-        case .interpolationInsideQuotes: "interpolationInsideQuotes"
-        }
+        let id =
+            switch self {
+            case .notALiteral: "notALiteral"
+            case .unterminatedString: "unterminatedString"
+            case .unterminatedQuotedIdentifier: "unterminatedQuotedIdentifier"
+            case .unterminatedBlockComment: "unterminatedBlockComment"
+            case .unmatchedClosingParenthesis: "unmatchedClosingParenthesis"
+            case .unclosedParenthesis: "unclosedParenthesis"
+            case .bindParameter: "bindParameter"
+            case .interpolationInsideQuotes: "interpolationInsideQuotes"
+            }
         return MessageID(domain: "StrataMacros.sql", id: id)
     }
 

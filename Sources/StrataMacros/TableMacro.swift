@@ -25,9 +25,10 @@ public struct TableMacro: ExtensionMacro {
         if let generics = structDecl.genericParameterClause {
             // A table's columns and names are static stored properties, which generic types
             // cannot have.
-            context.diagnose(Diagnostic(
-                node: generics,
-                message: PropertyMessages.genericTable(name: structDecl.name.text)))
+            context.diagnose(
+                Diagnostic(
+                    node: generics,
+                    message: PropertyMessages.genericTable(name: structDecl.name.text)))
             return []
         }
         let typeName = type.trimmedDescription
@@ -42,12 +43,15 @@ public struct TableMacro: ExtensionMacro {
             if let literal = expression.as(StringLiteralExprSyntax.self), let value = literal.representedLiteralValue {
                 if value.isEmpty {
                     analysis.hasErrors = true
-                    context.diagnose(Diagnostic(
-                        node: expression,
-                        message: PropertyMessages.emptyTableName(defaultName: defaultName),
-                        fixIt: FixIt(
-                            message: PropertyFixItMessage("useDefaultTableName", "Use '\(defaultName)'"),
-                            changes: [.replace(oldNode: Syntax(expression), newNode: Syntax(StringLiteralExprSyntax(content: defaultName)))])))
+                    context.diagnose(
+                        Diagnostic(
+                            node: expression,
+                            message: PropertyMessages.emptyTableName(defaultName: defaultName),
+                            fixIt: FixIt(
+                                message: PropertyFixItMessage("useDefaultTableName", "Use '\(defaultName)'"),
+                                changes: [
+                                    .replace(oldNode: Syntax(expression), newNode: Syntax(StringLiteralExprSyntax(content: defaultName)))
+                                ])))
                 } else {
                     tableNameExpression = stringLiteral(value)
                 }
@@ -84,27 +88,32 @@ public struct TableMacro: ExtensionMacro {
         let marked = analysis.columns.filter { $0.primaryKeyFlag == true }
         for extra in marked.dropFirst() {
             analysis.hasErrors = true
-            context.diagnose(Diagnostic(
-                node: extra.primaryKeyNode,
-                message: PropertyMessages.compositePrimaryKey(first: marked[0].name, second: extra.name)))
+            context.diagnose(
+                Diagnostic(
+                    node: extra.primaryKeyNode,
+                    message: PropertyMessages.compositePrimaryKey(first: marked[0].name, second: extra.name)))
         }
         let key = marked.first ?? analysis.columns.first { $0.name == "id" && $0.primaryKeyFlag != false }
         if let key, key.isGenerated {
             analysis.hasErrors = true
-            context.diagnose(Diagnostic(
-                node: key.primaryKeyNode,
-                message: PropertyMessages.generatedPrimaryKey(property: key.name, isImplicit: key.primaryKeyFlag != true)))
+            context.diagnose(
+                Diagnostic(
+                    node: key.primaryKeyNode,
+                    message: PropertyMessages.generatedPrimaryKey(property: key.name, isImplicit: key.primaryKeyFlag != true)))
             return nil
         }
         if key == nil, analysis.idStatus != .invalid, let identifiable = declaration.identifiableInheritance {
             let reason: PropertyMessages.MissingKeyReason =
-                if analysis.idStatus == .ephemeral { .ephemeralID }
-                else if analysis.columns.contains(where: { $0.name == "id" && $0.primaryKeyFlag == false }) { .notAKeyID }
-                else { .noStoredID }
+                if analysis.idStatus == .ephemeral {
+                    .ephemeralID
+                } else if analysis.columns.contains(where: { $0.name == "id" && $0.primaryKeyFlag == false }) { .notAKeyID } else {
+                    .noStoredID
+                }
             analysis.hasErrors = true
-            context.diagnose(Diagnostic(
-                node: identifiable,
-                message: PropertyMessages.missingPrimaryKey(type: declaration.name.text, reason: reason)))
+            context.diagnose(
+                Diagnostic(
+                    node: identifiable,
+                    message: PropertyMessages.missingPrimaryKey(type: declaration.name.text, reason: reason)))
         }
         return key
     }
@@ -131,7 +140,8 @@ struct TableSource {
     var selectedColumns: [ColumnProperty] { writableColumns + generatedColumns }
 
     var extensionSource: String {
-        var conformances = primaryKey == nil
+        var conformances =
+            primaryKey == nil
             ? "StrataQueries.Table"
             : "StrataQueries.Table, StrataQueries.PrimaryKeyedTable"
         if addsSendable { conformances += ", Swift.Sendable" }
@@ -168,7 +178,9 @@ struct TableSource {
         let all = selectedColumns.map { "TableColumns().\($0.identifier)" }.joined(separator: ", ")
         lines.append("    \(access)static let allColumns: [any StrataQueries.TableColumnExpression] = [\(all)]")
         // The column list is written into every query of the table: build its text once.
-        lines.append("    \(access)static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: \", \"))")
+        lines.append(
+            "    \(access)static let selectionFragment = StrataQueries.QueryFragment(verbatim: allColumns.map(\\.queryFragment.sql).joined(separator: \", \"))"
+        )
         lines.append("    \(access)var queryFragment: StrataQueries.QueryFragment { Self.selectionFragment }")
         lines.append("    \(access)init() {}")
         lines.append("}")
@@ -307,15 +319,22 @@ func diagnoseNotAStruct(
     } else {
         (kind, name) = ("declaration", nil)
     }
-    let fixIts = keyword.map { keyword in
-        [FixIt(
-            message: PropertyFixItMessage("makeStruct", "Replace '\(keyword.text)' with 'struct'"),
-            changes: [.replace(
-                oldNode: Syntax(keyword),
-                newNode: Syntax(TokenSyntax.keyword(.struct, leadingTrivia: keyword.leadingTrivia, trailingTrivia: keyword.trailingTrivia)))])]
-    } ?? []
-    context.diagnose(Diagnostic(
-        node: node,
-        message: PropertyMessages.notAStruct(macro: macro, kind: kind, name: name),
-        fixIts: fixIts))
+    let fixIts =
+        keyword.map { keyword in
+            [
+                FixIt(
+                    message: PropertyFixItMessage("makeStruct", "Replace '\(keyword.text)' with 'struct'"),
+                    changes: [
+                        .replace(
+                            oldNode: Syntax(keyword),
+                            newNode: Syntax(
+                                TokenSyntax.keyword(.struct, leadingTrivia: keyword.leadingTrivia, trailingTrivia: keyword.trailingTrivia)))
+                    ])
+            ]
+        } ?? []
+    context.diagnose(
+        Diagnostic(
+            node: node,
+            message: PropertyMessages.notAStruct(macro: macro, kind: kind, name: name),
+            fixIts: fixIts))
 }

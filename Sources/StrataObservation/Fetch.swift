@@ -26,7 +26,8 @@ public struct Fetch<Value: Sendable>: Sendable {
     /// Observes the value of `request`, loaded synchronously (on a reader) before the
     /// initializer returns; if that load fails, `wrappedValue` stays and the error is in
     /// ``loadError``. Wrappers with equal requests on the same database share one observation.
-    public init<Request: FetchKeyRequest>(wrappedValue: Value, _ request: Request, database: any DatabaseWriter) where Request.Value == Value {
+    public init<Request: FetchKeyRequest>(wrappedValue: Value, _ request: Request, database: any DatabaseWriter)
+    where Request.Value == Value {
         store = FetchStore(initialValue: wrappedValue)
         self.database = database
         store.startSynchronously(request, in: database)

@@ -11,7 +11,8 @@ extension FetchAll {
     where Statement.QueryValue == Element {
         switch statement.fetchRequestFragment {
         case .success(let fragment):
-            self.init(wrappedValue: wrappedValue, request: FetchAllRequest(sql: fragment.sql, arguments: fragment.bindings), database: database)
+            self.init(
+                wrappedValue: wrappedValue, request: FetchAllRequest(sql: fragment.sql, arguments: fragment.bindings), database: database)
         case .failure(let error):
             self.init(wrappedValue: wrappedValue, request: FailedStatementRequest(error: error), database: database)
         }

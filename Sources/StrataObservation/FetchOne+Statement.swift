@@ -34,10 +34,11 @@ extension FetchOne {
         wrappedValue: Value, statement: some QueryStatement, database: any DatabaseWriter,
         makeRequest: @escaping @Sendable (String, [DatabaseValue]) -> AnyFetchRequest<Value>
     ) {
-        let request = switch statement.fetchRequestFragment {
-        case .success(let fragment): makeRequest(fragment.sql, fragment.bindings)
-        case .failure(let error): AnyFetchRequest<Value>(FailedStatementRequest(error: error))
-        }
+        let request =
+            switch statement.fetchRequestFragment {
+            case .success(let fragment): makeRequest(fragment.sql, fragment.bindings)
+            case .failure(let error): AnyFetchRequest<Value>(FailedStatementRequest(error: error))
+            }
         self.init(initialValue: wrappedValue, request: request, makeRequest: makeRequest, database: database)
     }
 

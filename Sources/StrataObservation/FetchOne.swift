@@ -33,7 +33,9 @@ public struct FetchOne<Value: Sendable>: Sendable {
     }
 
     /// Observes the first row as a record, nil when there is none.
-    public init<Record: FetchableRecord & Sendable>(wrappedValue: Value = nil, sql: String, arguments: [DatabaseValue] = [], database: any DatabaseWriter)
+    public init<Record: FetchableRecord & Sendable>(
+        wrappedValue: Value = nil, sql: String, arguments: [DatabaseValue] = [], database: any DatabaseWriter
+    )
     where Value == Record? {
         let makeRequest: @Sendable (String, [DatabaseValue]) -> AnyFetchRequest<Value> = { sql, arguments in
             AnyFetchRequest(FetchOneRecordRequest<Record>(sql: sql, arguments: arguments))

@@ -74,7 +74,8 @@ final class FetchStore<Value: Sendable>: Observable, Sendable {
 
     /// Replaces the observed request: loads it once (throwing if that fails), then keeps it
     /// fresh until the returned subscription is cancelled or another load replaces it.
-    func load<Request: FetchKeyRequest>(_ request: Request, in database: any DatabaseWriter) async throws -> FetchSubscription where Request.Value == Value {
+    func load<Request: FetchKeyRequest>(_ request: Request, in database: any DatabaseWriter) async throws -> FetchSubscription
+    where Request.Value == Value {
         let generation = beginLoad()
         let commitTag = database.changeHub.commitCount
         let seed: FetchSeed<Value>

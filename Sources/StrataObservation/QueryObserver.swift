@@ -169,4 +169,3 @@ final class QueryObserver<Value: Sendable>: Sendable {
         if fetchAgain { launchFetch(estimate: try? result.get().duration) }
     }
 }
-

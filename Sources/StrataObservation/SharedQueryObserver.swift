@@ -30,7 +30,8 @@ final class SharedQueryObserver<Value: Sendable>: Sendable {
         writer: any DatabaseWriter, fetch: @escaping @Sendable (Database) throws -> Value,
         seed: FetchSeed<Value>?, _ subscriber: @escaping Subscriber
     ) -> UInt64 {
-        let (id, last, observerToStart) = state.withLock { state -> (UInt64, (result: Result<Value, any Error>, commitTag: UInt64)?, QueryObserver<Value>?) in
+        let (id, last, observerToStart) = state.withLock {
+            state -> (UInt64, (result: Result<Value, any Error>, commitTag: UInt64)?, QueryObserver<Value>?) in
             let id = state.nextID
             state.nextID += 1
             state.subscribers[id] = subscriber

@@ -1,16 +1,19 @@
 import ArgumentParser
 import DependenciesTestSupport
 import Foundation
-@testable import ScorekeeperCommands
 import ScorekeeperCore
 import Strata
-import Testing
 import StrataTestSupport
+import Testing
 
-@Suite("The scorekeeper command line", .timeLimit(.minutes(5)), .dependencies {
-    $0.uuid = .incrementing
-    $0.date = .constant(Date(timeIntervalSince1970: 1_767_258_000))
-})
+@testable import ScorekeeperCommands
+
+@Suite(
+    "The scorekeeper command line", .timeLimit(.minutes(5)),
+    .dependencies {
+        $0.uuid = .incrementing
+        $0.date = .constant(Date(timeIntervalSince1970: 1_767_258_000))
+    })
 struct CLITests {
     /// Parses `arguments` as the executable does and runs the command's body live on `path`.
     private func run(_ arguments: [String], on path: String) throws -> String {
@@ -63,8 +66,10 @@ struct CLITests {
     @Test("--help lists every command")
     func help() {
         let help = ScorekeeperCommand.helpMessage(columns: 100)
-        for name in ["show", "games", "players", "add-game", "rename-game", "delete-game", "add-player", "rename-player",
-                     "delete-player", "increment", "decrement", "set-avatar", "watch"] {
+        for name in [
+            "show", "games", "players", "add-game", "rename-game", "delete-game", "add-player", "rename-player",
+            "delete-player", "increment", "decrement", "set-avatar", "watch",
+        ] {
             #expect(help.contains("  \(name)"), "\(name) is missing from --help")
         }
         #expect(help.contains("--database PATH"))

@@ -2,13 +2,15 @@ import DependenciesTestSupport
 import Foundation
 import ScorekeeperCore
 import Strata
-import Testing
 import StrataTestSupport
+import Testing
 
-@Suite("Commands against a database file", .timeLimit(.minutes(5)), .dependencies {
-    $0.uuid = .incrementing
-    $0.date = .constant(Date(timeIntervalSince1970: 1_767_258_000))
-})
+@Suite(
+    "Commands against a database file", .timeLimit(.minutes(5)),
+    .dependencies {
+        $0.uuid = .incrementing
+        $0.date = .constant(Date(timeIntervalSince1970: 1_767_258_000))
+    })
 struct CommandTests {
     @Test("games and players: add, rename, delete; scores up and down; data kept between runs")
     func lifecycle() throws {
@@ -34,13 +36,14 @@ struct CommandTests {
         try live(databasePath) {
             let keeper = Scorekeeper()
             let games = try keeper.games()
-            #expect(games == """
-                Games
-                  Game         Players  Leader
-                  ───────────  ───────  ────────
-                  Game night         2  Blob (3)
-                  Poker night        0  —
-                """)
+            #expect(
+                games == """
+                    Games
+                      Game         Players  Leader
+                      ───────────  ───────  ────────
+                      Game night         2  Blob (3)
+                      Poker night        0  —
+                    """)
             let players = try keeper.players(game: "Game night")
             #expect(players.hasPrefix("Game night — 2 players"))
             let lines = players.split(separator: "\n")
@@ -98,21 +101,23 @@ struct CommandTests {
                 _ = try keeper.addPlayer(name, toGame: "poker")
             }
             // Equal scores: the leader and the ranking go by name, "adam" before "Bob".
-            #expect(try keeper.games() == """
-                Games
-                  Game        Players  Leader
-                  ──────────  ───────  ────────
-                  Game night        0  —
-                  poker             3  adam (0)
-                """)
-            #expect(try keeper.players(game: "POKER") == """
-                poker — 3 players
-                  #  Player  Score  Avatar
-                  ─  ──────  ─────  ────────────────
-                  1  adam        0  246 B · 8f39dfd4
-                  2  Bob         0  246 B · f9423171
-                  3  zed         0  246 B · 8d5f42ce
-                """)
+            #expect(
+                try keeper.games() == """
+                    Games
+                      Game        Players  Leader
+                      ──────────  ───────  ────────
+                      Game night        0  —
+                      poker             3  adam (0)
+                    """)
+            #expect(
+                try keeper.players(game: "POKER") == """
+                    poker — 3 players
+                      #  Player  Score  Avatar
+                      ─  ──────  ─────  ────────────────
+                      1  adam        0  246 B · 8f39dfd4
+                      2  Bob         0  246 B · f9423171
+                      3  zed         0  246 B · 8d5f42ce
+                    """)
 
             // The player or game itself does not count as taking its own name.
             #expect(try keeper.renamePlayer("bob", to: "BOB").hasPrefix("Renamed Bob to BOB."))

@@ -1,19 +1,22 @@
 import ArgumentParser
 import DependenciesTestSupport
 import Foundation
-@testable import ScorekeeperCommands
 import ScorekeeperCore
 import Strata
 import StrataTestSupport
 import Testing
 
+@testable import ScorekeeperCommands
+
 /// The command line tried as a new user would: extreme numbers, negative options, files that
 /// are not images, folders that do not exist, a cloud that does not answer (issue #24, items 8
 /// and 9). Each gets a clear message, and nothing is half-written.
-@Suite("Scorekeeper refuses bad input plainly", .timeLimit(.minutes(1)), .dependencies {
-    $0.uuid = .incrementing
-    $0.date = .constant(Date(timeIntervalSince1970: 1_767_258_000))
-})
+@Suite(
+    "Scorekeeper refuses bad input plainly", .timeLimit(.minutes(1)),
+    .dependencies {
+        $0.uuid = .incrementing
+        $0.date = .constant(Date(timeIntervalSince1970: 1_767_258_000))
+    })
 struct InputCheckTests {
     private func run(_ arguments: [String], on path: String) throws -> String {
         let command = try ScorekeeperCommand.parseAsRoot(arguments + ["--database", path])

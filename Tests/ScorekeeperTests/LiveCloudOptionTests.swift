@@ -1,9 +1,10 @@
 import ArgumentParser
 import Foundation
-@testable import ScorekeeperCommands
 import Strata
 import StrataTestSupport
 import Testing
+
+@testable import ScorekeeperCommands
 
 /// `--cloud`: `scorekeeper` leaves the live cloud's client out and says where to find it;
 /// `scorekeeper-live` connects through the connector its entry point installs (here, one onto

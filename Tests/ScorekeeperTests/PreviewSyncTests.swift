@@ -5,12 +5,14 @@ import ScorekeeperCore
 import Strata
 import Testing
 
-@Suite("Preview mode syncs through the mock cloud", .timeLimit(.minutes(5)), .dependencies {
-    $0.uuid = .incrementing
-    $0.date = .constant(Date(timeIntervalSince1970: 1_767_258_000))
-    // The preview engine's schedule runs on this clock: it never moves, so only the test syncs.
-    $0.continuousClock = TestClock()
-})
+@Suite(
+    "Preview mode syncs through the mock cloud", .timeLimit(.minutes(5)),
+    .dependencies {
+        $0.uuid = .incrementing
+        $0.date = .constant(Date(timeIntervalSince1970: 1_767_258_000))
+        // The preview engine's schedule runs on this clock: it never moves, so only the test syncs.
+        $0.continuousClock = TestClock()
+    })
 struct PreviewSyncTests {
     let name = "scorekeeper-preview-sync-tests-\(UUID().uuidString)"
 

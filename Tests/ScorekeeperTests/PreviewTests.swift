@@ -4,10 +4,12 @@ import ScorekeeperCore
 import Strata
 import Testing
 
-@Suite("Preview mode", .timeLimit(.minutes(5)), .dependencies {
-    $0.uuid = .incrementing
-    $0.date = .constant(Date(timeIntervalSince1970: 1_767_258_000))
-})
+@Suite(
+    "Preview mode", .timeLimit(.minutes(5)),
+    .dependencies {
+        $0.uuid = .incrementing
+        $0.date = .constant(Date(timeIntervalSince1970: 1_767_258_000))
+    })
 struct PreviewTests {
     /// A preview name of the test's own: preview databases are shared by name in the process.
     let name = "scorekeeper-preview-tests-\(UUID().uuidString)"
@@ -49,7 +51,9 @@ struct PreviewTests {
             } operation: {
                 @Dependency(\.defaultDatabase) var second
                 // Setting up ran the seed again; running it once more shows what it does.
-                let again = try withDependencies { $0.uuid = .incrementing } operation: {
+                let again = try withDependencies {
+                    $0.uuid = .incrementing
+                } operation: {
                     try second.write { db in try SampleData.seed(db) }
                 }
                 #expect(again.insertedCount == 0)

@@ -9,12 +9,13 @@ struct RenderingTests {
         var table = TextTable(columns: [.init("Name"), .init("Score", .right)])
         table.append(["Blob", "5"])
         table.append(["Blob Esquire", "1200"])
-        #expect(table.render() == """
-              Name          Score
-              ────────────  ─────
-              Blob              5
-              Blob Esquire   1200
-            """)
+        #expect(
+            table.render() == """
+                  Name          Score
+                  ────────────  ─────
+                  Blob              5
+                  Blob Esquire   1200
+                """)
         #expect(TextTable(columns: [.init("Name")], emptyMessage: "(empty)").render() == "  (empty)")
     }
 

@@ -12,14 +12,18 @@ import Testing
 
     @Test func acceptBringsTheGameToBlobJrRefusesAReadOnlyRenameAndSyncsEditsOnceAllowed() async throws {
         let output = try await SharingDemo().accept(url: nil)
-        #expect(output.contains("""
-            ── Blob Jr accepts: the game and its players arrive
-            Games
-              Game                Players  Sharing
-              ──────────────────  ───────  ──────────────
-              Weekly Poker Night        3  Shared by Blob
-            """))
-        #expect(output.contains("Refused: Blob Jr may only read Weekly Poker Night (strata_sync.writePermission: games is shared with you read-only)."))
+        #expect(
+            output.contains(
+                """
+                ── Blob Jr accepts: the game and its players arrive
+                Games
+                  Game                Players  Sharing
+                  ──────────────────  ───────  ──────────────
+                  Weekly Poker Night        3  Shared by Blob
+                """))
+        #expect(
+            output.contains(
+                "Refused: Blob Jr may only read Weekly Poker Night (strata_sync.writePermission: games is shared with you read-only)."))
         #expect(output.contains("  Weekly Poker Night at Blob Jr's        4  Shared with Blob Jr"))
         #expect(output.contains("  4  Blob Jr      0"))
     }

@@ -2,14 +2,16 @@ import DependenciesTestSupport
 import Foundation
 import ScorekeeperCore
 import Strata
-import Testing
 import StrataTestSupport
+import Testing
 
-@Suite("watch", .timeLimit(.minutes(5)), .dependencies {
-    $0.uuid = .incrementing
-    $0.date = .constant(Date(timeIntervalSince1970: 1_767_258_000))
-    $0.continuousClock = ImmediateClock()
-})
+@Suite(
+    "watch", .timeLimit(.minutes(5)),
+    .dependencies {
+        $0.uuid = .incrementing
+        $0.date = .constant(Date(timeIntervalSince1970: 1_767_258_000))
+        $0.continuousClock = ImmediateClock()
+    })
 struct WatchTests {
     @Test("preview: one frame first, then one per scripted change", .timeLimit(.minutes(1)))
     func scripted() async throws {

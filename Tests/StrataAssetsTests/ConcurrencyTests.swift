@@ -1,8 +1,8 @@
 import Foundation
 import StrataAssets
 import StrataSQLite
-import Testing
 import StrataTestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct ConcurrencyTests {
     @Test func readersWhileAWriterAddsAssets() async throws {

@@ -13,24 +13,28 @@ import Testing
 
     func flipByte(in chunk: Int, asset rowID: Int64, at offset: Int = 10, queue: DatabaseQueue) throws {
         try queue.write { db in
-            var bytes = try #require(try Data.fetchOne(
-                db, sql: "SELECT data FROM strata_asset_chunks WHERE asset = ? AND chunk = ?", arguments: [rowID, chunk]))
+            var bytes = try #require(
+                try Data.fetchOne(
+                    db, sql: "SELECT data FROM strata_asset_chunks WHERE asset = ? AND chunk = ?", arguments: [rowID, chunk]))
             bytes[offset] ^= 0x01
             try db.execute(sql: "UPDATE strata_asset_chunks SET data = ? WHERE asset = ? AND chunk = ?", arguments: [bytes, rowID, chunk])
         }
     }
 
-    func expectCorrupted(_ id: AssetID, chunk: Int?, store: AssetStore, queue: DatabaseQueue, where check: (AssetCorruption) -> Bool) async throws {
+    func expectCorrupted(
+        _ id: AssetID, chunk: Int?, store: AssetStore, queue: DatabaseQueue, where check: (AssetCorruption) -> Bool
+    ) async throws {
         func matches(_ error: any Error) -> Bool {
             guard case AssetError.corrupted(let asset, let failedChunk, let reason) = error else { return false }
             return asset == id && failedChunk == chunk && check(reason)
         }
         #expect(performing: { try store.get(id) }, throws: matches)
         #expect(performing: { try queue.read { db in try db.readAsset(id) { _ in } } }, throws: matches)
-        #expect(performing: {
-            let reader = try store.open(id)
-            while try reader.next() != nil {}
-        }, throws: matches)
+        #expect(
+            performing: {
+                let reader = try store.open(id)
+                while try reader.next() != nil {}
+            }, throws: matches)
         await #expect(performing: { for try await _ in store.chunks(id) {} }, throws: matches)
     }
 
@@ -62,7 +66,9 @@ import Testing
         let (id, rowID) = try storeThreeChunks(TestBytes.random(count: 3 * 4096), queue: queue, store: store)
         try await queue.write { db in
             try db.execute(sql: "UPDATE strata_asset_chunks SET chunk = chunk + 10 WHERE asset = ?", arguments: [rowID])
-            try db.execute(sql: "UPDATE strata_asset_chunks SET chunk = CASE chunk WHEN 10 THEN 1 WHEN 11 THEN 0 ELSE 2 END WHERE asset = ?", arguments: [rowID])
+            try db.execute(
+                sql: "UPDATE strata_asset_chunks SET chunk = CASE chunk WHEN 10 THEN 1 WHEN 11 THEN 0 ELSE 2 END WHERE asset = ?",
+                arguments: [rowID])
         }
         try await expectCorrupted(id, chunk: 0, store: store, queue: queue) {
             if case .checksumMismatch = $0 { true } else { false }
@@ -77,7 +83,8 @@ import Testing
         var index = UInt64(1).littleEndian
         let crc = Int64(Self.crc32(Data(bytes: &index, count: 8) + garbage))
         try await queue.write { db in
-            try db.execute(sql: "UPDATE strata_asset_chunks SET data = ?, crc32 = ? WHERE asset = ? AND chunk = 1", arguments: [garbage, crc, rowID])
+            try db.execute(
+                sql: "UPDATE strata_asset_chunks SET data = ?, crc32 = ? WHERE asset = ? AND chunk = 1", arguments: [garbage, crc, rowID])
         }
         try await expectCorrupted(id, chunk: 1, store: store, queue: queue) { $0 == .invalidCompressedData }
     }
@@ -93,7 +100,8 @@ import Testing
         var index = UInt64(1).littleEndian
         let crc = Int64(Self.crc32(Data(bytes: &index, count: 8) + altered))
         try await queue.write { db in
-            try db.execute(sql: "UPDATE strata_asset_chunks SET data = ?, crc32 = ? WHERE asset = ? AND chunk = 1", arguments: [altered, crc, rowID])
+            try db.execute(
+                sql: "UPDATE strata_asset_chunks SET data = ?, crc32 = ? WHERE asset = ? AND chunk = 1", arguments: [altered, crc, rowID])
         }
         try await expectCorrupted(id, chunk: nil, store: store, queue: queue) {
             if case .hashMismatch = $0 { true } else { false }
@@ -103,7 +111,9 @@ import Testing
     @Test func missingChunkRow() async throws {
         let (queue, store) = try makeStore(chunkSize: 4096)
         let (id, rowID) = try storeThreeChunks(TestBytes.text(count: 10_000), queue: queue, store: store)
-        try await queue.write { db in try db.execute(sql: "DELETE FROM strata_asset_chunks WHERE asset = ? AND chunk = 2", arguments: [rowID]) }
+        try await queue.write { db in
+            try db.execute(sql: "DELETE FROM strata_asset_chunks WHERE asset = ? AND chunk = 2", arguments: [rowID])
+        }
         try await expectCorrupted(id, chunk: 2, store: store, queue: queue) {
             if case .invalidChunk = $0 { true } else { false }
         }
@@ -112,7 +122,9 @@ import Testing
     @Test func wrongRecordedSize() async throws {
         let (queue, store) = try makeStore(chunkSize: 4096)
         let (id, rowID) = try storeThreeChunks(TestBytes.text(count: 10_000), queue: queue, store: store)
-        try await queue.write { db in try db.execute(sql: "UPDATE strata_asset_chunks SET size = 5 WHERE asset = ? AND chunk = 0", arguments: [rowID]) }
+        try await queue.write { db in
+            try db.execute(sql: "UPDATE strata_asset_chunks SET size = 5 WHERE asset = ? AND chunk = 0", arguments: [rowID])
+        }
         try await expectCorrupted(id, chunk: 0, store: store, queue: queue) {
             if case .invalidChunk = $0 { true } else { false }
         }

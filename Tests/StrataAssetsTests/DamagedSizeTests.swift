@@ -1,8 +1,8 @@
 import Foundation
 import StrataAssets
 import StrataSQLite
-import Testing
 import StrataTestSupport
+import Testing
 
 /// Damaged size columns: every read path must throw ``AssetError/corrupted(asset:chunk:reason:)``
 /// naming the bad value, and never allocate from it (a huge recorded size used to trap the
@@ -34,10 +34,12 @@ import StrataTestSupport
         await #expect(sourceLocation: sourceLocation, performing: { try await store.get(id) }, throws: matches)
         #expect(sourceLocation: sourceLocation, performing: { try queue.read { db in try db.assetData(id) } }, throws: matches)
         #expect(sourceLocation: sourceLocation, performing: { try queue.read { db in try db.readAsset(id) { _ in } } }, throws: matches)
-        #expect(sourceLocation: sourceLocation, performing: {
-            let reader = try store.open(id)
-            while try reader.next() != nil {}
-        }, throws: matches)
+        #expect(
+            sourceLocation: sourceLocation,
+            performing: {
+                let reader = try store.open(id)
+                while try reader.next() != nil {}
+            }, throws: matches)
         await #expect(sourceLocation: sourceLocation, performing: { for try await _ in store.chunks(id) {} }, throws: matches)
         let directory = try TemporaryDirectory()
         #expect(

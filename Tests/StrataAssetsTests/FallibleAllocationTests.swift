@@ -1,6 +1,7 @@
 import Foundation
-@testable import StrataAssets
 import Testing
+
+@testable import StrataAssets
 
 /// The whole-asset buffer is allocated fallibly: a size no allocator can satisfy yields nil
 /// (reported as ``AssetError/outOfMemory(asset:byteCount:)``) rather than a trap.

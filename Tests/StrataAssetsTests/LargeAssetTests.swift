@@ -1,8 +1,8 @@
 import Foundation
 import StrataAssets
 import StrataSQLite
-import Testing
 import StrataTestSupport
+import Testing
 
 /// Tests that move hundreds of megabytes. Serialized, so that peak memory measured by one is not
 /// inflated by the other.
@@ -75,7 +75,8 @@ import StrataTestSupport
         let readGrowth = ResidentMemory.peak - baselineBeforeRead
         #expect(readBytes == total)
 
-        print("""
+        print(
+            """
             [assets] 256 MiB asset: stored \(descriptor.storedSize) bytes in \(descriptor.chunkCount) chunks; \
             peak RSS growth while storing \(writeGrowth / 1024) KiB, while reading \(readGrowth / 1024) KiB \
             (peak reset \(resetWorks ? "via clear_refs" : "unavailable, growth against the process peak"))

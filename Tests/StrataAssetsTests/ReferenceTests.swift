@@ -124,14 +124,15 @@ struct Player: TableRecord, Equatable {
         var migrator = DatabaseMigrator()
         AssetSchema.registerMigration(in: &migrator)
         migrator.registerMigration("games and players") { db in
-            try db.execute(sql: """
-                CREATE TABLE games (id INTEGER PRIMARY KEY, title TEXT NOT NULL);
-                CREATE TABLE players (
-                    id INTEGER PRIMARY KEY,
-                    gameID INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
-                    name TEXT NOT NULL,
-                    avatar TEXT REFERENCES strata_assets(sha256));
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE games (id INTEGER PRIMARY KEY, title TEXT NOT NULL);
+                    CREATE TABLE players (
+                        id INTEGER PRIMARY KEY,
+                        gameID INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+                        name TEXT NOT NULL,
+                        avatar TEXT REFERENCES strata_assets(sha256));
+                    """)
             try db.trackAssetColumn(table: "players", column: "avatar")
         }
         try migrator.migrate(queue)

@@ -1,12 +1,13 @@
 import Foundation
 import StrataAssets
 import StrataSQLite
-import Testing
 import StrataTestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct RoundTripTests {
     /// Reads an asset back three ways (whole, sync reader, async chunks) and checks each.
-    func expectRoundTrip(_ data: Data, store: AssetStore, sourceLocation: SourceLocation = #_sourceLocation) async throws -> AssetDescriptor {
+    func expectRoundTrip(_ data: Data, store: AssetStore, sourceLocation: SourceLocation = #_sourceLocation) async throws -> AssetDescriptor
+    {
         let descriptor = try await store.put(data)
         #expect(descriptor.size == Int64(data.count), sourceLocation: sourceLocation)
         #expect(descriptor.id == AssetID(of: data), sourceLocation: sourceLocation)

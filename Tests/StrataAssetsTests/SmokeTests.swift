@@ -1,5 +1,5 @@
-import Testing
 import StrataSQLite
+import Testing
 
 @Test(.timeLimit(.minutes(5))) func opensAnInMemoryQueue() throws {
     let queue = try DatabaseQueue()

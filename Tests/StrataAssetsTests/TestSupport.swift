@@ -29,9 +29,11 @@ struct TestBytes {
 
     /// Text-like bytes that deflate compresses to roughly a third: log lines of words and numbers.
     static func text(count: Int, seed: UInt64 = 42) -> Data {
-        let words = ["player", "score", "game", "round", "avatar", "update", "insert", "delete", "asset", "chunk",
-                     "strata", "record", "value", "table", "column", "level", "bonus", "team", "match", "time"]
-            .map { Array($0.utf8) }
+        let words = [
+            "player", "score", "game", "round", "avatar", "update", "insert", "delete", "asset", "chunk",
+            "strata", "record", "value", "table", "column", "level", "bonus", "team", "match", "time",
+        ]
+        .map { Array($0.utf8) }
         var state = seed | 1
         var bytes = [UInt8]()
         bytes.reserveCapacity(count + 64)

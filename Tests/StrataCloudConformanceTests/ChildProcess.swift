@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A child process whose output a test reads without ever blocking Swift's cooperative pool:
@@ -121,7 +122,9 @@ final class ChildProcess: Sendable {
 
     /// Waits until `done` says yes about the output, or the time runs out (then the child is
     /// killed, which ends the wait).
-    private func wait<T: Sendable>(within limit: Duration, _ done: @escaping @Sendable (String, Bool, Int32?) throws -> T?) async throws -> T {
+    private func wait<T: Sendable>(
+        within limit: Duration, _ done: @escaping @Sendable (String, Bool, Int32?) throws -> T?
+    ) async throws -> T {
         let fired = Flag()
         let killer = Task { [self] in
             try await Task.sleep(for: limit)

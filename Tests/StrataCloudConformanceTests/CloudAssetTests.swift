@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
-@testable import StrataSync
 import Testing
+
+@testable import StrataSync
 
 /// Assets: stored whole and checked on the way in, fetched by hash, reachable by their
 /// uploader and the users they share with, and by nobody else.
@@ -52,7 +53,9 @@ import Testing
         }
     }
 
-    @Test(arguments: CloudKind.available) func aStrangerCannotReadAnotherUsersAssetButAParticipantAndTheOwnerShareThem(_ kind: CloudKind) async throws {
+    @Test(arguments: CloudKind.available) func aStrangerCannotReadAnotherUsersAssetButAParticipantAndTheOwnerShareThem(
+        _ kind: CloudKind
+    ) async throws {
         try await kind.run {
             let alice = cloud.container(user: "alice")
             try await alice.privateDatabase.uploadAssets([asset("a")])
@@ -71,7 +74,8 @@ import Testing
             // A participant's upload serves the owner.
             try await bob.sharedDatabase.uploadAssets([asset("b")])
             #expect(try await alice.privateDatabase.fetchAsset(hash("b")) == asset("b"))
-            #expect(try await cloud.container(user: "carol").privateDatabase.missingAssets([hash("a"), hash("b")]) == [hash("a"), hash("b")])
+            #expect(
+                try await cloud.container(user: "carol").privateDatabase.missingAssets([hash("a"), hash("b")]) == [hash("a"), hash("b")])
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import StrataSync
 import Testing
+
+@testable import StrataSync
 
 /// Change feeds: paged records and tombstones since a token, changed and deleted zones,
 /// expired tokens.

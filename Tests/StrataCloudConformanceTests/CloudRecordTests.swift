@@ -1,6 +1,7 @@
 import Foundation
-@testable import StrataSync
 import Testing
+
+@testable import StrataSync
 
 /// The mock cloud keeps the service's rules for saving and deleting records.
 @Suite(.timeLimit(.minutes(5))) struct CloudRecordTests {
@@ -77,7 +78,9 @@ import Testing
     @Test(arguments: CloudKind.available) func aChildNeedsItsParent(_ kind: CloudKind) async throws {
         try await kind.run {
             try await database.saveZones([zone])
-            #expect(failure(try await save(record("child", parent: "parent")), "child") == .referenceViolation(CloudRecordID(name: "child", zone: zone)))
+            #expect(
+                failure(try await save(record("child", parent: "parent")), "child")
+                    == .referenceViolation(CloudRecordID(name: "child", zone: zone)))
             let together = try await save(record("parent"), record("child", parent: "parent"))
             #expect(failure(together, "child") == nil)
         }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import StrataSync
 import Testing
+
+@testable import StrataSync
 
 /// Shares: what participants see and may do, and how shares end.
 @Suite(.timeLimit(.minutes(5))) struct CloudSharingTests {
@@ -77,11 +78,15 @@ import Testing
             var share = CloudShare(rootRecordID: game, publicPermission: .readOnly)
             share = try await alice.saveShare(share)
             let joined = try await cloud.container(user: "carol").acceptShare(url: share.url)
-            #expect(joined.participant("carol") == CloudShare.Participant(user: "carol", role: .publicUser, permission: .readOnly, acceptance: .accepted))
+            #expect(
+                joined.participant("carol")
+                    == CloudShare.Participant(user: "carol", role: .publicUser, permission: .readOnly, acceptance: .accepted))
         }
     }
 
-    @Test(arguments: CloudKind.available) func aReadWriteParticipantEditsAndAddsChildrenButCannotReachOutsideTheShare(_ kind: CloudKind) async throws {
+    @Test(arguments: CloudKind.available) func aReadWriteParticipantEditsAndAddsChildrenButCannotReachOutsideTheShare(
+        _ kind: CloudKind
+    ) async throws {
         try await kind.run {
             try await seed()
             try await share(with: .readWrite)
@@ -117,7 +122,9 @@ import Testing
         }
     }
 
-    @Test(arguments: CloudKind.available) func theOwnerRemovingAParticipantTakesTheZoneOutOfTheirSharedDatabase(_ kind: CloudKind) async throws {
+    @Test(arguments: CloudKind.available) func theOwnerRemovingAParticipantTakesTheZoneOutOfTheirSharedDatabase(
+        _ kind: CloudKind
+    ) async throws {
         try await kind.run {
             try await seed()
             var share = try await share(with: .readWrite)
@@ -136,7 +143,9 @@ import Testing
         try await kind.run {
             try await seed()
             var share = CloudShare(rootRecordID: game)
-            share.participants += [CloudShare.Participant(user: "bob", permission: .readWrite), CloudShare.Participant(user: "carol", permission: .readOnly)]
+            share.participants += [
+                CloudShare.Participant(user: "bob", permission: .readWrite), CloudShare.Participant(user: "carol", permission: .readOnly),
+            ]
             share = try await alice.saveShare(share)
             _ = try await cloud.container(user: "bob").acceptShare(url: share.url)
             _ = try await cloud.container(user: "carol").acceptShare(url: share.url)
@@ -210,7 +219,9 @@ import Testing
         return (page.changed.map(\.id.name).sorted(), page.deleted.map(\.id.name).sorted(), page.token)
     }
 
-    @Test(arguments: CloudKind.available) func aRecordMovedIntoAShareArrivesWithItsSubtreeAndOneMovedOutIsGoneForTheParticipant(_ kind: CloudKind) async throws {
+    @Test(arguments: CloudKind.available) func aRecordMovedIntoAShareArrivesWithItsSubtreeAndOneMovedOutIsGoneForTheParticipant(
+        _ kind: CloudKind
+    ) async throws {
         try await kind.run {
             try await seed()
             let turn = CloudRecordID(name: "t1:turns", zone: zone)
@@ -246,7 +257,9 @@ import Testing
         }
     }
 
-    @Test(arguments: CloudKind.available) func whenOneOfTwoSharesInAZoneEndsTheParticipantSeesOnlyItsRecordsGo(_ kind: CloudKind) async throws {
+    @Test(arguments: CloudKind.available) func whenOneOfTwoSharesInAZoneEndsTheParticipantSeesOnlyItsRecordsGo(
+        _ kind: CloudKind
+    ) async throws {
         try await kind.run {
             try await seed()
             let player3 = CloudRecordID(name: "p3:players", zone: zone)

@@ -27,7 +27,9 @@ import Testing
         try await kind.run {
             let phone = try await device("phone", user: "alice")
             let laptop = try await device("laptop", user: "alice")
-            try await phone.execute("INSERT INTO games (id, title, score) VALUES ('g1', 'Poker', 1); INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Ann')")
+            try await phone.execute(
+                "INSERT INTO games (id, title, score) VALUES ('g1', 'Poker', 1); INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Ann')"
+            )
             try await phone.engine.syncChanges()
             try await laptop.engine.syncChanges()
             #expect(try await laptop.rows() == ["game g1 'Poker' 1", "player p1 'g1' 'Ann'"])
@@ -49,7 +51,9 @@ import Testing
         try await kind.run {
             let alice = try await device("a", user: "alice")
             let bob = try await device("b", user: "bob")
-            try await alice.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Secret'); INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Blob')")
+            try await alice.execute(
+                "INSERT INTO games (id, title) VALUES ('g1', 'Poker'), ('g2', 'Secret'); INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Blob')"
+            )
             try await alice.engine.sendChanges()
             let shared = try await alice.engine.share(record: ConformanceGame(id: "g1", title: "Poker")) { share in
                 share.participants.append(CloudShare.Participant(user: "bob", permission: .readWrite))
@@ -57,10 +61,12 @@ import Testing
             try await bob.engine.acceptShare(shared)
             #expect(try await bob.rows() == ["game g1 'Poker' NULL", "player p1 'g1' 'Blob'"])
 
-            try await bob.execute("INSERT INTO players (id, gameID, name) VALUES ('p2', 'g1', 'Bob'); UPDATE games SET score = 7 WHERE id = 'g1'")
+            try await bob.execute(
+                "INSERT INTO players (id, gameID, name) VALUES ('p2', 'g1', 'Bob'); UPDATE games SET score = 7 WHERE id = 'g1'")
             try await bob.engine.syncChanges()
             try await alice.engine.syncChanges()
-            #expect(try await alice.rows() == ["game g1 'Poker' 7", "game g2 'Secret' NULL", "player p1 'g1' 'Blob'", "player p2 'g1' 'Bob'"])
+            #expect(
+                try await alice.rows() == ["game g1 'Poker' 7", "game g2 'Secret' NULL", "player p1 'g1' 'Blob'", "player p2 'g1' 'Bob'"])
 
             try await alice.engine.unshare(record: ConformanceGame(id: "g1", title: "Poker"))
             try await bob.engine.syncChanges()

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A TCP proxy on 127.0.0.1 between clients and a service, injecting faults at the byte level:
@@ -138,9 +139,11 @@ final class FaultProxy: Sendable {
             let upstreamPort = state.withLock { $0.upstreamPort }
             let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
             var address = Self.loopback(port: upstreamPort)
-            let connected = server >= 0 && withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-            } == 0
+            let connected =
+                server >= 0
+                && withUnsafePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                } == 0
             guard connected else {
                 if server >= 0 { close(server) }
                 close(client)

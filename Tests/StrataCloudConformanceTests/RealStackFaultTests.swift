@@ -21,7 +21,8 @@ import Testing
 /// CI runs a few seeds; `STRATA_SOAK_SEEDS=N` runs N seeds (from `STRATA_SOAK_FIRST_SEED`, 1
 /// by default) and prints the soak's numbers. The sequence of edits and faults is the seed's;
 /// the exact moment a kill or restart lands within a request is the machine's.
-@Suite(.timeLimit(.minutes(5)), 
+@Suite(
+    .timeLimit(.minutes(5)),
     .enabled(if: CloudKind.postgresURL != nil, "needs STRATA_TEST_POSTGRES (PostgreSQL installed)"),
     .timeLimit(.minutes(RealStackSoak.seeds == nil ? 5 : 240)))
 struct RealStackFaultTests {
@@ -70,10 +71,12 @@ struct RealStackFaultTests {
         /// Starts the process; returns its port.
         @discardableResult
         func start() async throws -> UInt16 {
-            let child = try ChildProcess(server, [
-                "serve", "--database-url", databaseURL, "--port", "0", "--jwt-key", RealStackFaultTests.key,
-                "--log-level", "critical", "--request-deadline", "10", "--shutdown-timeout", "5",
-            ])
+            let child = try ChildProcess(
+                server,
+                [
+                    "serve", "--database-url", databaseURL, "--port", "0", "--jwt-key", RealStackFaultTests.key,
+                    "--log-level", "critical", "--request-deadline", "10", "--shutdown-timeout", "5",
+                ])
             do {
                 let line = try await child.read(until: "\n", within: .seconds(30))
                 let text = line.split(separator: "\n").first.flatMap { $0.split(separator: " ").last } ?? ""
@@ -195,7 +198,8 @@ struct RealStackFaultTests {
             }
             // A long soak reports as it goes, so a run cut short still has its numbers.
             if done % 25 == 0, RealStackSoak.seeds != nil {
-                Self.emit(Self.report(tally.counts.withLock { $0 }, proxies: stack.proxies.map(\.stats), elapsed: ContinuousClock.now - started))
+                Self.emit(
+                    Self.report(tally.counts.withLock { $0 }, proxies: stack.proxies.map(\.stats), elapsed: ContinuousClock.now - started))
             }
         }
         let elapsed = ContinuousClock.now - started
@@ -270,10 +274,11 @@ struct RealStackFaultTests {
         // on one database, always.
         var devices: [SyncTestDevice] = []
         for index in 0..<count {
-            devices.append(try await SyncTestDevice(
-                "device\(index)", container: Self.container(user: user, through: stack.proxies[index % 2]), time: clock,
-                batchSize: Self.batchSizes.randomElement(using: &random) ?? 400,
-                fetchPageSize: Int.random(in: 1...6, using: &random), logger: Self.logger))
+            devices.append(
+                try await SyncTestDevice(
+                    "device\(index)", container: Self.container(user: user, through: stack.proxies[index % 2]), time: clock,
+                    batchSize: Self.batchSizes.randomElement(using: &random) ?? 400,
+                    fetchPageSize: Int.random(in: 1...6, using: &random), logger: Self.logger))
         }
         var deleted: Set<String> = []
         var created: [String] = []
@@ -312,7 +317,8 @@ struct RealStackFaultTests {
                 // many batches; then, often, the new game edited after its children.
                 let local = try await device.strings("SELECT id FROM games")
                 let game = "g\(seed)-\(step)"
-                let children = Bool.random(using: &random) ? Int.random(in: 1...12, using: &random) : Int.random(in: 20...60, using: &random)
+                let children =
+                    Bool.random(using: &random) ? Int.random(in: 1...12, using: &random) : Int.random(in: 20...60, using: &random)
                 var statements = ["INSERT INTO games (id, title, score) VALUES ('\(game)', 'big \(step)', 0)"]
                 created.append("game \(game)")
                 for child in 0..<children {
@@ -438,11 +444,15 @@ struct RealStackFaultTests {
             token = page.token
             if !page.moreComing { break }
         }
-        let local = Set(rows[0].map { row in
-            let parts = row.split(separator: " ")
-            return "\(parts[1]):\(parts[0] == "game" ? "games" : "players")"
-        })
-        #expect(names == local, "seed \(seed): the cloud holds \(names.subtracting(local).sorted()) the devices do not, and lacks \(local.subtracting(names).sorted())")
+        let local = Set(
+            rows[0].map { row in
+                let parts = row.split(separator: " ")
+                return "\(parts[1]):\(parts[0] == "game" ? "games" : "players")"
+            })
+        #expect(
+            names == local,
+            "seed \(seed): the cloud holds \(names.subtracting(local).sorted()) the devices do not, and lacks \(local.subtracting(names).sorted())"
+        )
         if !equal || clean < 2 || names != local { throw SeedFailure.diverged(seed) }
     }
 

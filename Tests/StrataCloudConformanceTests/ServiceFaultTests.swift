@@ -29,17 +29,20 @@ struct ServiceFaultTests {
 
         static func start() async throws -> PrivatePostgres {
             let directory = NSTemporaryDirectory() + "strata-fault-\(UInt32.random(in: 0...UInt32.max))"
-            let output = try await ChildProcess(URL(fileURLWithPath: "/bin/bash"), [script.path, "start", directory]).finish(within: .seconds(120))
+            let output = try await ChildProcess(URL(fileURLWithPath: "/bin/bash"), [script.path, "start", directory]).finish(
+                within: .seconds(120))
             let text = try #require(output.split(separator: "=", maxSplits: 1).last).trimmingCharacters(in: .whitespacesAndNewlines)
             return PrivatePostgres(directory: directory, url: try #require(URL(string: text)))
         }
 
         func restart() async throws {
-            _ = try await ChildProcess(URL(fileURLWithPath: "/bin/bash"), [Self.script.path, "restart", directory]).finish(within: .seconds(60))
+            _ = try await ChildProcess(URL(fileURLWithPath: "/bin/bash"), [Self.script.path, "restart", directory]).finish(
+                within: .seconds(60))
         }
 
         func stop() async {
-            _ = try? await ChildProcess(URL(fileURLWithPath: "/bin/bash"), [Self.script.path, "stop", directory]).finish(within: .seconds(60))
+            _ = try? await ChildProcess(URL(fileURLWithPath: "/bin/bash"), [Self.script.path, "stop", directory]).finish(
+                within: .seconds(60))
         }
     }
 

@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
-import StrataCloudClient
 import StrataAssets
+import StrataCloudClient
 import StrataCloudService
 import StrataSQLite
-@testable import StrataSync
 import Testing
+
+@testable import StrataSync
 
 /// Request fields at their extremes, through HTTP to the service over PostgreSQL: every bad
 /// value gets a permanent, typed answer naming the field; nothing traps and nothing is "retry
@@ -58,18 +59,21 @@ struct ServiceInputTests {
             let long = String(repeating: "é", count: 1_500)
             #expect(await save(CloudRecord(id: CloudRecordID(name: "a\u{0}b", zone: zone), type: "games")) == "saving[0].id.name")
             #expect(await save(CloudRecord(id: CloudRecordID(name: long, zone: zone), type: "games")) == "saving[0].id.name")
-            #expect(await save(CloudRecord(id: CloudRecordID(name: "g", zone: zone), type: "games", fields: ["title": .text("x\u{0}")]))
-                == "saving[0].fields.title")
-            #expect(await save(CloudRecord(id: CloudRecordID(name: "g", zone: zone), type: "games", fields: ["ti\u{0}tle": .integer(1)]))
-                == "saving[0].fields")
+            #expect(
+                await save(CloudRecord(id: CloudRecordID(name: "g", zone: zone), type: "games", fields: ["title": .text("x\u{0}")]))
+                    == "saving[0].fields.title")
+            #expect(
+                await save(CloudRecord(id: CloudRecordID(name: "g", zone: zone), type: "games", fields: ["ti\u{0}tle": .integer(1)]))
+                    == "saving[0].fields")
             #expect(await save(CloudRecord(id: CloudRecordID(name: "g", zone: zone), type: long)) == "saving[0].type")
             #expect(await Self.refusedField { try await alice.saveZones([CloudZoneID(name: "z\u{0}", owner: "alice")]) } == "zones[0].name")
 
             // A user id of 10 KB of non-ASCII text, straight from a validly signed token.
             let stranger = String(repeating: "ü", count: 5_000)
-            #expect(await Self.refusedField {
-                try await live.container(user: stranger).privateDatabase.saveZones([CloudZoneID(name: "z", owner: stranger)])
-            } == "token.sub")
+            #expect(
+                await Self.refusedField {
+                    try await live.container(user: stranger).privateDatabase.saveZones([CloudZoneID(name: "z", owner: stranger)])
+                } == "token.sub")
         }
     }
 
@@ -82,7 +86,9 @@ struct ServiceInputTests {
             let saved = try await alice.modifyRecords(saving: [CloudRecord(id: id, type: "games", fields: fields)], deleting: [])
             _ = try saved.saveResults[id]?.get()
             let fetched = try #require(try await alice.fetchRecords([id])[id]?.get())
-            guard case .real(let nan)? = fetched.fields["nan"] else { Issue.record("nan is \(String(describing: fetched.fields["nan"]))"); return }
+            guard case .real(let nan)? = fetched.fields["nan"] else {
+                Issue.record("nan is \(String(describing: fetched.fields["nan"]))"); return
+            }
             #expect(nan.isNaN)
             #expect(fetched.fields["up"] == .real(.infinity))
             #expect(fetched.fields["down"] == .real(-.infinity))
@@ -101,8 +107,9 @@ struct ServiceAssetTests {
         var offset = 0
         while offset < content.count {
             let data = content.subdata(in: offset..<min(offset + chunkSize, content.count))
-            chunks.append(CloudAsset.Chunk(
-                data: data, encoding: 0, size: Int64(data.count), crc32: CloudAsset.checksum(ofChunk: chunks.count, data: data)))
+            chunks.append(
+                CloudAsset.Chunk(
+                    data: data, encoding: 0, size: Int64(data.count), crc32: CloudAsset.checksum(ofChunk: chunks.count, data: data)))
             offset += chunkSize
         }
         let digest = SHA256.hash(data: content).map { String(format: "%02x", $0) }.joined()
@@ -167,8 +174,9 @@ struct ServiceAssetTests {
         try await LiveService.with { live in
             var asset = Self.asset(Self.random(10))
             asset.size = .max
-            #expect(await ServiceInputTests.refusedField { try await live.container(user: "alice").privateDatabase.uploadAssets([asset]) }
-                == "assets[0].size")
+            #expect(
+                await ServiceInputTests.refusedField { try await live.container(user: "alice").privateDatabase.uploadAssets([asset]) }
+                    == "assets[0].size")
         }
     }
 }

@@ -54,7 +54,8 @@ struct TwoProcessesTests {
         // on threads of its own, never on the cooperative pool.
         _ = try await ChildProcess(server, ["migrate", "--database-url", databaseURL, "--log-level", "error"]).finish(within: .seconds(60))
         let instances = try (0..<2).map { _ in
-            try ChildProcess(server, ["serve", "--database-url", databaseURL, "--port", "0", "--jwt-key", Self.key, "--log-level", "error"])
+            try ChildProcess(
+                server, ["serve", "--database-url", databaseURL, "--port", "0", "--jwt-key", Self.key, "--log-level", "error"])
         }
         let children = Children(instances)
         defer { children.stopAll() }
@@ -68,15 +69,18 @@ struct TwoProcessesTests {
             .trimmingCharacters(in: .whitespacesAndNewlines)
         func run(_ arguments: [String], file: String, instance: Int) async throws -> String {
             try await ChildProcess(
-                scorekeeper, arguments + ["--database", directory.appendingPathComponent(file).path, "--cloud", urls[instance], "--token", token]
+                scorekeeper,
+                arguments + ["--database", directory.appendingPathComponent(file).path, "--cloud", urls[instance], "--token", token]
             ).finish()
         }
 
         _ = try await run(["add-game", "Game night"], file: "phone.sqlite", instance: 0)
         _ = try await run(["add-player", "Game night", "Blob"], file: "phone.sqlite", instance: 0)
-        let watch = try ChildProcess(scorekeeper, [
-            "watch", "--database", directory.appendingPathComponent("laptop.sqlite").path, "--cloud", urls[1], "--token", token,
-        ])
+        let watch = try ChildProcess(
+            scorekeeper,
+            [
+                "watch", "--database", directory.appendingPathComponent("laptop.sqlite").path, "--cloud", urls[1], "--token", token,
+            ])
         children.add(watch)
         try await watch.read(until: "Blob (0)")
 
@@ -110,20 +114,25 @@ struct TwoProcessesTests {
     /// a `migrate` that waits on a database that never answers.
     @Test func aSubcommandStartedWithSIGTERMIgnoredStillStopsOnIt() async throws {
         let server = try Self.executable("strata-cloud")
-        let blackhole = try ChildProcess(URL(fileURLWithPath: "/usr/bin/env"), [
-            "python3", "-c",
-            "import socket,time\ns=socket.socket();s.bind(('127.0.0.1',0));s.listen(8)\nprint(s.getsockname()[1],flush=True)\nc=[]\nend=time.time()+60\ns.settimeout(1)\nwhile time.time()<end:\n  try: c.append(s.accept())\n  except Exception: pass\n",
-        ])
+        let blackhole = try ChildProcess(
+            URL(fileURLWithPath: "/usr/bin/env"),
+            [
+                "python3", "-c",
+                "import socket,time\ns=socket.socket();s.bind(('127.0.0.1',0));s.listen(8)\nprint(s.getsockname()[1],flush=True)\nc=[]\nend=time.time()+60\ns.settimeout(1)\nwhile time.time()<end:\n  try: c.append(s.accept())\n  except Exception: pass\n",
+            ])
         defer { blackhole.send(SIGKILL) }
         let port = try await blackhole.read(until: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
-        let migrate = try ChildProcess(URL(fileURLWithPath: "/bin/sh"), [
-            "-c", "trap '' TERM; exec \"$0\" migrate --database-url postgres://u@127.0.0.1:\(port)/db", server.path,
-        ])
+        let migrate = try ChildProcess(
+            URL(fileURLWithPath: "/bin/sh"),
+            [
+                "-c", "trap '' TERM; exec \"$0\" migrate --database-url postgres://u@127.0.0.1:\(port)/db", server.path,
+            ])
         // Bounded: until the child no longer ignores SIGTERM (it resets it first thing).
         var ignoring = true
         for _ in 0..<200 where ignoring {
             let status = (try? String(contentsOfFile: "/proc/\(migrate.pid)/status", encoding: .utf8)) ?? ""
-            let mask = status.split(separator: "\n").first { $0.hasPrefix("SigIgn:") }
+            let mask =
+                status.split(separator: "\n").first { $0.hasPrefix("SigIgn:") }
                 .flatMap { UInt64($0.dropFirst("SigIgn:".count).trimmingCharacters(in: .whitespaces), radix: 16) } ?? 0
             ignoring = mask & (1 << (UInt64(SIGTERM) - 1)) != 0 || !status.contains("strata-cloud")
             if ignoring { try await Task.sleep(for: .milliseconds(25)) }

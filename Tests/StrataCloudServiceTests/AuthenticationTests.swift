@@ -1,7 +1,7 @@
 import Foundation
 import StrataCloudClient
-import StrataCloudWire
 import StrataCloudService
+import StrataCloudWire
 import StrataSync
 import Testing
 
@@ -25,7 +25,10 @@ import Testing
             ("missing", nil),
             ("not bearer", "Basic YWxpY2U6c2VjcmV0"),
             ("garbage", "Bearer not-a-token"),
-            ("expired", "Bearer " + (try await harness.token(user: "alice", expiresIn: .seconds(60), now: Date().addingTimeInterval(-3600)))),
+            (
+                "expired",
+                "Bearer " + (try await harness.token(user: "alice", expiresIn: .seconds(60), now: Date().addingTimeInterval(-3600)))
+            ),
             ("wrong key", "Bearer " + (try await harness.token(user: "alice", key: "another-key-entirely-0123456789abcdef"))),
             ("tampered payload", "Bearer " + tampered),
             ("alg none", "Bearer " + unsigned),
@@ -46,7 +49,9 @@ import Testing
         let cloud = MockCloud()
         try await ServiceHarness.with(cloud: cloud) { harness in
             for (reason, authorization) in try await Self.badTokens(harness) {
-                for path in [CloudRoute.database(.private, .saveZones), CloudRoute.database(.shared, .fetchRecords), CloudRoute.acceptShare] {
+                for path in [
+                    CloudRoute.database(.private, .saveZones), CloudRoute.database(.shared, .fetchRecords), CloudRoute.acceptShare,
+                ] {
                     let response = try await harness.send(.POST, path, authorization: authorization, body: Data("{\"zones\":[]}".utf8))
                     #expect(response.status == 401, "\(reason) on \(path)")
                     let body = try? CloudWire.makeDecoder().decode(ErrorResponse.self, from: response.body)

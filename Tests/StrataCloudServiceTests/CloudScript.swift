@@ -10,7 +10,9 @@ enum CloudScript {
     static func record(_ name: String, parent: String? = nil, fields: [String: CloudValue] = [:], tag: String? = nil) -> CloudRecord {
         CloudRecord(
             id: CloudRecordID(name: name, zone: zone), type: "game", fields: fields,
-            fieldVersions: fields.keys.reduce(into: [:]) { $0[$1] = HybridTimestamp(milliseconds: 1_700_000_000_000, counter: 2, node: "d") },
+            fieldVersions: fields.keys.reduce(into: [:]) {
+                $0[$1] = HybridTimestamp(milliseconds: 1_700_000_000_000, counter: 2, node: "d")
+            },
             parent: parent.map { CloudRecordID(name: $0, zone: zone) }, changeTag: tag)
     }
 
@@ -41,25 +43,31 @@ enum CloudScript {
         await t.step("user") { try await alice.currentUser() }
         await t.step("saveZones") { try await mine.saveZones([zone]) }
         await t.step("fetch missing") {
-            FetchRecordsResponse(try await mine.fetchRecords([
-                CloudRecordID(name: "nope", zone: zone), CloudRecordID(name: "r", zone: CloudZoneID(name: "nowhere", owner: "alice")),
-            ]))
+            FetchRecordsResponse(
+                try await mine.fetchRecords([
+                    CloudRecordID(name: "nope", zone: zone), CloudRecordID(name: "r", zone: CloudZoneID(name: "nowhere", owner: "alice")),
+                ]))
         }
         let saved = await t.step("save") {
-            ModifyRecordsResponse(try await mine.modifyRecords(saving: [record("g1", fields: awkwardFields), record("p1", parent: "g1")], deleting: []))
+            ModifyRecordsResponse(
+                try await mine.modifyRecords(saving: [record("g1", fields: awkwardFields), record("p1", parent: "g1")], deleting: []))
         }
         let g1Tag = saved?.saveResults.first { $0.id.name == "g1" }?.record?.changeTag
         await t.step("fetch saved") { FetchRecordsResponse(try await mine.fetchRecords([record("g1").id, record("p1").id])) }
         await t.step("stale save and its batch") {
-            ModifyRecordsResponse(try await mine.modifyRecords(saving: [record("g1", fields: ["title": .text("x")]), record("g2")], deleting: []))
+            ModifyRecordsResponse(
+                try await mine.modifyRecords(saving: [record("g1", fields: ["title": .text("x")]), record("g2")], deleting: []))
         }
-        await t.step("orphan") { ModifyRecordsResponse(try await mine.modifyRecords(saving: [record("p2", parent: "ghost")], deleting: [])) }
+        await t.step("orphan") {
+            ModifyRecordsResponse(try await mine.modifyRecords(saving: [record("p2", parent: "ghost")], deleting: []))
+        }
         await t.step("delete a parent") { ModifyRecordsResponse(try await mine.modifyRecords(saving: [], deleting: [record("g1").id])) }
         await t.step("delete a missing record") {
             ModifyRecordsResponse(try await mine.modifyRecords(saving: [], deleting: [record("gone").id]))
         }
         await t.step("update") {
-            ModifyRecordsResponse(try await mine.modifyRecords(saving: [record("g1", fields: ["title": .text("Poker")], tag: g1Tag)], deleting: []))
+            ModifyRecordsResponse(
+                try await mine.modifyRecords(saving: [record("g1", fields: ["title": .text("Poker")], tag: g1Tag)], deleting: []))
         }
         await t.step("database changes") { DatabaseChangesResponse(try await mine.fetchDatabaseChanges(since: nil)) }
         let page = await t.step("zone changes page") { ZoneChangesResponse(try await mine.fetchZoneChanges(zone, since: nil, limit: 1)) }

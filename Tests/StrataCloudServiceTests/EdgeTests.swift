@@ -3,8 +3,8 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import StrataCloudClient
-import StrataCloudWire
 import StrataCloudService
+import StrataCloudWire
 import StrataSync
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import StrataCloudClient
-import StrataCloudWire
 import StrataCloudService
+import StrataCloudWire
 import StrataSync
 import Testing
 

@@ -1,7 +1,7 @@
 import Foundation
 import StrataCloudClient
-import StrataCloudWire
 import StrataCloudService
+import StrataCloudWire
 import StrataSync
 import Testing
 
@@ -87,7 +87,8 @@ import Testing
             let zone = CloudZoneID(name: evil, owner: "alice")
             try await database.saveZones([zone])
             let record = CloudRecord(
-                id: CloudRecordID(name: evil, zone: zone), type: evil, fields: [evil: .text(evil), "\"; DELETE FROM zones; --": .integer(1)])
+                id: CloudRecordID(name: evil, zone: zone), type: evil,
+                fields: [evil: .text(evil), "\"; DELETE FROM zones; --": .integer(1)])
             let saved = try #require(try await database.modifyRecords(saving: [record], deleting: []).saveResults[record.id]?.get())
             #expect(saved.id == record.id && saved.type == evil && saved.fields == record.fields)
             let fetched = try await database.fetchRecords([record.id])[record.id]?.get()

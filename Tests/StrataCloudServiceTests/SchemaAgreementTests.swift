@@ -118,7 +118,10 @@ struct SchemaAgreementTests {
                 return (response.status, EdgeTests.errorBody(response.body))
             }
             let longName = String(repeating: "n", count: 257)
-            for url in [String(repeating: "0", count: 300), "strata-share://a/b", "strata-share://%FF/z/r", "strata-share://alice/games/\(longName)"] {
+            for url in [
+                String(repeating: "0", count: 300), "strata-share://a/b", "strata-share://%FF/z/r",
+                "strata-share://alice/games/\(longName)",
+            ] {
                 let (status, error) = try await accept(url)
                 #expect(status == 404, "\(url.prefix(40))")
                 #expect(error?.code == "unknownItem", "\(url.prefix(40))")

@@ -26,7 +26,9 @@ final class ServiceHarness: Sendable {
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
 
-    private init(service: CloudService, port: Int, registry: PrometheusCollectorRegistry, group: ServiceGroup, running: Task<Void, any Error>) throws {
+    private init(
+        service: CloudService, port: Int, registry: PrometheusCollectorRegistry, group: ServiceGroup, running: Task<Void, any Error>
+    ) throws {
         self.service = service
         self.port = port
         self.registry = registry
@@ -68,13 +70,17 @@ final class ServiceHarness: Sendable {
         configure: (inout CloudServiceConfiguration) -> Void = { _ in },
         _ body: (ServiceHarness) async throws -> T
     ) async throws -> T {
-        try await with(backend: { cloud.container(user: $0) }, configure: { configuration in
-            configuration.limits = cloud.limits
-            configure(&configuration)
-        }, body)
+        try await with(
+            backend: { cloud.container(user: $0) },
+            configure: { configuration in
+                configuration.limits = cloud.limits
+                configure(&configuration)
+            }, body)
     }
 
-    static func start(configuration: CloudServiceConfiguration, backend: @escaping @Sendable (String) -> any CloudContainer) async throws -> ServiceHarness {
+    static func start(
+        configuration: CloudServiceConfiguration, backend: @escaping @Sendable (String) -> any CloudContainer
+    ) async throws -> ServiceHarness {
         let service = CloudService(configuration: configuration, backend: backend)
         let group = ServiceGroup(services: [service], gracefulShutdownSignals: [], cancellationSignals: [], logger: configuration.logger)
         let running = Task { try await group.run() }
@@ -89,12 +95,16 @@ final class ServiceHarness: Sendable {
     }
 
     /// A token for `user`, signed with `key`.
-    func token(user: String, key: String = ServiceHarness.key, expiresIn: Duration = .seconds(600), now: Date = Date()) async throws -> String {
+    func token(
+        user: String, key: String = ServiceHarness.key, expiresIn: Duration = .seconds(600), now: Date = Date()
+    ) async throws -> String {
         try await CloudServiceTokens.issue(user: user, key: key, expiresIn: expiresIn, now: now)
     }
 
     /// A client container for `user`, signed in with a valid token.
-    func container(user: String, reconnection: CloudServiceContainer.Reconnection = .init(initialDelay: .milliseconds(20))) async throws -> CloudServiceContainer {
+    func container(
+        user: String, reconnection: CloudServiceContainer.Reconnection = .init(initialDelay: .milliseconds(20))
+    ) async throws -> CloudServiceContainer {
         let token = try await token(user: user)
         return CloudServiceContainer(baseURL: baseURL, token: token, identifier: Self.identifier, reconnection: reconnection)
     }
@@ -105,7 +115,9 @@ final class ServiceHarness: Sendable {
     }
 
     /// A raw request, for what a client container never sends.
-    func send(_ method: HTTPMethod, _ path: String, authorization: String? = nil, body: Data? = nil) async throws -> (status: Int, body: Data, headers: [String: String]) {
+    func send(
+        _ method: HTTPMethod, _ path: String, authorization: String? = nil, body: Data? = nil
+    ) async throws -> (status: Int, body: Data, headers: [String: String]) {
         var request = HTTPClientRequest(url: baseURL.absoluteString + path)
         request.method = method
         if let authorization { request.headers.add(name: "Authorization", value: authorization) }

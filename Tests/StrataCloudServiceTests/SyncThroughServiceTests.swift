@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Foundation
 import StrataCloudClient
-import StrataCloudWire
 import StrataCloudService
+import StrataCloudWire
 import StrataSQLite
 import StrataSync
 import StrataSyncTestSupport

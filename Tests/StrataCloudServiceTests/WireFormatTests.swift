@@ -50,7 +50,8 @@ import Testing
     }
 
     @Test func eventsParseWhateverTheChunking() {
-        let text = ChangeStreamEvent.heartbeat.text + ChangeStreamEvent.change.text + "event: other\r\ndata: x\r\n\r\n"
+        let text =
+            ChangeStreamEvent.heartbeat.text + ChangeStreamEvent.change.text + "event: other\r\ndata: x\r\n\r\n"
             + ChangeStreamEvent.change.text
         let bytes = Array(text.utf8)
         for chunkSize in [1, 2, 3, 7, bytes.count] {

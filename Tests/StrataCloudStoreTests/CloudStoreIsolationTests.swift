@@ -1,8 +1,9 @@
 import Foundation
 import PostgresNIO
 import StrataCloud
-@testable import StrataCloudStore
 import Testing
+
+@testable import StrataCloudStore
 
 /// Isolation is PostgreSQL's, not only the store's code: raw SQL run the way every request
 /// runs (as `strata_request`, with the user set for the transaction) reaches nothing of
@@ -25,11 +26,12 @@ struct CloudStoreIsolationTests {
             game = CloudRecordID(name: "g1", zone: zone)
             let database = fixture.store.privateDatabase(of: alice)
             try await database.saveZones([zone])
-            _ = try await database.modifyRecords(saving: [
-                CloudRecord(id: game, type: "games", fields: ["title": .text("Poker")]),
-                CloudRecord(id: CloudRecordID(name: "p1", zone: zone), type: "players", parent: game),
-                CloudRecord(id: CloudRecordID(name: "g2", zone: zone), type: "games", fields: ["title": .text("Secret")]),
-            ], deleting: [])
+            _ = try await database.modifyRecords(
+                saving: [
+                    CloudRecord(id: game, type: "games", fields: ["title": .text("Poker")]),
+                    CloudRecord(id: CloudRecordID(name: "p1", zone: zone), type: "players", parent: game),
+                    CloudRecord(id: CloudRecordID(name: "g2", zone: zone), type: "games", fields: ["title": .text("Secret")]),
+                ], deleting: [])
             if let bobsPermission {
                 var share = CloudShare(rootRecordID: game)
                 share.participants.append(CloudShare.Participant(user: bob, permission: bobsPermission))
@@ -42,14 +44,16 @@ struct CloudStoreIsolationTests {
         /// column as text, or the refusal.
         func run(_ sql: String, as user: String) async -> Result<[String], Error> {
             do {
-                return .success(try await fixture.store.transaction(as: user) { connection in
-                    var values: [String] = []
-                    for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: fixture.store.logger)
-                        .decode(String?.self) {
-                        values.append(value ?? "NULL")
-                    }
-                    return values
-                })
+                return .success(
+                    try await fixture.store.transaction(as: user) { connection in
+                        var values: [String] = []
+                        for try await value in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: fixture.store.logger)
+                            .decode(String?.self)
+                        {
+                            values.append(value ?? "NULL")
+                        }
+                        return values
+                    })
             } catch {
                 return .failure(error)
             }
@@ -61,7 +65,10 @@ struct CloudStoreIsolationTests {
 
         /// What alice's zone holds, read as alice.
         func alicesRecords() async throws -> [String] {
-            try await run("SELECT name || '=' || coalesce(fields->'title'->'text'->>'_0', '') FROM strata_cloud.records WHERE owner = '\(alice)' ORDER BY name", as: alice).get()
+            try await run(
+                "SELECT name || '=' || coalesce(fields->'title'->'text'->>'_0', '') FROM strata_cloud.records WHERE owner = '\(alice)' ORDER BY name",
+                as: alice
+            ).get()
         }
     }
 
@@ -87,20 +94,31 @@ struct CloudStoreIsolationTests {
         let (alice, bob) = (scene.alice, scene.bob)
         let before = try await scene.alicesRecords()
         // Updates and deletes find no row to touch; inserts are refused outright.
-        #expect(try await scene.run("UPDATE strata_cloud.records SET fields = '{}' WHERE owner = '\(alice)' RETURNING name", as: bob).get() == [])
+        #expect(
+            try await scene.run("UPDATE strata_cloud.records SET fields = '{}' WHERE owner = '\(alice)' RETURNING name", as: bob).get()
+                == [])
         #expect(try await scene.run("DELETE FROM strata_cloud.records WHERE owner = '\(alice)' RETURNING name", as: bob).get() == [])
         // The request role may not delete zone rows at all (deleting a zone marks it deleted).
         #expect(refused(await scene.run("DELETE FROM strata_cloud.zones WHERE owner = '\(alice)' RETURNING name", as: bob)))
-        #expect(try await scene.run("UPDATE strata_cloud.zones SET sequence = 0 WHERE owner = '\(alice)' RETURNING name", as: bob).get() == [])
-        #expect(refused(await scene.run(
-            """
-            INSERT INTO strata_cloud.records (owner, zone, name, type, fields, field_versions, change_tag, sequence, size)
-            VALUES ('\(alice)', 'games', 'x', 'games', '{}', '{}', 't', 999, 0) RETURNING name
-            """, as: bob)))
-        #expect(refused(await scene.run("INSERT INTO strata_cloud.zones (owner, name, database_change) VALUES ('\(alice)', 'mine', 0) RETURNING name", as: bob)))
-        #expect(refused(await scene.run(
-            "INSERT INTO strata_cloud.share_participants VALUES ('\(alice)', 'games', 'g1', '\(bob)', 'privateUser', 'readWrite', 'accepted', 0, 9) RETURNING participant",
-            as: bob)))
+        #expect(
+            try await scene.run("UPDATE strata_cloud.zones SET sequence = 0 WHERE owner = '\(alice)' RETURNING name", as: bob).get() == [])
+        #expect(
+            refused(
+                await scene.run(
+                    """
+                    INSERT INTO strata_cloud.records (owner, zone, name, type, fields, field_versions, change_tag, sequence, size)
+                    VALUES ('\(alice)', 'games', 'x', 'games', '{}', '{}', 't', 999, 0) RETURNING name
+                    """, as: bob)))
+        #expect(
+            refused(
+                await scene.run(
+                    "INSERT INTO strata_cloud.zones (owner, name, database_change) VALUES ('\(alice)', 'mine', 0) RETURNING name", as: bob))
+        )
+        #expect(
+            refused(
+                await scene.run(
+                    "INSERT INTO strata_cloud.share_participants VALUES ('\(alice)', 'games', 'g1', '\(bob)', 'privateUser', 'readWrite', 'accepted', 0, 9) RETURNING participant",
+                    as: bob)))
         #expect(refused(await scene.run("SELECT strata_cloud.mark_database_change('\(alice)', ARRAY['games'])::text", as: bob)))
         // Accepting an unshared record through the function joins nothing.
         #expect(try await scene.run("SELECT strata_cloud.accept_share('\(alice)', 'games', 'g2')::text", as: bob).get() == ["NULL"])
@@ -111,7 +129,9 @@ struct CloudStoreIsolationTests {
             saving: [CloudRecord(id: CloudRecordID(name: "g2", zone: scene.zone), type: "games", changeTag: "t3")], deleting: [scene.game])
         #expect(result.saveResults.values.allSatisfy { if case .failure(.permissionFailure) = $0 { true } else { false } })
         await #expect(throws: CloudError.permissionFailure(nil)) { try await bobsView.deleteZones([scene.zone]) }
-        await #expect(throws: CloudError.permissionFailure(nil)) { _ = try await bobsView.fetchZoneChanges(scene.zone, since: nil, limit: 10) }
+        await #expect(throws: CloudError.permissionFailure(nil)) {
+            _ = try await bobsView.fetchZoneChanges(scene.zone, since: nil, limit: 10)
+        }
         #expect(try await scene.alicesRecords() == before)
     }
 
@@ -120,14 +140,24 @@ struct CloudStoreIsolationTests {
         defer { scene.fixture.stop() }
         let (alice, bob) = (scene.alice, scene.bob)
         #expect(try await scene.names(as: bob) == ["g1", "p1"])
-        #expect(try await scene.run("UPDATE strata_cloud.records SET fields = '{}' WHERE owner = '\(alice)' AND name = 'g2' RETURNING name", as: bob).get() == [])
-        #expect(try await scene.run("DELETE FROM strata_cloud.records WHERE owner = '\(alice)' AND name = 'g2' RETURNING name", as: bob).get() == [])
+        #expect(
+            try await scene.run(
+                "UPDATE strata_cloud.records SET fields = '{}' WHERE owner = '\(alice)' AND name = 'g2' RETURNING name", as: bob
+            ).get() == [])
+        #expect(
+            try await scene.run("DELETE FROM strata_cloud.records WHERE owner = '\(alice)' AND name = 'g2' RETURNING name", as: bob).get()
+                == [])
         // Moving a shared record out of the share, into alice's private part, is refused.
-        #expect(refused(await scene.run("UPDATE strata_cloud.records SET share_root = NULL WHERE owner = '\(alice)' AND name = 'p1' RETURNING name", as: bob)))
+        #expect(
+            refused(
+                await scene.run(
+                    "UPDATE strata_cloud.records SET share_root = NULL WHERE owner = '\(alice)' AND name = 'p1' RETURNING name", as: bob)))
         // Raising their own permission or making themselves owner is not theirs to do.
-        #expect(try await scene.run(
-            "UPDATE strata_cloud.share_participants SET permission = 'readWrite', role = 'owner' WHERE owner = '\(alice)' RETURNING participant",
-            as: bob).get() == [])
+        #expect(
+            try await scene.run(
+                "UPDATE strata_cloud.share_participants SET permission = 'readWrite', role = 'owner' WHERE owner = '\(alice)' RETURNING participant",
+                as: bob
+            ).get() == [])
         #expect(try await scene.alicesRecords() == ["g1=Poker", "g2=Secret", "p1="])
     }
 
@@ -137,14 +167,19 @@ struct CloudStoreIsolationTests {
         let (alice, bob) = (scene.alice, scene.bob)
         let before = try await scene.alicesRecords()
         #expect(try await scene.names(as: bob) == ["g1", "p1"])
-        #expect(try await scene.run("UPDATE strata_cloud.records SET fields = '{}' WHERE owner = '\(alice)' RETURNING name", as: bob).get() == [])
+        #expect(
+            try await scene.run("UPDATE strata_cloud.records SET fields = '{}' WHERE owner = '\(alice)' RETURNING name", as: bob).get()
+                == [])
         #expect(try await scene.run("DELETE FROM strata_cloud.records WHERE owner = '\(alice)' RETURNING name", as: bob).get() == [])
-        #expect(refused(await scene.run(
-            """
-            INSERT INTO strata_cloud.records (owner, zone, name, type, fields, field_versions, parent, change_tag, sequence, size, share_root)
-            VALUES ('\(alice)', 'games', 'p9', 'players', '{}', '{}', 'g1', 't', 999, 0, 'g1') RETURNING name
-            """, as: bob)))
-        #expect(try await scene.run("UPDATE strata_cloud.zones SET sequence = 0 WHERE owner = '\(alice)' RETURNING name", as: bob).get() == [])
+        #expect(
+            refused(
+                await scene.run(
+                    """
+                    INSERT INTO strata_cloud.records (owner, zone, name, type, fields, field_versions, parent, change_tag, sequence, size, share_root)
+                    VALUES ('\(alice)', 'games', 'p9', 'players', '{}', '{}', 'g1', 't', 999, 0, 'g1') RETURNING name
+                    """, as: bob)))
+        #expect(
+            try await scene.run("UPDATE strata_cloud.zones SET sequence = 0 WHERE owner = '\(alice)' RETURNING name", as: bob).get() == [])
         let shared = scene.fixture.store.sharedDatabase(of: bob)
         let edit = CloudRecord(id: scene.game, type: "games", fields: ["title": .text("Mine")], changeTag: "t1")
         let result = try await shared.modifyRecords(saving: [edit], deleting: [])

@@ -1,8 +1,9 @@
 import Foundation
 import PostgresNIO
-@testable import StrataCloudStore
 import Synchronization
 import Testing
+
+@testable import StrataCloudStore
 
 /// Migrating is safe when several databases of one cluster migrate at once — the test suites
 /// do exactly that, one database per test.

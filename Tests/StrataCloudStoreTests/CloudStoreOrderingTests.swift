@@ -1,9 +1,10 @@
 import Foundation
 import PostgresNIO
 import StrataCloud
-@testable import StrataCloudStore
 import Synchronization
 import Testing
+
+@testable import StrataCloudStore
 
 /// Change tokens are positions that commit in order: a reader never skips a change because a
 /// writer that took a lower position committed after one that took a higher position.
@@ -27,7 +28,11 @@ struct CloudStoreOrderingTests {
         fixture.store.beforeModifyCommit.withLock { hook in
             hook = {
                 // Only the first writer waits.
-                guard held.withLock({ wasHeld in defer { wasHeld = true }; return !wasHeld }) else { return }
+                guard
+                    held.withLock({ wasHeld in
+                        defer { wasHeld = true }; return !wasHeld
+                    })
+                else { return }
                 aHolding.yield()
                 for await _ in aReleased { break }
             }

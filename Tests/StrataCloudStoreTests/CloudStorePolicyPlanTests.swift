@@ -1,8 +1,9 @@
 import Foundation
 import PostgresNIO
 import StrataCloud
-@testable import StrataCloudStore
 import Testing
+
+@testable import StrataCloudStore
 
 /// Row-level security must not turn lookups into scans: every query a request makes stays on
 /// an index however many users and records the store holds. The test seeds 100 users with
@@ -31,22 +32,34 @@ struct CloudStorePolicyPlanTests {
         // pu2 accepted pu1's share of r1 (records r1...r10), read-only.
         let (owner, participant, stranger) = ("\(prefix)1", "\(prefix)2", "\(prefix)\(users / 2)")
         let queries: [(String, String, String)] = [
-            ("participant's zone feed", participant, """
+            (
+                "participant's zone feed", participant,
+                """
                 SELECT name FROM strata_cloud.records WHERE owner = '\(owner)' AND zone = 'z' AND sequence > 0
                 ORDER BY sequence LIMIT 201
-                """),
-            ("owner's zone feed", owner, """
+                """
+            ),
+            (
+                "owner's zone feed", owner,
+                """
                 SELECT name FROM strata_cloud.records WHERE owner = '\(owner)' AND zone = 'z' AND sequence > \(perUser - 200)
                 ORDER BY sequence LIMIT 201
-                """),
-            ("participant's record fetch", participant, """
+                """
+            ),
+            (
+                "participant's record fetch", participant,
+                """
                 SELECT name FROM strata_cloud.records WHERE owner = '\(owner)' AND zone = 'z' AND name = ANY(ARRAY['r1', 'r5', 'r500'])
-                """),
+                """
+            ),
             ("stranger's attempt", stranger, "SELECT name FROM strata_cloud.records WHERE owner = '\(owner)' AND zone = 'z'"),
-            ("participant's shared zones", participant, """
+            (
+                "participant's shared zones", participant,
+                """
                 SELECT z.owner FROM strata_cloud.zones z
                 WHERE NOT z.deleted AND (z.owner, z.name) IN (SELECT owner, zone FROM strata_cloud.readable_shares())
-                """),
+                """
+            ),
         ]
         var report: [String] = ["seeded \(users) users x \(perUser) records in \(seeded)"]
         for (label, user, sql) in queries {
@@ -64,7 +77,10 @@ struct CloudStorePolicyPlanTests {
                     for try await _ in try await connection.query(PostgresQuery(unsafeSQL: sql), logger: fixture.store.logger) { rows += 1 }
                 }
                 let elapsed = (ContinuousClock.now - started) / 20
-                return (lines.joined(separator: "\n"), Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3, rows)
+                return (
+                    lines.joined(separator: "\n"), Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1e3,
+                    rows
+                )
             }
             #expect(!plan.contains("Seq Scan on records"), "\(label) scans records:\n\(plan)")
             report.append(String(format: "%@: %d rows, %.3f ms", label, rows, milliseconds))

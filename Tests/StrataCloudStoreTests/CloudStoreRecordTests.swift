@@ -40,9 +40,10 @@ struct CloudStoreRecordTests {
         var new = game
         new.id = CloudRecordID(name: "g2:games", zone: zone)
         new.changeTag = "t1"
-        #expect(try await alice.modifyRecords(saving: [new], deleting: []).saveResults[new.id].map { result in
-            if case .failure(.unknownItem) = result { true } else { false }
-        } == true)
+        #expect(
+            try await alice.modifyRecords(saving: [new], deleting: []).saveResults[new.id].map { result in
+                if case .failure(.unknownItem) = result { true } else { false }
+            } == true)
     }
 
     @Test func aZoneIsAtomicAndReferencesAreChecked() async throws {
@@ -52,11 +53,13 @@ struct CloudStoreRecordTests {
         let zone = fixture.zone("games", of: "alice")
         try await alice.saveZones([zone])
         let game = CloudRecord(id: CloudRecordID(name: "g1:games", zone: zone), type: "games")
-        let orphan = CloudRecord(id: CloudRecordID(name: "p1:players", zone: zone), type: "players", parent: CloudRecordID(name: "g9:games", zone: zone))
+        let orphan = CloudRecord(
+            id: CloudRecordID(name: "p1:players", zone: zone), type: "players", parent: CloudRecordID(name: "g9:games", zone: zone))
         let result = try await alice.modifyRecords(saving: [game, orphan], deleting: [])
         #expect(result.saveResults[orphan.id].map { if case .failure(.referenceViolation) = $0 { true } else { false } } == true)
         #expect(result.saveResults[game.id].map { if case .failure(.batchRequestFailed) = $0 { true } else { false } } == true)
-        #expect(try await alice.fetchRecords([game.id])[game.id].map { if case .failure(.unknownItem) = $0 { true } else { false } } == true)
+        #expect(
+            try await alice.fetchRecords([game.id])[game.id].map { if case .failure(.unknownItem) = $0 { true } else { false } } == true)
 
         let player = CloudRecord(id: CloudRecordID(name: "p1:players", zone: zone), type: "players", parent: game.id)
         let both = try await alice.modifyRecords(saving: [game, player], deleting: [])
@@ -99,7 +102,8 @@ struct CloudStoreRecordTests {
         try await alice.saveZones([games, notes])
         let start = try await alice.fetchDatabaseChanges(since: nil)
         #expect(Set(start.changedZones) == [games, notes])
-        _ = try await alice.modifyRecords(saving: [CloudRecord(id: CloudRecordID(name: "g1:games", zone: games), type: "games")], deleting: [])
+        _ = try await alice.modifyRecords(
+            saving: [CloudRecord(id: CloudRecordID(name: "g1:games", zone: games), type: "games")], deleting: [])
         try await alice.deleteZones([notes])
         let next = try await alice.fetchDatabaseChanges(since: start.token)
         #expect(next.changedZones == [games] && next.deletedZones == [notes])
@@ -128,7 +132,9 @@ struct CloudStoreRecordTests {
         var damaged = asset
         damaged.hash = "def"
         damaged.chunks[0].crc32 ^= 1
-        await #expect(throws: CloudError.invalidAsset("def", reason: "chunk 0 fails its CRC-32")) { try await alice.uploadAssets([damaged]) }
+        await #expect(throws: CloudError.invalidAsset("def", reason: "chunk 0 fails its CRC-32")) {
+            try await alice.uploadAssets([damaged])
+        }
         await #expect(throws: CloudError.assetNotFound("def")) { _ = try await alice.fetchAsset("def") }
     }
 

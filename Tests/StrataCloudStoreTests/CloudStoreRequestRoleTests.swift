@@ -1,8 +1,9 @@
 import Foundation
 import PostgresNIO
 import StrataCloud
-@testable import StrataCloudStore
 import Testing
+
+@testable import StrataCloudStore
 
 /// The request role can do exactly what the API needs (issue #25, finding 7): a read-write
 /// participant moves a shared zone's position forward and nothing else of the zone row; only
@@ -25,7 +26,10 @@ struct CloudStoreRequestRoleTests {
         #expect(refused(await scene.run("UPDATE strata_cloud.zones SET horizon = sequence + 100 WHERE \(row) RETURNING name", as: bob)))
         #expect(refused(await scene.run("UPDATE strata_cloud.zones SET sequence = 0 WHERE \(row) RETURNING name", as: bob)))
         #expect(refused(await scene.run("UPDATE strata_cloud.zones SET database_change = 0 WHERE \(row) RETURNING name", as: bob)))
-        #expect(try await scene.run("SELECT deleted::text || '/' || horizon::text FROM strata_cloud.zones WHERE \(row)", as: alice).get() == ["false/0"])
+        #expect(
+            try await scene.run("SELECT deleted::text || '/' || horizon::text FROM strata_cloud.zones WHERE \(row)", as: alice).get() == [
+                "false/0"
+            ])
         // What the API needs still works: the participant's save moves the position forward.
         let saved = try await scene.fixture.store.sharedDatabase(of: bob).modifyRecords(
             saving: [CloudRecord(id: CloudRecordID(name: "p2", zone: scene.zone), type: "players", parent: scene.game)], deleting: [])
@@ -42,8 +46,11 @@ struct CloudStoreRequestRoleTests {
         let participant = try await Scene(bobsPermission: .readWrite)
         defer { participant.fixture.stop() }
         let (alice, bob, zone) = (participant.alice, participant.bob, participant.zone.name)
-        #expect(try await participant.run("SELECT strata_cloud.notify_zone_change('\(alice)', '\(zone)', ARRAY['\(bob)'])::text", as: bob).get() == [""])
-        #expect(refused(await participant.run("SELECT strata_cloud.notify_zone_change('\(alice)', '\(zone)', ARRAY['carol'])::text", as: bob)))
+        #expect(
+            try await participant.run("SELECT strata_cloud.notify_zone_change('\(alice)', '\(zone)', ARRAY['\(bob)'])::text", as: bob).get()
+                == [""])
+        #expect(
+            refused(await participant.run("SELECT strata_cloud.notify_zone_change('\(alice)', '\(zone)', ARRAY['carol'])::text", as: bob)))
     }
 
     @Test func privilegesTheAPINeverUsesAreRevoked() async throws {

@@ -65,7 +65,8 @@ struct StoreFixture {
     /// Returns once the server session `pid` waits for a lock.
     func waitUntilSessionWaitsForALock(_ pid: Int32) async throws {
         for _ in 0..<10_000 {
-            for try await waiting in try await client.query("SELECT count(*) FROM pg_locks WHERE NOT granted AND pid = \(pid)").decode(Int64.self)
+            for try await waiting in try await client.query("SELECT count(*) FROM pg_locks WHERE NOT granted AND pid = \(pid)").decode(
+                Int64.self)
             where waiting > 0 {
                 return
             }

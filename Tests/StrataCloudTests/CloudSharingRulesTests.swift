@@ -23,12 +23,13 @@ struct CloudSharingRulesTests {
         var after = parents
         for save in saves { after[save.id.name] = save.parent?.name }
         let existing: Set<String> = ["g", "r", "p", "q", "x"]
-        return Set(CloudSharingRules.participantFailures(
-            saving: saves, deleting: deletes.map { id($0) },
-            exists: existing.contains, isSharedRoot: roots.contains,
-            rootBefore: { root(of: $0, parents: parents) }, rootAfter: { root(of: $0, parents: after) },
-            canWrite: { $0 == "g" }
-        ).keys.map(\.name))
+        return Set(
+            CloudSharingRules.participantFailures(
+                saving: saves, deleting: deletes.map { id($0) },
+                exists: existing.contains, isSharedRoot: roots.contains,
+                rootBefore: { root(of: $0, parents: parents) }, rootAfter: { root(of: $0, parents: after) },
+                canWrite: { $0 == "g" }
+            ).keys.map(\.name))
     }
 
     @Test func theRootIsTheFirstSharedRecordUpTheChain() {

@@ -1,6 +1,7 @@
 import Foundation
-@testable import StrataCloud
 import Testing
+
+@testable import StrataCloud
 
 /// Accounts, injected faults, request counts and assets.
 @Suite(.timeLimit(.minutes(5))) struct MockCloudFaultTests {
@@ -23,7 +24,8 @@ import Testing
         try await database.saveZones([zone])
         for _ in 0..<2 {
             await #expect(throws: CloudError.serviceUnavailable(retryAfter: nil)) {
-                _ = try await database.modifyRecords(saving: [CloudRecord(id: CloudRecordID(name: "r", zone: self.zone), type: "t")], deleting: [])
+                _ = try await database.modifyRecords(
+                    saving: [CloudRecord(id: CloudRecordID(name: "r", zone: self.zone), type: "t")], deleting: [])
             }
         }
         #expect(cloud.records(in: zone).isEmpty)
@@ -53,7 +55,8 @@ import Testing
         try await database.saveZones([zone])
         cloud.loseNextResponses(1)
         await #expect(throws: CloudError.networkFailure) {
-            _ = try await database.modifyRecords(saving: [CloudRecord(id: CloudRecordID(name: "r", zone: self.zone), type: "t")], deleting: [])
+            _ = try await database.modifyRecords(
+                saving: [CloudRecord(id: CloudRecordID(name: "r", zone: self.zone), type: "t")], deleting: [])
         }
         #expect(cloud.records(in: zone).count == 1)
     }

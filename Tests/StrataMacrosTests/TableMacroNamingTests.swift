@@ -224,7 +224,9 @@ struct TableMacroNamingTests {
     /// The compiler lists the declared conformances the type lacks; `Sendable` among them
     /// (a public struct is not implicitly `Sendable`) is added.
     @Test func addsSendableWhenAsked() {
-        assertMacro(["Table": MacroSpec(type: TableMacro.self, conformances: ["StrataQueries.Table", "StrataQueries.PrimaryKeyedTable", "Sendable"])]) {
+        assertMacro([
+            "Table": MacroSpec(type: TableMacro.self, conformances: ["StrataQueries.Table", "StrataQueries.PrimaryKeyedTable", "Sendable"])
+        ]) {
             """
             @Table public struct Label {
                 public var name: String

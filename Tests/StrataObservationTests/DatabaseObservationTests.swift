@@ -2,9 +2,9 @@ import Dispatch
 import Foundation
 import StrataObservation
 import StrataSQLite
+import StrataTestSupport
 import Synchronization
 import Testing
-import StrataTestSupport
 
 @Suite(.timeLimit(.minutes(5))) struct DatabaseObservationTests {
     @Test func firstElementIsTheCurrentValue() async throws {
@@ -223,7 +223,8 @@ import StrataTestSupport
         let fetches = SharedCounter()
         var iterator = observe(in: pool) { db in
             fetches.increment()
-            return try String.fetchAll(db, sql: "SELECT players.name || '@' || teams.name FROM players JOIN league.teams ON teams.id = players.id")
+            return try String.fetchAll(
+                db, sql: "SELECT players.name || '@' || teams.name FROM players JOIN league.teams ON teams.id = players.id")
         }.makeAsyncIterator()
         #expect(try await iterator.next() == [])
         try await pool.write { db in try db.execute(sql: "INSERT INTO league.teams (id, name) VALUES (1, 'Reds')") }

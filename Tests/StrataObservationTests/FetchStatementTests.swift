@@ -2,8 +2,8 @@ import Foundation
 import StrataObservation
 import StrataQueries
 import StrataSQLite
-import Testing
 import StrataTestSupport
+import Testing
 
 /// The observation tests' `players` table, declared with `@Table`.
 @Table("players") struct TypedPlayer: Identifiable, Equatable, Hashable {

@@ -1,9 +1,10 @@
 import Foundation
 import Observation
-@testable import StrataObservation
 import StrataSQLite
-import Testing
 import StrataTestSupport
+import Testing
+
+@testable import StrataObservation
 
 @Suite(.timeLimit(.minutes(5))) struct FetchWrapperTests {
     @Test func fetchAllLoadsSynchronouslyThenStaysFresh() async throws {
@@ -134,7 +135,8 @@ import StrataTestSupport
     @Test func aFailingFetchSetsLoadErrorAndTheNextCommitRetries() async throws {
         let database = try makeGamesPool()
         let pool = database.pool
-        @FetchAll(sql: "SELECT id, gameID, name, score FROM players WHERE score > (SELECT threshold FROM settings)", database: pool) var players: [Player]
+        @FetchAll(sql: "SELECT id, gameID, name, score FROM players WHERE score > (SELECT threshold FROM settings)", database: pool)
+        var players: [Player]
         #expect($players.loadError is DatabaseError)
         #expect(players.isEmpty)
 

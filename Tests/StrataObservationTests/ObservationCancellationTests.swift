@@ -19,10 +19,11 @@ import Testing
         configuration.maximumReaderCount = 1
         configuration.inlineObservationBudget = inlineBudget
         configuration.prepareDatabase { db in
-            try db.add(function: DatabaseFunction("started") { () -> Int in
-                started.signal()
-                return 1
-            })
+            try db.add(
+                function: DatabaseFunction("started") { () -> Int in
+                    started.signal()
+                    return 1
+                })
         }
         return try makeGamesPool(configuration: configuration)
     }

@@ -33,15 +33,16 @@ func makeAttachedDatabase() throws -> DatabaseQueue {
     let db = try DatabaseQueue()
     try db.writeWithoutTransaction { db in
         try db.attach(path: ":memory:", as: "sync")
-        try db.execute(sql: """
-            CREATE TABLE main.metadata (id INTEGER PRIMARY KEY, entity TEXT NOT NULL, version INTEGER NOT NULL);
-            INSERT INTO main.metadata VALUES (1, 'main only', 100);
-            CREATE TABLE main.entities (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-            INSERT INTO main.entities VALUES (1, 'Ann'), (2, 'Bob');
-            CREATE TABLE sync.metadata (id INTEGER PRIMARY KEY, entity TEXT NOT NULL, version INTEGER NOT NULL);
-            CREATE TABLE sync.counters (id INTEGER PRIMARY KEY, inserts INTEGER NOT NULL);
-            INSERT INTO sync.counters VALUES (1, 0);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE main.metadata (id INTEGER PRIMARY KEY, entity TEXT NOT NULL, version INTEGER NOT NULL);
+                INSERT INTO main.metadata VALUES (1, 'main only', 100);
+                CREATE TABLE main.entities (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                INSERT INTO main.entities VALUES (1, 'Ann'), (2, 'Bob');
+                CREATE TABLE sync.metadata (id INTEGER PRIMARY KEY, entity TEXT NOT NULL, version INTEGER NOT NULL);
+                CREATE TABLE sync.counters (id INTEGER PRIMARY KEY, inserts INTEGER NOT NULL);
+                INSERT INTO sync.counters VALUES (1, 0);
+                """)
     }
     return db
 }
@@ -94,7 +95,9 @@ func makeAttachedDatabase() throws -> DatabaseQueue {
             SyncCounter.find(1).update { $0.inserts += 1 }
         }
         // SQLite refuses a schema on the table a trigger step writes: the step names it alone.
-        #expect(trigger.sql.hasPrefix(#"CREATE TEMPORARY TRIGGER "countInserts" AFTER INSERT ON "sync"."metadata" FOR EACH ROW BEGIN UPDATE "counters" SET"#))
+        #expect(
+            trigger.sql.hasPrefix(
+                #"CREATE TEMPORARY TRIGGER "countInserts" AFTER INSERT ON "sync"."metadata" FOR EACH ROW BEGIN UPDATE "counters" SET"#))
         try db.writeWithoutTransaction { db in
             try trigger.execute(db)
             try SyncMetadata.insert {

@@ -21,9 +21,11 @@ import Testing
     }
 
     @Test func triggerWhoseStepHasNoAssignmentsThrows() throws {
-        let trigger = HPlayer.createTemporaryTrigger(after: .insert, forEachRow: { _ in
-            [HPlayer.all.select(\.id), HGame.update { _ in }]
-        })
+        let trigger = HPlayer.createTemporaryTrigger(
+            after: .insert,
+            forEachRow: { _ in
+                [HPlayer.all.select(\.id), HGame.update { _ in }]
+            })
         let db = try makeGamesDatabase()
         let error = #expect(throws: StatementBuildError.self) {
             try db.writeWithoutTransaction { try trigger.execute($0) }

@@ -28,10 +28,11 @@ func isUrgent(priority: Int?) -> Bool { (priority ?? 0) >= 2 }
         let db = try makeSeedsDatabase()
         let view = UrgencyRow.createTemporaryView(
             as: Reminder.select { ($0.id, $0.title, $isUrgent(priority: $0.priority)) })
-        #expect(view.sql == """
-            CREATE TEMPORARY VIEW "urgencyRows" ("reminderID", "title", "isUrgent") AS \
-            SELECT "reminders"."id", "reminders"."title", "isUrgent"("reminders"."priority") FROM "reminders"
-            """)
+        #expect(
+            view.sql == """
+                CREATE TEMPORARY VIEW "urgencyRows" ("reminderID", "title", "isUrgent") AS \
+                SELECT "reminders"."id", "reminders"."title", "isUrgent"("reminders"."priority") FROM "reminders"
+                """)
         try db.writeWithoutTransaction { db in
             try install(db)
             try view.execute(db)
@@ -43,10 +44,11 @@ func isUrgent(priority: Int?) -> Bool { (priority ?? 0) >= 2 }
     @Test func functionCalledFromATrigger() throws {
         let db = try makeSeedsDatabase()
         let trigger = Reminder.createTemporaryTrigger("stamp", after: .update(touch: \.updatedAt, to: $currentStamp()))
-        #expect(trigger.sql == """
-            CREATE TEMPORARY TRIGGER "stamp" AFTER UPDATE ON "reminders" FOR EACH ROW BEGIN \
-            UPDATE "reminders" SET "updatedAt" = "currentStamp"() WHERE rowid = NEW.rowid; END
-            """)
+        #expect(
+            trigger.sql == """
+                CREATE TEMPORARY TRIGGER "stamp" AFTER UPDATE ON "reminders" FOR EACH ROW BEGIN \
+                UPDATE "reminders" SET "updatedAt" = "currentStamp"() WHERE rowid = NEW.rowid; END
+                """)
         try db.writeWithoutTransaction { db in
             try install(db)
             try trigger.execute(db)

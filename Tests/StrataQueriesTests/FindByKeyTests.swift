@@ -12,7 +12,10 @@ import Testing
         let byExpression = HPlayer.find(SQLQueryExpression<Int>(QueryFragment(binding: .integer(2))))
         #expect(byValue.sql == byExpression.sql)
         #expect(byValue.bindings == byExpression.bindings)
-        #expect(byValue.sql == #"SELECT "players"."id", "players"."gameID", "players"."name", "players"."score", "players"."nickname" FROM "players" WHERE ("players"."id" = ?)"#)
+        #expect(
+            byValue.sql
+                == #"SELECT "players"."id", "players"."gameID", "players"."name", "players"."score", "players"."nickname" FROM "players" WHERE ("players"."id" = ?)"#
+        )
         #expect(byValue.bindings == [.integer(2)])
     }
 

@@ -1,7 +1,8 @@
 import Foundation
-@testable import StrataQueries
 import StrataSQLite
 import Testing
+
+@testable import StrataQueries
 
 /// The players table's full column list, as every record insert writes it.
 let playerColumnList = #"("id", "gameID", "name", "score", "nickname")"#
@@ -84,8 +85,11 @@ struct HRefusingGame: PrimaryKeyedTable {
         #expect(lines.sql == expected)
         #expect(array.sql == expected)
         #expect(lines.bindings == array.bindings)
-        #expect(lines.bindings == [.integer(5), .integer(2), .text("Eve"), .integer(4), .null,
-                                   .integer(6), .integer(3), .text("Fay"), .integer(1), .text("F")])
+        #expect(
+            lines.bindings == [
+                .integer(5), .integer(2), .text("Eve"), .integer(4), .null,
+                .integer(6), .integer(3), .text("Fay"), .integer(1), .text("F"),
+            ])
 
         let db = try makeGamesDatabase()
         try db.write { try lines.execute($0) }
@@ -134,7 +138,9 @@ struct HRefusingGame: PrimaryKeyedTable {
     }
 
     @Test func insertsChosenColumns() throws {
-        let insert = HPlayer.insert { ($0.gameID, $0.name) } values: {
+        let insert = HPlayer.insert {
+            ($0.gameID, $0.name)
+        } values: {
             (2, "Fay")
             (3, "Gus")
         }
@@ -148,18 +154,23 @@ struct HRefusingGame: PrimaryKeyedTable {
     }
 
     @Test func insertsOneChosenColumn() throws {
-        let insert = HGame.insert { $0.title } values: {
+        let insert = HGame.insert {
+            $0.title
+        } values: {
             "Poker"
             ["Bridge", "Whist"]
         }
         #expect(insert.sql == #"INSERT INTO "games" ("title") VALUES (?), (?), (?)"#)
         let db = try makeGamesDatabase()
         try db.write { try insert.execute($0) }
-        #expect(try db.read { try HGame.order(by: \.id).select(\.title).fetchAll($0) } == ["Chess", "Go", "Hearts", "Poker", "Bridge", "Whist"])
+        #expect(
+            try db.read { try HGame.order(by: \.id).select(\.title).fetchAll($0) } == ["Chess", "Go", "Hearts", "Poker", "Bridge", "Whist"])
     }
 
     @Test func insertsOptionalColumnValues() throws {
-        let insert = HPlayer.insert { ($0.gameID, $0.name, $0.nickname) } values: {
+        let insert = HPlayer.insert {
+            ($0.gameID, $0.name, $0.nickname)
+        } values: {
             (1, "Hal", "H")
             (1, "Ivy", nil)
         }
@@ -170,10 +181,14 @@ struct HRefusingGame: PrimaryKeyedTable {
     }
 
     @Test func insertsTheRowsOfASelect() throws {
-        let insert = HPlayer.insert { ($0.gameID, $0.name) } select: {
+        let insert = HPlayer.insert {
+            ($0.gameID, $0.name)
+        } select: {
             HGame.where { $0.id.gt(1) }.select { ($0.id, $0.title) }
         }
-        #expect(insert.sql == #"INSERT INTO "players" ("gameID", "name") SELECT "games"."id", "games"."title" FROM "games" WHERE ("games"."id" > ?)"#)
+        #expect(
+            insert.sql
+                == #"INSERT INTO "players" ("gameID", "name") SELECT "games"."id", "games"."title" FROM "games" WHERE ("games"."id" > ?)"#)
         #expect(insert.bindings == [.integer(1)])
 
         let db = try makeGamesDatabase()
@@ -235,7 +250,11 @@ struct HRefusingGame: PrimaryKeyedTable {
         try db.write { db in
             let changesBefore = db.totalChangesCount
             try insert.execute(db)
-            try HPlayer.insert { ($0.gameID, $0.name) } values: { [(Int, String)]() }.execute(db)
+            try HPlayer.insert {
+                ($0.gameID, $0.name)
+            } values: {
+                [(Int, String)]()
+            }.execute(db)
             #expect(try insert.returning(\.id).fetchAll(db) == [])
             #expect(try insert.returning(\.id).fetchOne(db) == nil)
             #expect(db.totalChangesCount == changesBefore)

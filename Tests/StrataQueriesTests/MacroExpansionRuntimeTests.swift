@@ -156,7 +156,9 @@ public enum MacroRuntimePublic {
 
         // The stored forms: a 16-byte blob, seconds as a REAL, the renamed column.
         let stored = try db.read { db in
-            try db.fetchOne(sql: "SELECT typeof(id), length(id), typeof(joinedAt), joinedAt, display_name FROM players WHERE gameID = 1 AND score = 12") { row in
+            try db.fetchOne(
+                sql: "SELECT typeof(id), length(id), typeof(joinedAt), joinedAt, display_name FROM players WHERE gameID = 1 AND score = 12"
+            ) { row in
                 (row.value(at: 0), row.value(at: 1), row.value(at: 2), row.value(at: 3), row.value(at: 4))
             }
         }
@@ -179,15 +181,16 @@ public enum MacroRuntimePublic {
     @Test func encodedColumns() throws {
         var encoder = ColumnEncoder()
         try alice.encodeColumns(to: &encoder)
-        #expect(encoder.capturedValues == [
-            .blob(withUnsafeBytes(of: alice.id.uuid) { Data($0) }),
-            .integer(1),
-            .text("Alice"),
-            .integer(12),
-            .real(1_700_000_000.5),
-            .null,
-            .text("Al"),
-        ])
+        #expect(
+            encoder.capturedValues == [
+                .blob(withUnsafeBytes(of: alice.id.uuid) { Data($0) }),
+                .integer(1),
+                .text("Alice"),
+                .integer(12),
+                .real(1_700_000_000.5),
+                .null,
+                .text("Al"),
+            ])
     }
 
     @Test func draft() throws {

@@ -25,18 +25,24 @@ import Testing
 
         let db = try makeGamesDatabase()
         let rows: [HPlayer] = try db.write { try closure.fetchAll($0) }
-        #expect(rows == [HPlayer(id: 5, gameID: 2, name: "Eve", score: 0), HPlayer(id: 20, gameID: 3, name: "Fay", score: 2, nickname: "F")])
+        #expect(
+            rows == [HPlayer(id: 5, gameID: 2, name: "Eve", score: 0), HPlayer(id: 20, gameID: 3, name: "Fay", score: 2, nickname: "F")])
         let one: HPlayer? = try db.write { try keyPath.fetchOne($0) }
         #expect(one == HPlayer(id: 21, gameID: 2, name: "Eve", score: 0))
     }
 
     @Test func insertReturnsTuplesAndExpressions() throws {
-        let insert = HPlayer.insert { ($0.gameID, $0.name) } values: {
+        let insert = HPlayer.insert {
+            ($0.gameID, $0.name)
+        } values: {
             (1, "Gus")
             (2, "Hal")
         }
         .returning { ($0.id, $0.name.upper(), $0.score) }
-        #expect(insert.sql == #"INSERT INTO "players" ("gameID", "name") VALUES (?, ?), (?, ?) RETURNING "players"."id", upper("players"."name"), "players"."score""#)
+        #expect(
+            insert.sql
+                == #"INSERT INTO "players" ("gameID", "name") VALUES (?, ?), (?, ?) RETURNING "players"."id", upper("players"."name"), "players"."score""#
+        )
         let db = try makeGamesDatabase()
         let rows = try db.write { try insert.fetchAll($0) }
         #expect(rows.map(\.0) == [5, 6])
@@ -46,7 +52,10 @@ import Testing
 
     @Test func updateReturnsRowsAfterTheUpdate() throws {
         let update = HPlayer.where { $0.gameID.eq(1) }.update { $0.score += 1 }.returning { ($0.id, $0.score) }
-        #expect(update.sql == #"UPDATE "players" SET "score" = ("players"."score" + ?) WHERE ("players"."gameID" = ?) RETURNING "players"."id", "players"."score""#)
+        #expect(
+            update.sql
+                == #"UPDATE "players" SET "score" = ("players"."score" + ?) WHERE ("players"."gameID" = ?) RETURNING "players"."id", "players"."score""#
+        )
         let db = try makeGamesDatabase()
         let returned = try db.write { try update.fetchAll($0) }
         let rows = returned.sorted { $0.0 < $1.0 }
@@ -65,7 +74,8 @@ import Testing
         let db = try makeGamesDatabase()
         let returned = try db.write { try delete.fetchAll($0) }
         let deleted = returned.sorted { $0.id < $1.id }
-        #expect(deleted == [HPlayer(id: 2, gameID: 1, name: "Bob", score: 7, nickname: "B"), HPlayer(id: 3, gameID: 2, name: "Cid", score: 3)])
+        #expect(
+            deleted == [HPlayer(id: 2, gameID: 1, name: "Bob", score: 7, nickname: "B"), HPlayer(id: 3, gameID: 2, name: "Cid", score: 3)])
         #expect(try db.read { try HPlayer.fetchCount($0) } == 2)
 
         let name = try db.write { try HPlayer.delete(HPlayer(id: 1, gameID: 1, name: "Ann", score: 12)).returning(\.name).fetchOne($0) }
@@ -77,7 +87,9 @@ import Testing
             HPlayer(id: 1, gameID: 1, name: "Ann", score: 50)
             HPlayer(id: 30, gameID: 2, name: "Ola", score: 1)
         }.returning { ($0.id, $0.score) }
-        #expect(records.sql == #"INSERT INTO "players" "# + playerColumnList + #" VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?) "# + UpsertTests.upsertClause + #" RETURNING "players"."id", "players"."score""#)
+        #expect(
+            records.sql == #"INSERT INTO "players" "# + playerColumnList + #" VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?) "#
+                + UpsertTests.upsertClause + #" RETURNING "players"."id", "players"."score""#)
         let db = try makeGamesDatabase()
         let rows = try db.write { try records.fetchAll($0) }
         #expect(rows.map(\.0) == [1, 30])

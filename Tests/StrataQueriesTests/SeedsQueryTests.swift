@@ -66,24 +66,25 @@ extension Player {
 func makeSeedsDatabase() throws -> DatabaseQueue {
     let db = try DatabaseQueue()
     try db.writeWithoutTransaction { db in
-        try db.execute(sql: """
-            CREATE TABLE games (id INTEGER PRIMARY KEY, title TEXT NOT NULL);
-            CREATE TABLE players (id INTEGER PRIMARY KEY, gameID INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
-                                  name TEXT NOT NULL, score INTEGER NOT NULL DEFAULT 0);
-            CREATE TABLE remindersLists (id INTEGER PRIMARY KEY, title TEXT NOT NULL, color INTEGER NOT NULL);
-            CREATE TABLE reminders (id INTEGER PRIMARY KEY,
-                                    remindersListID INTEGER NOT NULL REFERENCES remindersLists(id) ON DELETE CASCADE,
-                                    title TEXT NOT NULL, isCompleted INTEGER NOT NULL, priority INTEGER,
-                                    updatedAt TEXT NOT NULL);
-            INSERT INTO games VALUES (1, 'Chess'), (2, 'Go'), (3, 'Hearts');
-            INSERT INTO players VALUES (1, 1, 'Ann', 12), (2, 1, 'Bob', 7), (3, 2, 'Cid', 3), (4, 1, 'Dee', 9);
-            INSERT INTO remindersLists VALUES (1, 'Home', 1), (2, 'Work', 2), (3, 'Empty', 3);
-            INSERT INTO reminders VALUES
-                (1, 1, 'Milk', 0, 1, '2000-01-01 00:00:00.000'),
-                (2, 1, 'Bread', 1, 3, '2000-01-01 00:00:00.000'),
-                (3, 2, 'Report', 0, NULL, '2000-01-01 00:00:00.000'),
-                (4, 2, 'Email', 0, 2, '2000-01-01 00:00:00.000');
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE games (id INTEGER PRIMARY KEY, title TEXT NOT NULL);
+                CREATE TABLE players (id INTEGER PRIMARY KEY, gameID INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+                                      name TEXT NOT NULL, score INTEGER NOT NULL DEFAULT 0);
+                CREATE TABLE remindersLists (id INTEGER PRIMARY KEY, title TEXT NOT NULL, color INTEGER NOT NULL);
+                CREATE TABLE reminders (id INTEGER PRIMARY KEY,
+                                        remindersListID INTEGER NOT NULL REFERENCES remindersLists(id) ON DELETE CASCADE,
+                                        title TEXT NOT NULL, isCompleted INTEGER NOT NULL, priority INTEGER,
+                                        updatedAt TEXT NOT NULL);
+                INSERT INTO games VALUES (1, 'Chess'), (2, 'Go'), (3, 'Hearts');
+                INSERT INTO players VALUES (1, 1, 'Ann', 12), (2, 1, 'Bob', 7), (3, 2, 'Cid', 3), (4, 1, 'Dee', 9);
+                INSERT INTO remindersLists VALUES (1, 'Home', 1), (2, 'Work', 2), (3, 'Empty', 3);
+                INSERT INTO reminders VALUES
+                    (1, 1, 'Milk', 0, 1, '2000-01-01 00:00:00.000'),
+                    (2, 1, 'Bread', 1, 3, '2000-01-01 00:00:00.000'),
+                    (3, 2, 'Report', 0, NULL, '2000-01-01 00:00:00.000'),
+                    (4, 2, 'Email', 0, 2, '2000-01-01 00:00:00.000');
+                """)
     }
     return db
 }
@@ -94,18 +95,20 @@ func makeSeedsDatabase() throws -> DatabaseQueue {
             .leftJoin(Player.all) { $0.id.eq($1.gameID) }
             .order { $1.count().desc() }
             .select { GameRow.Columns(game: $0, playerCount: $1.count()) }
-        #expect(query.sql == """
-            SELECT "games"."id", "games"."title", count("players"."id") FROM "games" \
-            LEFT JOIN "players" ON ("games"."id" = "players"."gameID") GROUP BY "games"."id" \
-            ORDER BY count("players"."id") DESC
-            """)
+        #expect(
+            query.sql == """
+                SELECT "games"."id", "games"."title", count("players"."id") FROM "games" \
+                LEFT JOIN "players" ON ("games"."id" = "players"."gameID") GROUP BY "games"."id" \
+                ORDER BY count("players"."id") DESC
+                """)
         let db = try makeSeedsDatabase()
         let rows = try db.read { try query.fetchAll($0) }
-        #expect(rows == [
-            GameRow(game: Game(id: 1, title: "Chess"), playerCount: 3),
-            GameRow(game: Game(id: 2, title: "Go"), playerCount: 1),
-            GameRow(game: Game(id: 3, title: "Hearts"), playerCount: 0),
-        ])
+        #expect(
+            rows == [
+                GameRow(game: Game(id: 1, title: "Chess"), playerCount: 3),
+                GameRow(game: Game(id: 2, title: "Go"), playerCount: 1),
+                GameRow(game: Game(id: 3, title: "Hearts"), playerCount: 0),
+            ])
     }
 
     @Test func remindersListViewWithLeftJoinAndIfnull() throws {
@@ -113,20 +116,22 @@ func makeSeedsDatabase() throws -> DatabaseQueue {
             .leftJoin(Reminder.all) { $0.id.eq($1.remindersListID) && $1.isCompleted.eq(false) }
             .select { ($0.id, $0.title, $1.count(), $1.priority.max().ifnull(0)) }
         let view = RemindersListRow.createTemporaryView(as: select)
-        #expect(view.sql == """
-            CREATE TEMPORARY VIEW "remindersListRows" ("remindersListID", "title", "incompleteCount", "highestPriority") AS \
-            SELECT "remindersLists"."id", "remindersLists"."title", count("reminders"."id"), ifnull(max("reminders"."priority"), 0) \
-            FROM "remindersLists" LEFT JOIN "reminders" ON (("remindersLists"."id" = "reminders"."remindersListID") \
-            AND ("reminders"."isCompleted" = 0)) GROUP BY "remindersLists"."id"
-            """)
+        #expect(
+            view.sql == """
+                CREATE TEMPORARY VIEW "remindersListRows" ("remindersListID", "title", "incompleteCount", "highestPriority") AS \
+                SELECT "remindersLists"."id", "remindersLists"."title", count("reminders"."id"), ifnull(max("reminders"."priority"), 0) \
+                FROM "remindersLists" LEFT JOIN "reminders" ON (("remindersLists"."id" = "reminders"."remindersListID") \
+                AND ("reminders"."isCompleted" = 0)) GROUP BY "remindersLists"."id"
+                """)
         let db = try makeSeedsDatabase()
         try db.writeWithoutTransaction { try view.execute($0) }
         let rows = try db.read { try RemindersListRow.order { $0.remindersListID }.fetchAll($0) }
-        #expect(rows == [
-            RemindersListRow(remindersListID: 1, title: "Home", incompleteCount: 1, highestPriority: 1),
-            RemindersListRow(remindersListID: 2, title: "Work", incompleteCount: 2, highestPriority: 2),
-            RemindersListRow(remindersListID: 3, title: "Empty", incompleteCount: 0, highestPriority: 0),
-        ])
+        #expect(
+            rows == [
+                RemindersListRow(remindersListID: 1, title: "Home", incompleteCount: 1, highestPriority: 1),
+                RemindersListRow(remindersListID: 2, title: "Work", incompleteCount: 2, highestPriority: 2),
+                RemindersListRow(remindersListID: 3, title: "Empty", incompleteCount: 0, highestPriority: 0),
+            ])
         let busy = try db.read { try RemindersListRow.where { $0.incompleteCount > 1 }.select(\.title).fetchAll($0) }
         #expect(busy == ["Work"])
     }
@@ -134,10 +139,11 @@ func makeSeedsDatabase() throws -> DatabaseQueue {
     @Test func triggerTouchesUpdatedAt() throws {
         let db = try makeSeedsDatabase()
         let trigger = Reminder.createTemporaryTrigger("touch", after: .update(touch: \.updatedAt))
-        #expect(trigger.sql == """
-            CREATE TEMPORARY TRIGGER "touch" AFTER UPDATE ON "reminders" FOR EACH ROW BEGIN \
-            UPDATE "reminders" SET "updatedAt" = strftime('%Y-%m-%d %H:%M:%f', 'now') WHERE rowid = NEW.rowid; END
-            """)
+        #expect(
+            trigger.sql == """
+                CREATE TEMPORARY TRIGGER "touch" AFTER UPDATE ON "reminders" FOR EACH ROW BEGIN \
+                UPDATE "reminders" SET "updatedAt" = strftime('%Y-%m-%d %H:%M:%f', 'now') WHERE rowid = NEW.rowid; END
+                """)
         let before = Date()
         try db.writeWithoutTransaction { db in
             try trigger.execute(db)
@@ -155,11 +161,12 @@ func makeSeedsDatabase() throws -> DatabaseQueue {
         ) {
             HighScorer.order { $0.score.desc() }
         }
-        #expect(query.sql == """
-            WITH "highScorers" ("playerID", "score") AS (SELECT "players"."id", "players"."score" FROM "players" \
-            WHERE ("players"."score" >= ?)) SELECT "highScorers"."playerID", "highScorers"."score" FROM "highScorers" \
-            ORDER BY "highScorers"."score" DESC
-            """)
+        #expect(
+            query.sql == """
+                WITH "highScorers" ("playerID", "score") AS (SELECT "players"."id", "players"."score" FROM "players" \
+                WHERE ("players"."score" >= ?)) SELECT "highScorers"."playerID", "highScorers"."score" FROM "highScorers" \
+                ORDER BY "highScorers"."score" DESC
+                """)
         let db = try makeSeedsDatabase()
         #expect(try db.read { try query.fetchAll($0) } == [HighScorer(playerID: 1, score: 12)])
     }
@@ -185,7 +192,9 @@ func makeSeedsDatabase() throws -> DatabaseQueue {
             #expect(try Player.where { $0.name.like("%e%") }.select(\.name).fetchAll(db) == ["Dee"])
             #expect(try Player.where { $0.id.in([1, 3]) }.select(\.name).fetchAll(db) == ["Ann", "Cid"])
             #expect(try Game.where { $0.id.in(Player.select(\.gameID)) }.select(\.title).fetchAll(db) == ["Chess", "Go"])
-            #expect(try Game.where { game in !Player.where { $0.gameID.eq(game.id) }.select(\.gameID).exists() }.select(\.title).fetchAll(db) == ["Hearts"])
+            #expect(
+                try Game.where { game in !Player.where { $0.gameID.eq(game.id) }.select(\.gameID).exists() }.select(\.title).fetchAll(db)
+                    == ["Hearts"])
             #expect(try Reminder.where { $0.priority.is(nil) }.select(\.title).fetchAll(db) == ["Report"])
             #expect(try Reminder.where { $0.priority == nil }.select(\.title).fetchAll(db) == ["Report"])
             let scaled: [Int?] = try Reminder.select { $0.priority.map { $0 * 10 } }.order { $0.id }.fetchAll(db)

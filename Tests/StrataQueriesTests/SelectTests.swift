@@ -87,14 +87,15 @@ struct HPlayer: PrimaryKeyedTable, Equatable {
 func makeGamesDatabase() throws -> DatabaseQueue {
     let db = try DatabaseQueue()
     try db.writeWithoutTransaction { db in
-        try db.execute(sql: """
-            CREATE TABLE games (id INTEGER PRIMARY KEY, title TEXT NOT NULL);
-            CREATE TABLE players (id INTEGER PRIMARY KEY, gameID INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
-                                  name TEXT NOT NULL, score INTEGER NOT NULL DEFAULT 0, nickname TEXT);
-            INSERT INTO games VALUES (1, 'Chess'), (2, 'Go'), (3, 'Hearts');
-            INSERT INTO players VALUES (1, 1, 'Ann', 12, NULL), (2, 1, 'Bob', 7, 'B'), (3, 2, 'Cid', 3, NULL),
-                                       (4, 1, 'Dee', 9, NULL);
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE games (id INTEGER PRIMARY KEY, title TEXT NOT NULL);
+                CREATE TABLE players (id INTEGER PRIMARY KEY, gameID INTEGER NOT NULL REFERENCES games(id) ON DELETE CASCADE,
+                                      name TEXT NOT NULL, score INTEGER NOT NULL DEFAULT 0, nickname TEXT);
+                INSERT INTO games VALUES (1, 'Chess'), (2, 'Go'), (3, 'Hearts');
+                INSERT INTO players VALUES (1, 1, 'Ann', 12, NULL), (2, 1, 'Bob', 7, 'B'), (3, 2, 'Cid', 3, NULL),
+                                           (4, 1, 'Dee', 9, NULL);
+                """)
     }
     return db
 }
@@ -109,7 +110,10 @@ func makeGamesDatabase() throws -> DatabaseQueue {
 
     @Test func whereOrderLimit() throws {
         let query = HPlayer.where { $0.score > 5 }.order { ($0.score.desc(), $0.name) }.limit(2, offset: 1)
-        #expect(query.sql == #"SELECT "players"."id", "players"."gameID", "players"."name", "players"."score", "players"."nickname" FROM "players" WHERE ("players"."score" > ?) ORDER BY "players"."score" DESC, "players"."name" LIMIT ? OFFSET ?"#)
+        #expect(
+            query.sql
+                == #"SELECT "players"."id", "players"."gameID", "players"."name", "players"."score", "players"."nickname" FROM "players" WHERE ("players"."score" > ?) ORDER BY "players"."score" DESC, "players"."name" LIMIT ? OFFSET ?"#
+        )
         #expect(query.bindings == [.integer(5), .integer(2), .integer(1)])
         let db = try makeGamesDatabase()
         #expect(try db.read { try query.fetchAll($0) }.map(\.name) == ["Dee", "Bob"])
@@ -120,7 +124,10 @@ func makeGamesDatabase() throws -> DatabaseQueue {
             .leftJoin(HPlayer.all) { $0.id.eq($1.gameID) }
             .order { $1.count().desc() }
             .select { ($0, $1.count()) }
-        #expect(query.sql == #"SELECT "games"."id", "games"."title", count("players"."id") FROM "games" LEFT JOIN "players" ON ("games"."id" = "players"."gameID") GROUP BY "games"."id" ORDER BY count("players"."id") DESC"#)
+        #expect(
+            query.sql
+                == #"SELECT "games"."id", "games"."title", count("players"."id") FROM "games" LEFT JOIN "players" ON ("games"."id" = "players"."gameID") GROUP BY "games"."id" ORDER BY count("players"."id") DESC"#
+        )
         let db = try makeGamesDatabase()
         let rows = try db.read { try query.fetchAll($0) }
         #expect(rows.map { $0.0.title } == ["Chess", "Go", "Hearts"])

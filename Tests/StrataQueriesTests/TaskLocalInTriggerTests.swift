@@ -19,7 +19,8 @@ func requestActor() -> String { RequestContext.actor }
         let pool = try DatabasePool(named: "strata-task-local-\(UUID().uuidString)")
         let trigger = HGame.createTemporaryTrigger("stampActor", after: .update(touch: \.title, to: $requestActor()))
         try await pool.writeWithoutTransaction { db in
-            try db.execute(sql: "CREATE TABLE games (id INTEGER PRIMARY KEY, title TEXT NOT NULL); INSERT INTO games VALUES (1, 'Chess'), (2, 'Go')")
+            try db.execute(
+                sql: "CREATE TABLE games (id INTEGER PRIMARY KEY, title TEXT NOT NULL); INSERT INTO games VALUES (1, 'Chess'), (2, 'Go')")
             try db.add(function: $requestActor)
             try trigger.execute(db)
         }

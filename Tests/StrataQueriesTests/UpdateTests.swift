@@ -28,7 +28,9 @@ import Testing
 
     @Test func incrementsAFilteredSet() throws {
         let update = HPlayer.where { $0.gameID.eq(1) }.where { $0.score < 10 }.update { $0.score += 1 }
-        #expect(update.sql == #"UPDATE "players" SET "score" = ("players"."score" + ?) WHERE ("players"."gameID" = ?) AND ("players"."score" < ?)"#)
+        #expect(
+            update.sql
+                == #"UPDATE "players" SET "score" = ("players"."score" + ?) WHERE ("players"."gameID" = ?) AND ("players"."score" < ?)"#)
         #expect(update.bindings == [.integer(1), .integer(1), .integer(10)])
         let db = try makeGamesDatabase()
         try db.write { try update.execute($0) }
@@ -85,7 +87,10 @@ import Testing
             $0.name = $0.name.upper()
             $0.nickname = $0.nickname.ifnull(Optional("none"))
         }
-        #expect(update.sql == #"UPDATE "players" SET "score" = ("players"."score" * ?), "name" = upper("players"."name"), "nickname" = ifnull("players"."nickname", ?) WHERE ("players"."id" = ?)"#)
+        #expect(
+            update.sql
+                == #"UPDATE "players" SET "score" = ("players"."score" * ?), "name" = upper("players"."name"), "nickname" = ifnull("players"."nickname", ?) WHERE ("players"."id" = ?)"#
+        )
         #expect(update.bindings == [.integer(2), .text("none"), .integer(1)])
         let db = try makeGamesDatabase()
         try db.write { try update.execute($0) }
@@ -97,7 +102,10 @@ import Testing
             $0.name = SQLQueryExpression("'Dr. ' || \($0.name)")
             $0.score = SQLQueryExpression("length(\($0.name)) + \(bind: 100)")
         }
-        #expect(update.sql == #"UPDATE "players" SET "name" = 'Dr. ' || "players"."name", "score" = length(('Dr. ' || "players"."name")) + ? WHERE ("players"."id" = ?)"#)
+        #expect(
+            update.sql
+                == #"UPDATE "players" SET "name" = 'Dr. ' || "players"."name", "score" = length(('Dr. ' || "players"."name")) + ? WHERE ("players"."id" = ?)"#
+        )
         let db = try makeGamesDatabase()
         try db.write { try update.execute($0) }
         #expect(try db.read { try HPlayer.find(1).fetchOne($0) } == HPlayer(id: 1, gameID: 1, name: "Dr. Ann", score: 107))
@@ -110,7 +118,10 @@ import Testing
             $0.gameID = 2
             $0.name += "!"
         }
-        #expect(update.sql == #"UPDATE "players" SET "score" = (("players"."score" - ?) * ?), "gameID" = ?, "name" = ("players"."name" || ?) WHERE ("players"."id" = ?)"#)
+        #expect(
+            update.sql
+                == #"UPDATE "players" SET "score" = (("players"."score" - ?) * ?), "gameID" = ?, "name" = ("players"."name" || ?) WHERE ("players"."id" = ?)"#
+        )
         #expect(update.bindings == [.integer(4), .integer(3), .integer(2), .text("!"), .integer(4)])
         let db = try makeGamesDatabase()
         try db.write { try update.execute($0) }

@@ -4,7 +4,8 @@ import StrataSQLite
 import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct UpsertTests {
-    static let upsertClause = #"ON CONFLICT ("id") DO UPDATE SET "gameID" = "excluded"."gameID", "name" = "excluded"."name", "score" = "excluded"."score", "nickname" = "excluded"."nickname""#
+    static let upsertClause =
+        #"ON CONFLICT ("id") DO UPDATE SET "gameID" = "excluded"."gameID", "name" = "excluded"."name", "score" = "excluded"."score", "nickname" = "excluded"."nickname""#
 
     func players(_ db: DatabaseQueue) throws -> [HPlayer] {
         try db.read { try HPlayer.order(by: \.id).fetchAll($0) }
@@ -15,9 +16,13 @@ import Testing
             HPlayer(id: 1, gameID: 2, name: "Ann", score: 20, nickname: "A")
             HPlayer(id: 7, gameID: 3, name: "Gil", score: 1)
         }
-        #expect(upsert.sql == #"INSERT INTO "players" "# + playerColumnList + #" VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?) "# + Self.upsertClause)
-        #expect(upsert.bindings == [.integer(1), .integer(2), .text("Ann"), .integer(20), .text("A"),
-                                    .integer(7), .integer(3), .text("Gil"), .integer(1), .null])
+        #expect(
+            upsert.sql == #"INSERT INTO "players" "# + playerColumnList + #" VALUES (?, ?, ?, ?, ?), (?, ?, ?, ?, ?) "# + Self.upsertClause)
+        #expect(
+            upsert.bindings == [
+                .integer(1), .integer(2), .text("Ann"), .integer(20), .text("A"),
+                .integer(7), .integer(3), .text("Gil"), .integer(1), .null,
+            ])
         let db = try makeGamesDatabase()
         try db.write { try upsert.execute($0) }
         let rows = try players(db)
@@ -43,14 +48,24 @@ import Testing
 
     @Test func onConflictDoUpdateCombinesExistingAndProposedRows() throws {
         let insert = HPlayer.insert { HPlayer(id: 1, gameID: 1, name: "Ann", score: 5) }
-            .onConflict { $0.id } doUpdate: { $0.score += $1.score }
-        #expect(insert.sql == #"INSERT INTO "players" "# + playerColumnList + #" VALUES (?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "score" = ("players"."score" + "excluded"."score")"#)
+            .onConflict {
+                $0.id
+            } doUpdate: {
+                $0.score += $1.score
+            }
+        #expect(
+            insert.sql == #"INSERT INTO "players" "# + playerColumnList
+                + #" VALUES (?, ?, ?, ?, ?) ON CONFLICT ("id") DO UPDATE SET "score" = ("players"."score" + "excluded"."score")"#)
         let db = try makeGamesDatabase()
         try db.write { try insert.execute($0) }
         #expect(try db.read { try HPlayer.find(1).select(\.score).fetchOne($0) } == 17)
 
         let fresh = HPlayer.insert { HPlayer(id: 8, gameID: 1, name: "Ike", score: 5) }
-            .onConflict { $0.id } doUpdate: { $0.score += $1.score }
+            .onConflict {
+                $0.id
+            } doUpdate: {
+                $0.score += $1.score
+            }
         try db.write { try fresh.execute($0) }
         #expect(try db.read { try HPlayer.find(8).select(\.score).fetchOne($0) } == 5)
     }
@@ -58,18 +73,26 @@ import Testing
     @Test func onConflictWithSeveralTargetColumns() throws {
         let db = try makeGamesDatabase()
         try db.write { try $0.execute(sql: "CREATE UNIQUE INDEX playerPerGame ON players(gameID, name)") }
-        let insert = HPlayer.insert { ($0.gameID, $0.name, $0.score) } values: {
+        let insert = HPlayer.insert {
+            ($0.gameID, $0.name, $0.score)
+        } values: {
             (1, "Bob", 10)
             (2, "Bob", 10)
         }
-        .onConflict { ($0.gameID, $0.name) } doUpdate: { row, excluded in
+        .onConflict {
+            ($0.gameID, $0.name)
+        } doUpdate: { row, excluded in
             row.score = excluded.score
             row.nickname = excluded.name
         }
-        #expect(insert.sql == #"INSERT INTO "players" ("gameID", "name", "score") VALUES (?, ?, ?), (?, ?, ?) ON CONFLICT ("gameID", "name") DO UPDATE SET "score" = "excluded"."score", "nickname" = "excluded"."name""#)
+        #expect(
+            insert.sql
+                == #"INSERT INTO "players" ("gameID", "name", "score") VALUES (?, ?, ?), (?, ?, ?) ON CONFLICT ("gameID", "name") DO UPDATE SET "score" = "excluded"."score", "nickname" = "excluded"."name""#
+        )
         try db.write { try insert.execute($0) }
         let bobs = try db.read { try HPlayer.where { $0.name.eq("Bob") }.order(by: \.id).fetchAll($0) }
-        #expect(bobs == [HPlayer(id: 2, gameID: 1, name: "Bob", score: 10, nickname: "Bob"), HPlayer(id: 5, gameID: 2, name: "Bob", score: 10)])
+        #expect(
+            bobs == [HPlayer(id: 2, gameID: 1, name: "Bob", score: 10, nickname: "Bob"), HPlayer(id: 5, gameID: 2, name: "Bob", score: 10)])
     }
 
     @Test func onConflictDoNothing() throws {
@@ -88,18 +111,30 @@ import Testing
     @Test func insertSelectWithUpsertIsUnambiguous() throws {
         // The names of high scorers are appended to their game's title, which already exists.
         let db = try makeGamesDatabase()
-        let insert = HGame.insert { ($0.id, $0.title) } select: {
+        let insert = HGame.insert {
+            ($0.id, $0.title)
+        } select: {
             HPlayer.where { $0.score > 8 }.select { ($0.gameID, $0.name) }
         }
-        .onConflict { $0.id } doUpdate: { $0.title += " & " + $1.title }
-        #expect(insert.sql == #"INSERT INTO "games" ("id", "title") SELECT * FROM (SELECT "players"."gameID", "players"."name" FROM "players" WHERE ("players"."score" > ?)) WHERE 1 ON CONFLICT ("id") DO UPDATE SET "title" = ("games"."title" || (? || "excluded"."title"))"#)
+        .onConflict {
+            $0.id
+        } doUpdate: {
+            $0.title += " & " + $1.title
+        }
+        #expect(
+            insert.sql
+                == #"INSERT INTO "games" ("id", "title") SELECT * FROM (SELECT "players"."gameID", "players"."name" FROM "players" WHERE ("players"."score" > ?)) WHERE 1 ON CONFLICT ("id") DO UPDATE SET "title" = ("games"."title" || (? || "excluded"."title"))"#
+        )
         try db.write { try insert.execute($0) }
         #expect(try db.read { try HGame.find(1).select(\.title).fetchOne($0) } == "Chess & Ann & Dee")
     }
 
     @Test func doUpdateWithoutAssignmentsThrows() throws {
         let db = try makeGamesDatabase()
-        let insert = HPlayer.insert { HPlayer(id: 1, gameID: 1, name: "Ann", score: 5) }.onConflict { $0.id } doUpdate: { _, _ in }
+        let insert = HPlayer.insert { HPlayer(id: 1, gameID: 1, name: "Ann", score: 5) }.onConflict {
+            $0.id
+        } doUpdate: { _, _ in
+        }
         let error = #expect(throws: DatabaseError.self) { try db.write { try insert.execute($0) } }
         #expect(error?.resultCode == .misuse)
         #expect(try db.read { try HPlayer.find(1).select(\.score).fetchOne($0) } == 12)

@@ -23,7 +23,9 @@ struct HGameRow: Table, Equatable {
     init(decoder: inout QueryDecoder) throws {
         gameID = try decoder.decode(Int.self); title = try decoder.decode(String.self); playerCount = try decoder.decode(Int.self)
     }
-    func encodeColumns(to columns: inout ColumnEncoder) throws { columns.append(gameID); columns.append(title); columns.append(playerCount) }
+    func encodeColumns(to columns: inout ColumnEncoder) throws {
+        columns.append(gameID); columns.append(title); columns.append(playerCount)
+    }
 }
 
 @Suite(.timeLimit(.minutes(5))) struct InlinedSQLTests {
@@ -41,7 +43,10 @@ struct HGameRow: Table, Equatable {
             .leftJoin(HPlayer.all) { $0.id.eq($1.gameID) && $1.nickname.ifnull("?").neq("B") }
             .select { ($0.id, $0.title, $1.count()) }
         let view = HGameRow.createTemporaryView(as: select)
-        #expect(view.sql == #"CREATE TEMPORARY VIEW "gameRows" ("gameID", "title", "playerCount") AS SELECT "games"."id", "games"."title", count("players"."id") FROM "games" LEFT JOIN "players" ON (("games"."id" = "players"."gameID") AND (ifnull("players"."nickname", '?') <> 'B')) GROUP BY "games"."id""#)
+        #expect(
+            view.sql
+                == #"CREATE TEMPORARY VIEW "gameRows" ("gameID", "title", "playerCount") AS SELECT "games"."id", "games"."title", count("players"."id") FROM "games" LEFT JOIN "players" ON (("games"."id" = "players"."gameID") AND (ifnull("players"."nickname", '?') <> 'B')) GROUP BY "games"."id""#
+        )
         let db = try makeGamesDatabase()
         try db.writeWithoutTransaction { try view.execute($0) }
         let rows = try db.read { try HGameRow.where { $0.playerCount.gt(0) }.order { $0.playerCount.desc() }.fetchAll($0) }
@@ -58,7 +63,9 @@ struct HGameRow: Table, Equatable {
             row.old.score.gt(5)
         }
         #expect(trigger.sql.hasPrefix(#"CREATE TEMPORARY TRIGGER "strata_after_delete_on_players_"#))
-        #expect(trigger.sql.hasSuffix(#" AFTER DELETE ON "players" FOR EACH ROW WHEN (OLD."score" > 5) BEGIN SELECT OLD."name" FROM "games"; END"#))
+        #expect(
+            trigger.sql.hasSuffix(
+                #" AFTER DELETE ON "players" FOR EACH ROW WHEN (OLD."score" > 5) BEGIN SELECT OLD."name" FROM "games"; END"#))
         try db.writeWithoutTransaction { db in
             try trigger.execute(db)
             try db.execute(sql: "DELETE FROM players WHERE id = 1")
@@ -77,7 +84,10 @@ struct HGameRow: Table, Equatable {
         let trigger = HPlayer.createTemporaryTrigger("log", after: .update { ($0.score, $0.name) }) { row in
             HGame.all.select { _ in row.new.score }
         }
-        #expect(trigger.sql == #"CREATE TEMPORARY TRIGGER "log" AFTER UPDATE OF "score", "name" ON "players" FOR EACH ROW BEGIN SELECT NEW."score" FROM "games"; END"#)
+        #expect(
+            trigger.sql
+                == #"CREATE TEMPORARY TRIGGER "log" AFTER UPDATE OF "score", "name" ON "players" FOR EACH ROW BEGIN SELECT NEW."score" FROM "games"; END"#
+        )
     }
 
     @Test func fetchCountCountsTheStatementsRows() throws {
@@ -85,6 +95,9 @@ struct HGameRow: Table, Equatable {
         #expect(try db.read { try HPlayer.where { $0.score.gt(5) }.fetchCount($0) } == 3)
         #expect(try db.read { try HPlayer.fetchCount($0) } == 4)
         #expect(try db.read { try HGame.where { _ in HPlayer.where { $0.score.gt(10) }.select(\.gameID).exists() }.fetchCount($0) } == 3)
-        #expect(try db.read { try HGame.where { $0.id.in(HPlayer.where { $0.score.gt(10) }.select(\.gameID)) }.fetchAll($0) }.map(\.title) == ["Chess"])
+        #expect(
+            try db.read { try HGame.where { $0.id.in(HPlayer.where { $0.score.gt(10) }.select(\.gameID)) }.fetchAll($0) }.map(\.title) == [
+                "Chess"
+            ])
     }
 }

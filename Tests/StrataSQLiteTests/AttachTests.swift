@@ -1,33 +1,37 @@
 import Foundation
 import StrataSQLite
-import Testing
 import StrataTestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct AttachTests {
     @Test func attachQueryAcrossSchemasAndDetach() throws {
         try withTemporaryDatabasePath { otherPath in
             let other = try DatabaseQueue(path: otherPath)
             try other.write { db in
-                try db.execute(sql: """
-                    CREATE TABLE scores (playerID INTEGER, points INTEGER);
-                    INSERT INTO scores VALUES (1, 10), (1, 5), (2, 7);
-                    """)
+                try db.execute(
+                    sql: """
+                        CREATE TABLE scores (playerID INTEGER, points INTEGER);
+                        INSERT INTO scores VALUES (1, 10), (1, 5), (2, 7);
+                        """)
             }
             other.close()
 
             let queue = try DatabaseQueue()
             try queue.writeWithoutTransaction { db throws in
-                try db.execute(sql: """
-                    CREATE TABLE players (id INTEGER PRIMARY KEY, name TEXT);
-                    INSERT INTO players VALUES (1, 'Ann'), (2, 'Bob');
-                    """)
+                try db.execute(
+                    sql: """
+                        CREATE TABLE players (id INTEGER PRIMARY KEY, name TEXT);
+                        INSERT INTO players VALUES (1, 'Ann'), (2, 'Bob');
+                        """)
                 try db.attach(path: otherPath, as: "stats")
                 #expect(try db.schemaNames() == ["main", "stats"])
-                let totals = try db.fetchAll(sql: """
-                    SELECT p.name, SUM(s.points) FROM main.players p
-                    JOIN stats.scores s ON s.playerID = p.id
-                    GROUP BY p.id ORDER BY p.id
-                    """) { row in "\(try row[0] as String)=\(try row[1] as Int)" }
+                let totals = try db.fetchAll(
+                    sql: """
+                        SELECT p.name, SUM(s.points) FROM main.players p
+                        JOIN stats.scores s ON s.playerID = p.id
+                        GROUP BY p.id ORDER BY p.id
+                        """
+                ) { row in "\(try row[0] as String)=\(try row[1] as Int)" }
                 #expect(totals == ["Ann=15", "Bob=7"])
                 // Writes through the attached schema reach the file.
                 try db.execute(sql: "INSERT INTO stats.scores VALUES (?, ?)", arguments: [2, 1])
@@ -80,7 +84,8 @@ import StrataTestSupport
         try withTemporaryDatabasePath { mainPath in
             try withTemporaryDatabasePath { otherPath in
                 let other = try DatabaseQueue(path: otherPath)
-                try other.write { db in try db.execute(sql: "CREATE TABLE meta (key TEXT, value TEXT); INSERT INTO meta VALUES ('v', '1')") }
+                try other.write { db in try db.execute(sql: "CREATE TABLE meta (key TEXT, value TEXT); INSERT INTO meta VALUES ('v', '1')")
+                }
                 other.close()
                 var configuration = Configuration()
                 configuration.prepareDatabase { db in try db.attach(path: otherPath, as: "sync") }

@@ -37,7 +37,9 @@ extension UInt64: DatabaseInteger {}
     @Test func aColumnNameOutsideTheRowIsEmpty() throws {
         let queue = try DatabaseQueue()
         try queue.read { db throws in
-            let names = try db.fetchAll(sql: "SELECT 1 AS one") { row in [row.columnName(at: 0), row.columnName(at: 5), row.columnName(at: -1)] }
+            let names = try db.fetchAll(sql: "SELECT 1 AS one") { row in
+                [row.columnName(at: 0), row.columnName(at: 5), row.columnName(at: -1)]
+            }
             #expect(names == [["one", "", ""]])
         }
     }

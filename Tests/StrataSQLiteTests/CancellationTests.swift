@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
 import StrataSQLite
-import Testing
 import StrataTestSupport
+import Testing
 
 /// Cancelling the task of an async access interrupts its statement, throws CancellationError,
 /// rolls a write back, and leaves the queue or pool usable.
@@ -18,10 +18,11 @@ import StrataTestSupport
         var configuration = Configuration()
         configuration.maximumReaderCount = maximumReaderCount
         configuration.prepareDatabase { db in
-            try db.add(function: DatabaseFunction("started") { () -> Int in
-                semaphore.signal()
-                return 1
-            })
+            try db.add(
+                function: DatabaseFunction("started") { () -> Int in
+                    semaphore.signal()
+                    return 1
+                })
         }
         return configuration
     }
@@ -32,7 +33,8 @@ import StrataTestSupport
     }
 
     func makePool(path: String, started: DispatchSemaphore, maximumReaderCount: Int = 5) throws -> DatabasePool {
-        let pool = try DatabasePool(path: path, configuration: Self.configuration(signalling: started, maximumReaderCount: maximumReaderCount))
+        let pool = try DatabasePool(
+            path: path, configuration: Self.configuration(signalling: started, maximumReaderCount: maximumReaderCount))
         try pool.write { db in try db.execute(sql: "CREATE TABLE t (x INTEGER); INSERT INTO t VALUES (1)") }
         return pool
     }
@@ -138,7 +140,9 @@ import StrataTestSupport
             let pool = try makePool(path: path, started: started, maximumReaderCount: 1)
             let task = Task {
                 try await pool.read { db in
-                    let cursor = try Int.fetchCursor(db, sql: "WITH RECURSIVE c(x) AS (SELECT started() UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000) SELECT x FROM c")
+                    let cursor = try Int.fetchCursor(
+                        db,
+                        sql: "WITH RECURSIVE c(x) AS (SELECT started() UNION ALL SELECT x + 1 FROM c WHERE x < 1000000000) SELECT x FROM c")
                     var count = 0
                     while try cursor.next() != nil { count += 1 }
                     return count

@@ -1,6 +1,6 @@
 import StrataSQLite
-import Testing
 import StrataTestSupport
+import Testing
 
 /// One registration with a change hub can be checked on its own, without the hub-wide count.
 @Suite(.timeLimit(.minutes(5))) struct ChangeRegistrationTests {

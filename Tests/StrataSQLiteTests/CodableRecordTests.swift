@@ -29,19 +29,20 @@ import Testing
     func makeQueue() throws -> DatabaseQueue {
         let queue = try DatabaseQueue()
         try queue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE books (
-                    id INTEGER PRIMARY KEY,
-                    title TEXT NOT NULL,
-                    genre TEXT NOT NULL,
-                    publishedAt TEXT NOT NULL,
-                    isbn TEXT,
-                    rating REAL,
-                    isAvailable INTEGER NOT NULL,
-                    metadata TEXT NOT NULL,
-                    cover BLOB
-                )
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE books (
+                        id INTEGER PRIMARY KEY,
+                        title TEXT NOT NULL,
+                        genre TEXT NOT NULL,
+                        publishedAt TEXT NOT NULL,
+                        isbn TEXT,
+                        rating REAL,
+                        isAvailable INTEGER NOT NULL,
+                        metadata TEXT NOT NULL,
+                        cover BLOB
+                    )
+                    """)
         }
         return queue
     }
@@ -89,7 +90,8 @@ import Testing
         bare.cover = nil
         try queue.write { db in
             try bare.insert(db)
-            #expect(try db.fetchOne(sql: "SELECT isbn IS NULL AND rating IS NULL AND cover IS NULL FROM books") { try $0[0] as Bool } == true)
+            #expect(
+                try db.fetchOne(sql: "SELECT isbn IS NULL AND rating IS NULL AND cover IS NULL FROM books") { try $0[0] as Bool } == true)
             #expect(try Book.find(db, id: 1) == bare)
         }
     }
@@ -98,7 +100,8 @@ import Testing
         let queue = try makeQueue()
         try queue.write { db in
             try book.insert(db)
-            let reordered = try Book.fetchOne(db, sql: "SELECT cover, metadata, isAvailable, rating, isbn, publishedAt, genre, title, id FROM books")
+            let reordered = try Book.fetchOne(
+                db, sql: "SELECT cover, metadata, isAvailable, rating, isbn, publishedAt, genre, title, id FROM books")
             #expect(reordered == book)
         }
     }
@@ -156,7 +159,8 @@ import Testing
             other.id = 2
             other.rating = nil
             try other.insert(db)
-            let summaries = try Summary.fetchAll(db, sql: "SELECT genre, COUNT(*) AS count, MAX(rating) AS maxRating FROM books GROUP BY genre")
+            let summaries = try Summary.fetchAll(
+                db, sql: "SELECT genre, COUNT(*) AS count, MAX(rating) AS maxRating FROM books GROUP BY genre")
             #expect(summaries == [Summary(genre: "fiction", count: 2, maxRating: 4.5)])
         }
     }

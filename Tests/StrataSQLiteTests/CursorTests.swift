@@ -39,14 +39,17 @@ import Testing
         let queue = try DatabaseQueue()
         let (count, sum) = try queue.write { db in
             try db.execute(sql: "CREATE TABLE numbers (n INTEGER)")
-            try db.execute(sql: """
-                WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000)
-                INSERT INTO numbers SELECT x FROM c
-                """)
+            try db.execute(
+                sql: """
+                    WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000)
+                    INSERT INTO numbers SELECT x FROM c
+                    """)
             let cursor = try Int.fetchCursor(db, sql: "SELECT n FROM numbers ORDER BY n")
             var count = 0
             var sum = 0
-            try cursor.forEach { count += 1; sum += $0 }
+            try cursor.forEach {
+                count += 1; sum += $0
+            }
             // Exhausted: stays at the end.
             #expect(try cursor.next() == nil)
             return (count, sum)
@@ -70,7 +73,8 @@ import Testing
         let queue = try makeRecordQueue()
         let names = try queue.write { db in
             for index in 0..<20 { try Player(name: "p\(index)", score: index).insert(db) }
-            return try Player.fetchCursor(db, sql: "SELECT * FROM players WHERE score >= ? ORDER BY score", arguments: [17]).collect().map(\.name)
+            return try Player.fetchCursor(db, sql: "SELECT * FROM players WHERE score >= ? ORDER BY score", arguments: [17]).collect().map(
+                \.name)
         }
         #expect(names == ["p17", "p18", "p19"])
     }

@@ -1,9 +1,9 @@
 import Dispatch
 import Foundation
 import StrataSQLite
+import StrataTestSupport
 import Synchronization
 import Testing
-import StrataTestSupport
 
 @Suite(.timeLimit(.minutes(5))) struct DatabasePoolTests {
     func makePool(path: String, configure: (inout Configuration) -> Void = { _ in }) throws -> DatabasePool {

@@ -1,7 +1,7 @@
 import Foundation
 import StrataSQLite
-import Testing
 import StrataTestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct DatabaseQueueTests {
     @Test func fileQueuePersistsAcrossReopening() throws {

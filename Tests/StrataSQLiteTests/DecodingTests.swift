@@ -104,7 +104,9 @@ import Testing
     @Test func datesBeforeTheEpochAndFarFuture() throws {
         let queue = try DatabaseQueue()
         try queue.read { db throws in
-            for date in [Date(timeIntervalSince1970: -86_400.5), Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 4_102_444_800.999)] {
+            for date in [
+                Date(timeIntervalSince1970: -86_400.5), Date(timeIntervalSince1970: 0), Date(timeIntervalSince1970: 4_102_444_800.999),
+            ] {
                 #expect(try Date.fetchOne(db, sql: "SELECT ?", arguments: [date]) == date)
             }
             #expect(try String.fetchOne(db, sql: "SELECT ?", arguments: [Date(timeIntervalSince1970: -0.5)]) == "1969-12-31 23:59:59.500")

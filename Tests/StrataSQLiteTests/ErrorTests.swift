@@ -6,11 +6,12 @@ import Testing
     func makeSchoolQueue() throws -> DatabaseQueue {
         let queue = try DatabaseQueue()
         try queue.write { db throws in
-            try db.execute(sql: """
-                CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-                CREATE TABLE members (id INTEGER PRIMARY KEY, teamID INTEGER NOT NULL REFERENCES teams(id), name TEXT NOT NULL);
-                INSERT INTO teams (id, name) VALUES (1, 'Red');
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+                    CREATE TABLE members (id INTEGER PRIMARY KEY, teamID INTEGER NOT NULL REFERENCES teams(id), name TEXT NOT NULL);
+                    INSERT INTO teams (id, name) VALUES (1, 'Red');
+                    """)
         }
         return queue
     }
@@ -49,11 +50,12 @@ import Testing
         let queue = try DatabaseQueue()
         let error = #expect(throws: DatabaseError.self) {
             try queue.write { db in
-                try db.execute(sql: """
-                    CREATE TABLE a (x UNIQUE);
-                    INSERT INTO a VALUES (?);
-                    INSERT INTO a VALUES (?)
-                    """, arguments: [1, 1])
+                try db.execute(
+                    sql: """
+                        CREATE TABLE a (x UNIQUE);
+                        INSERT INTO a VALUES (?);
+                        INSERT INTO a VALUES (?)
+                        """, arguments: [1, 1])
             }
         }
         #expect(error?.extendedResultCode == .constraintUnique)

@@ -1,7 +1,7 @@
 import Foundation
 import StrataSQLite
-import Testing
 import StrataTestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct FunctionTests {
     struct Refusal: Error, CustomStringConvertible {
@@ -14,9 +14,10 @@ import StrataTestSupport
             try db.add(function: DatabaseFunction("answer") { () -> Int in 42 })
             try db.add(function: DatabaseFunction("shout") { (text: String) in text.uppercased() + "!" })
             try db.add(function: DatabaseFunction("plus") { (a: Int, b: Int) in a + b })
-            try db.add(function: DatabaseFunction("describe") { (name: String, count: Int, ratio: Double?) in
-                "\(name):\(count):\(ratio.map { String($0) } ?? "none")"
-            })
+            try db.add(
+                function: DatabaseFunction("describe") { (name: String, count: Int, ratio: Double?) in
+                    "\(name):\(count):\(ratio.map { String($0) } ?? "none")"
+                })
             #expect(try Int.fetchOne(db, sql: "SELECT answer()") == 42)
             #expect(try String.fetchOne(db, sql: "SELECT shout(?)", arguments: ["hé"]) == "HÉ!")
             #expect(try Int.fetchOne(db, sql: "SELECT plus(2, 40)") == 42)
@@ -52,9 +53,10 @@ import StrataTestSupport
             #expect(function.argumentCount == nil)
             #expect(try String.fetchOne(db, sql: "SELECT kinds()") == "")
             #expect(try String.fetchOne(db, sql: "SELECT kinds(1, 2.5, 'a', X'00', NULL)") == "INTEGER,REAL,TEXT,BLOB,NULL")
-            try db.add(function: DatabaseFunction("total", argumentCount: nil) { values in
-                values.reduce(0) { sum, value in sum + (Int.fromDatabaseValue(value) ?? 0) }
-            })
+            try db.add(
+                function: DatabaseFunction("total", argumentCount: nil) { values in
+                    values.reduce(0) { sum, value in sum + (Int.fromDatabaseValue(value) ?? 0) }
+                })
             #expect(try Int.fetchOne(db, sql: "SELECT total(1, 2, 3, 4)") == 10)
             // A raw function returning nil gives NULL.
             try db.add(function: DatabaseFunction("no_value", argumentCount: 0) { _ in nil })
@@ -65,17 +67,21 @@ import StrataTestSupport
     @Test func deterministicFunctionInIndexAndGeneratedColumn() throws {
         let queue = try DatabaseQueue()
         try queue.writeWithoutTransaction { db throws in
-            try db.add(function: DatabaseFunction("slug", deterministic: true) { (text: String) in
-                text.lowercased().replacingOccurrences(of: " ", with: "-")
-            })
-            try db.execute(sql: """
-                CREATE TABLE games (title TEXT, slug TEXT GENERATED ALWAYS AS (slug(title)) VIRTUAL);
-                CREATE INDEX games_slug ON games (slug(title));
-                INSERT INTO games (title) VALUES ('Hello World'), ('Tic Tac Toe');
-                """)
+            try db.add(
+                function: DatabaseFunction("slug", deterministic: true) { (text: String) in
+                    text.lowercased().replacingOccurrences(of: " ", with: "-")
+                })
+            try db.execute(
+                sql: """
+                    CREATE TABLE games (title TEXT, slug TEXT GENERATED ALWAYS AS (slug(title)) VIRTUAL);
+                    CREATE INDEX games_slug ON games (slug(title));
+                    INSERT INTO games (title) VALUES ('Hello World'), ('Tic Tac Toe');
+                    """)
             #expect(try String.fetchAll(db, sql: "SELECT slug FROM games ORDER BY title") == ["hello-world", "tic-tac-toe"])
             // The index is used to look up by expression.
-            let plan = try db.fetchAll(sql: "EXPLAIN QUERY PLAN SELECT title FROM games WHERE slug(title) = 'tic-tac-toe'") { row in try row[3] as String }
+            let plan = try db.fetchAll(sql: "EXPLAIN QUERY PLAN SELECT title FROM games WHERE slug(title) = 'tic-tac-toe'") { row in
+                try row[3] as String
+            }
             #expect(plan.contains { $0.contains("games_slug") }, "\(plan)")
             #expect(try String.fetchOne(db, sql: "SELECT title FROM games WHERE slug(title) = 'tic-tac-toe'") == "Tic Tac Toe")
         }
@@ -96,10 +102,11 @@ import StrataTestSupport
     @Test func throwingFunctionErrorReachesTheCaller() throws {
         let queue = try DatabaseQueue()
         try queue.writeWithoutTransaction { db throws in
-            try db.add(function: DatabaseFunction("checked") { (value: Int) throws -> Int in
-                if value == 13 { throw Refusal() }
-                return value
-            })
+            try db.add(
+                function: DatabaseFunction("checked") { (value: Int) throws -> Int in
+                    if value == 13 { throw Refusal() }
+                    return value
+                })
             #expect(try Int.fetchOne(db, sql: "SELECT checked(12)") == 12)
             let error = #expect(throws: DatabaseError.self) {
                 try Int.fetchOne(db, sql: "SELECT checked(13)")

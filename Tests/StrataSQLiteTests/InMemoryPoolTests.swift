@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
 import StrataSQLite
-import Testing
 import StrataTestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct InMemoryPoolTests {
     @Test func writerAndReadersShareTheData() async throws {

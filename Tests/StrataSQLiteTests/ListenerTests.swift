@@ -1,8 +1,8 @@
 import CSQLite
 import Foundation
-import Synchronization
 import StrataSQLite
 import StrataTestSupport
+import Synchronization
 import Testing
 
 /// Several clients listen to one connection's hooks, authorizer and traces without breaking
@@ -56,19 +56,21 @@ import Testing
     @Test func rowsOfATableAndOfTheTableItsTriggerWritesAreBothAnnounced() throws {
         let queue = try DatabaseQueue()
         try queue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE t (a INTEGER);
-                CREATE TABLE audit (a INTEGER);
-                CREATE TABLE other (a INTEGER);
-                CREATE TRIGGER t_audit AFTER INSERT ON t BEGIN INSERT INTO audit VALUES (NEW.a); END;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE t (a INTEGER);
+                    CREATE TABLE audit (a INTEGER);
+                    CREATE TABLE other (a INTEGER);
+                    CREATE TRIGGER t_audit AFTER INSERT ON t BEGIN INSERT INTO audit VALUES (NEW.a); END;
+                    """)
         }
         let announced = Mutex<[String]>([])
         var observations: [DatabaseChangeRegistration] = []
         for table in ["t", "audit", "other"] {
-            observations.append(queue.observeChanges(in: DatabaseRegion(tables: [table])) {
-                announced.withLock { $0.append(table) }
-            })
+            observations.append(
+                queue.observeChanges(in: DatabaseRegion(tables: [table])) {
+                    announced.withLock { $0.append(table) }
+                })
         }
         defer { observations.forEach { $0.cancel() } }
         try queue.write { db in
@@ -100,7 +102,10 @@ import Testing
                     return .rollback
                 }
             }
-            #expect(log.events == ["insert main.t 1", "insert main.t 2", "commit, autocommit: true", "update main.t 1", "update main.t 2", "rollback"])
+            #expect(
+                log.events == [
+                    "insert main.t 1", "insert main.t 2", "commit, autocommit: true", "update main.t 1", "update main.t 2", "rollback",
+                ])
             #expect(announced.value.load(ordering: .relaxed) == 1)
         }
     }

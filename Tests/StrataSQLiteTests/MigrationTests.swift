@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
 import StrataSQLite
-import Testing
 import StrataTestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct MigrationTests {
     struct Failure: Error {}
@@ -16,7 +16,8 @@ import StrataTestSupport
         }
         migrator.registerMigration("2 create players") { db in
             log.append("2")
-            try db.execute(sql: "CREATE TABLE players (id INTEGER PRIMARY KEY, teamID INTEGER REFERENCES teams(id) ON DELETE CASCADE, name TEXT)")
+            try db.execute(
+                sql: "CREATE TABLE players (id INTEGER PRIMARY KEY, teamID INTEGER REFERENCES teams(id) ON DELETE CASCADE, name TEXT)")
         }
         migrator.registerMigration("3 add score") { db in
             log.append("3")
@@ -38,7 +39,8 @@ import StrataTestSupport
             #expect(try migrator.appliedIdentifiers(db) == migrator.migrationIdentifiers)
             #expect(try migrator.hasCompletedMigrations(db))
             #expect(try db.tableExists(DatabaseMigrator.migrationsTableName))
-            #expect(try String.fetchAll(db, sql: "SELECT identifier FROM strata_migrations ORDER BY rowid") == migrator.migrationIdentifiers)
+            #expect(
+                try String.fetchAll(db, sql: "SELECT identifier FROM strata_migrations ORDER BY rowid") == migrator.migrationIdentifiers)
             #expect(try db.fetchCount(sql: "SELECT * FROM pragma_table_info('players') WHERE name = 'score'") == 1)
         }
     }
@@ -113,10 +115,11 @@ import StrataTestSupport
         let queue = try DatabaseQueue()
         var migrator = DatabaseMigrator()
         migrator.registerMigration("schema") { db in
-            try db.execute(sql: """
-                CREATE TABLE teams (id INTEGER PRIMARY KEY);
-                CREATE TABLE players (id INTEGER PRIMARY KEY, teamID INTEGER REFERENCES teams(id));
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE teams (id INTEGER PRIMARY KEY);
+                    CREATE TABLE players (id INTEGER PRIMARY KEY, teamID INTEGER REFERENCES teams(id));
+                    """)
         }
         migrator.registerMigration("dangling") { db in
             // Foreign keys are off during migrations, so this insert succeeds...
@@ -140,20 +143,22 @@ import StrataTestSupport
         let queue = try DatabaseQueue()
         var migrator = DatabaseMigrator()
         migrator.registerMigration("schema") { db in
-            try db.execute(sql: """
-                CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT);
-                CREATE TABLE players (id INTEGER PRIMARY KEY, teamID INTEGER REFERENCES teams(id) ON DELETE CASCADE);
-                INSERT INTO teams VALUES (1, 'Red');
-                INSERT INTO players VALUES (1, 1);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT);
+                    CREATE TABLE players (id INTEGER PRIMARY KEY, teamID INTEGER REFERENCES teams(id) ON DELETE CASCADE);
+                    INSERT INTO teams VALUES (1, 'Red');
+                    INSERT INTO players VALUES (1, 1);
+                    """)
         }
         migrator.registerMigration("rebuild teams") { db in
-            try db.execute(sql: """
-                CREATE TABLE new_teams (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
-                INSERT INTO new_teams SELECT id, name FROM teams;
-                DROP TABLE teams;
-                ALTER TABLE new_teams RENAME TO teams;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE new_teams (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+                    INSERT INTO new_teams SELECT id, name FROM teams;
+                    DROP TABLE teams;
+                    ALTER TABLE new_teams RENAME TO teams;
+                    """)
         }
         try migrator.migrate(queue)
         #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM players") } == 1)

@@ -41,7 +41,9 @@ import Testing
     @Test func argumentsAreSpreadOverTheStatementsInOrder() throws {
         let queue = try makeQueue()
         try queue.writeWithoutTransaction { db in
-            try db.execute(sql: "INSERT INTO t (a) VALUES (?); UPDATE t SET a = a * ? WHERE a = ?; INSERT INTO t (a) VALUES (?)", arguments: [2, 10, 2, 3])
+            try db.execute(
+                sql: "INSERT INTO t (a) VALUES (?); UPDATE t SET a = a * ? WHERE a = ?; INSERT INTO t (a) VALUES (?)",
+                arguments: [2, 10, 2, 3])
         }
         #expect(try values(queue) == [1, 20, 3])
     }

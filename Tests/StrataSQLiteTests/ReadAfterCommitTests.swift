@@ -119,13 +119,15 @@ import Testing
         try await withTemporaryDatabasePath { path in
             let pool = try makePool(path: path)
             let writeWasQueued = Mutex(false)
-            let observed = try await commitAndObserve(pool, estimate: .microseconds(10), beforeReading: {
-                // Another write queues behind the writer, which is busy announcing this commit.
-                Thread { _ = try? pool.write { db in try db.execute(sql: "INSERT INTO t VALUES (3)") } }.start()
-                let deadline = ContinuousClock.now + .seconds(10)
-                while !pool.hasWaitingWrites, ContinuousClock.now < deadline { sched_yield() }
-                writeWasQueued.withLock { $0 = pool.hasWaitingWrites }
-            })
+            let observed = try await commitAndObserve(
+                pool, estimate: .microseconds(10),
+                beforeReading: {
+                    // Another write queues behind the writer, which is busy announcing this commit.
+                    Thread { _ = try? pool.write { db in try db.execute(sql: "INSERT INTO t VALUES (3)") } }.start()
+                    let deadline = ContinuousClock.now + .seconds(10)
+                    while !pool.hasWaitingWrites, ContinuousClock.now < deadline { sched_yield() }
+                    writeWasQueued.withLock { $0 = pool.hasWaitingWrites }
+                })
             #expect(writeWasQueued.withLock { $0 })
             #expect(observed.count.map { $0 >= 2 } == true)
             #expect(!observed.ranOnCommittingThread)

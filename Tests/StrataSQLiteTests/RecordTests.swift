@@ -86,21 +86,22 @@ struct Membership: TableRecord, Equatable {
 func makeRecordQueue() throws -> DatabaseQueue {
     let queue = try DatabaseQueue()
     try queue.write { db in
-        try db.execute(sql: """
-            CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-            CREATE TABLE players (
-                id INTEGER PRIMARY KEY AUTOINCREMENT,
-                teamID INTEGER REFERENCES teams(id) ON DELETE CASCADE,
-                name TEXT NOT NULL UNIQUE,
-                score INTEGER NOT NULL DEFAULT 0
-            );
-            CREATE TABLE memberships (
-                role TEXT NOT NULL,
-                groupID INTEGER NOT NULL,
-                userID INTEGER NOT NULL,
-                PRIMARY KEY (groupID, userID)
-            );
-            """)
+        try db.execute(
+            sql: """
+                CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                CREATE TABLE players (
+                    id INTEGER PRIMARY KEY AUTOINCREMENT,
+                    teamID INTEGER REFERENCES teams(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL UNIQUE,
+                    score INTEGER NOT NULL DEFAULT 0
+                );
+                CREATE TABLE memberships (
+                    role TEXT NOT NULL,
+                    groupID INTEGER NOT NULL,
+                    userID INTEGER NOT NULL,
+                    PRIMARY KEY (groupID, userID)
+                );
+                """)
     }
     return queue
 }
@@ -270,10 +271,11 @@ func makeRecordQueue() throws -> DatabaseQueue {
         configuration.foreignKeysEnabled = false
         let queue = try DatabaseQueue(configuration: configuration)
         try queue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
-                CREATE TABLE players (id INTEGER PRIMARY KEY, teamID INTEGER REFERENCES teams(id), name TEXT NOT NULL UNIQUE, score INTEGER NOT NULL DEFAULT 0);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT NOT NULL);
+                    CREATE TABLE players (id INTEGER PRIMARY KEY, teamID INTEGER REFERENCES teams(id), name TEXT NOT NULL UNIQUE, score INTEGER NOT NULL DEFAULT 0);
+                    """)
             try Player(teamID: 3, name: "Dan").insert(db)
             #expect(try Player.fetchCount(db) == 1)
         }
@@ -287,7 +289,10 @@ func makeRecordQueue() throws -> DatabaseQueue {
             var total = 0
             try cursor.forEach { total += $0.score }
             #expect(total == 4950)
-            #expect(try Player.fetchAll(db, sql: "SELECT * FROM players WHERE score >= ? ORDER BY score", arguments: [98]).map(\.name) == ["p98", "p99"])
+            #expect(
+                try Player.fetchAll(db, sql: "SELECT * FROM players WHERE score >= ? ORDER BY score", arguments: [98]).map(\.name) == [
+                    "p98", "p99",
+                ])
             #expect(try Player.fetchOne(db, "SELECT * FROM players WHERE name = \("p7")")?.score == 7)
         }
     }

@@ -1,7 +1,7 @@
 import Foundation
 import StrataSQLite
-import Testing
 import StrataTestSupport
+import Testing
 
 /// A synchronous access from inside a closure of the same queue or pool would wait for itself;
 /// it throws instead.
@@ -39,7 +39,9 @@ import StrataTestSupport
         let queue = try DatabaseQueue()
         #expect(try innerError({ try queue.write($0) }) { _ = try queue.read { _ in 1 } }.map(isReentrancyError) == true)
         #expect(try innerError({ try queue.read($0) }) { try queue.writeWithoutTransaction { _ in } }.map(isReentrancyError) == true)
-        #expect(try innerError({ try queue.writeWithoutTransaction($0) }) { try queue.barrierWriteWithoutTransaction { _ in } }.map(isReentrancyError) == true)
+        #expect(
+            try innerError({ try queue.writeWithoutTransaction($0) }) { try queue.barrierWriteWithoutTransaction { _ in } }.map(
+                isReentrancyError) == true)
     }
 
     @Test func poolWriteInsideWrite() throws {
@@ -67,7 +69,9 @@ import StrataTestSupport
             let pool = try DatabasePool(path: path)
             #expect(try innerError({ try pool.write($0) }) { _ = try pool.read { _ in 1 } }.map(isReentrancyError) == true)
             #expect(try innerError({ try pool.read($0) }) { try pool.write { _ in } }.map(isReentrancyError) == true)
-            #expect(try innerError({ try pool.writeWithoutTransaction($0) }) { try pool.barrierWriteWithoutTransaction { _ in } }.map(isReentrancyError) == true)
+            #expect(
+                try innerError({ try pool.writeWithoutTransaction($0) }) { try pool.barrierWriteWithoutTransaction { _ in } }.map(
+                    isReentrancyError) == true)
         }
     }
 

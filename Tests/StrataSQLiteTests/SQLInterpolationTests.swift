@@ -92,17 +92,21 @@ import Testing
             let sql: SQL = "SELECT \(true), \(1.5), \(Data([9])), \(date), \(uuid), \(optional)"
             return try db.fetchOne(sql: sql.text, arguments: sql.statementArguments) { $0.copyValues() }
         }
-        #expect(row == [.integer(1), .real(1.5), .blob(Data([9])), .text("1970-01-01 00:00:00.000"), .text(uuid.uuidString.lowercased()), .null])
+        #expect(
+            row == [
+                .integer(1), .real(1.5), .blob(Data([9])), .text("1970-01-01 00:00:00.000"), .text(uuid.uuidString.lowercased()), .null,
+            ])
     }
 
     @Test func multiStatementExecuteWithPositionalArguments() throws {
         let queue = try makeQueue()
         try queue.write { db in
-            try db.execute(sql: """
-                INSERT INTO students (id, name) VALUES (?, ?);
-                INSERT INTO students (id, name) VALUES (?, 'fixed');
-                UPDATE students SET name = name || ? WHERE id = ?;
-                """, arguments: [1, "a", 2, "!", 1])
+            try db.execute(
+                sql: """
+                    INSERT INTO students (id, name) VALUES (?, ?);
+                    INSERT INTO students (id, name) VALUES (?, 'fixed');
+                    UPDATE students SET name = name || ? WHERE id = ?;
+                    """, arguments: [1, "a", 2, "!", 1])
         }
         #expect(try queue.read { db in try String.fetchAll(db, sql: "SELECT name FROM students ORDER BY id") } == ["a!", "fixed"])
     }
@@ -119,7 +123,8 @@ import Testing
         let queue = try makeQueue()
         let tooMany = #expect(throws: DatabaseError.self) {
             try queue.write { db in
-                try db.execute(sql: "INSERT INTO students (name) VALUES (?); INSERT INTO students (name) VALUES (?)", arguments: ["a", "b", "c"])
+                try db.execute(
+                    sql: "INSERT INTO students (name) VALUES (?); INSERT INTO students (name) VALUES (?)", arguments: ["a", "b", "c"])
             }
         }
         #expect(tooMany?.resultCode == .range)
@@ -137,10 +142,11 @@ import Testing
     @Test func multiStatementExecuteWithNamedArguments() throws {
         let queue = try makeQueue()
         try queue.write { db in
-            try db.execute(sql: """
-                INSERT INTO students (id, name) VALUES (:id, :name);
-                UPDATE students SET name = upper(name) WHERE id = :id;
-                """, arguments: [":id": 7, ":name": "zoe"])
+            try db.execute(
+                sql: """
+                    INSERT INTO students (id, name) VALUES (:id, :name);
+                    UPDATE students SET name = upper(name) WHERE id = :id;
+                    """, arguments: [":id": 7, ":name": "zoe"])
         }
         #expect(try queue.read { db in try String.fetchOne(db, sql: "SELECT name FROM students WHERE id = 7") } == "ZOE")
     }

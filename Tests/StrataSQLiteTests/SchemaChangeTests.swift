@@ -1,7 +1,7 @@
 import Foundation
 import StrataSQLite
-import Testing
 import StrataTestSupport
+import Testing
 
 /// DROP statements and full-table deletes really take effect on writer connections (whose
 /// authorizer turns off the truncate optimization).
@@ -13,14 +13,15 @@ import StrataTestSupport
     @Test func dropStatementsRemoveTheirObjects() throws {
         let queue = try DatabaseQueue()
         try queue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, x);
-                CREATE INDEX t_x ON t(x);
-                CREATE VIEW v AS SELECT x FROM t;
-                CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN SELECT 1; END;
-                CREATE TABLE other (y);
-                INSERT INTO t (x) VALUES (1);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE t (id INTEGER PRIMARY KEY AUTOINCREMENT, x);
+                    CREATE INDEX t_x ON t(x);
+                    CREATE VIEW v AS SELECT x FROM t;
+                    CREATE TRIGGER t_ai AFTER INSERT ON t BEGIN SELECT 1; END;
+                    CREATE TABLE other (y);
+                    INSERT INTO t (x) VALUES (1);
+                    """)
             #expect(try objectNames(db) == ["other", "t", "t_ai", "t_x", "v"])
             try db.execute(sql: "DROP TRIGGER t_ai")
             try db.execute(sql: "DROP INDEX t_x")
@@ -51,14 +52,15 @@ import StrataTestSupport
         try withTemporaryDatabasePath { path in
             let pool = try DatabasePool(path: path)
             try pool.write { db in
-                try db.execute(sql: """
-                    CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT);
-                    INSERT INTO teams VALUES (1, 'Red');
-                    CREATE TABLE new_teams (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
-                    INSERT INTO new_teams SELECT id, name FROM teams;
-                    DROP TABLE teams;
-                    ALTER TABLE new_teams RENAME TO teams;
-                    """)
+                try db.execute(
+                    sql: """
+                        CREATE TABLE teams (id INTEGER PRIMARY KEY, name TEXT);
+                        INSERT INTO teams VALUES (1, 'Red');
+                        CREATE TABLE new_teams (id INTEGER PRIMARY KEY, name TEXT NOT NULL DEFAULT '');
+                        INSERT INTO new_teams SELECT id, name FROM teams;
+                        DROP TABLE teams;
+                        ALTER TABLE new_teams RENAME TO teams;
+                        """)
             }
             #expect(try pool.read { db in try String.fetchAll(db, sql: "SELECT name FROM teams") } == ["Red"])
             #expect(try pool.read { db in try db.tableExists("new_teams") } == false)

@@ -1,11 +1,14 @@
 import Foundation
 import StrataSQLite
-import Testing
 import StrataTestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct TraceTests {
     @Test func traceReportsExpandedSQL() throws {
-        let queue = try DatabaseQueue(configuration: { var c = Configuration(); c.label = "traced"; return c }())
+        let queue = try DatabaseQueue(
+            configuration: {
+                var c = Configuration(); c.label = "traced"; return c
+            }())
         let events = Recorder<TraceEvent>()
         try queue.writeWithoutTransaction { db throws in
             try db.execute(sql: "CREATE TABLE t (id INTEGER, name TEXT, data BLOB)")
@@ -27,13 +30,14 @@ import StrataTestSupport
         let queue = try DatabaseQueue()
         let events = Recorder<TraceEvent>()
         try queue.writeWithoutTransaction { db throws in
-            try db.execute(sql: """
-                CREATE TABLE items (name TEXT);
-                CREATE TABLE log (message TEXT);
-                CREATE TRIGGER items_log AFTER INSERT ON items BEGIN
-                    INSERT INTO log VALUES ('inserted ' || NEW.name);
-                END;
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE items (name TEXT);
+                    CREATE TABLE log (message TEXT);
+                    CREATE TRIGGER items_log AFTER INSERT ON items BEGIN
+                        INSERT INTO log VALUES ('inserted ' || NEW.name);
+                    END;
+                    """)
             db.trace(includingTriggers: includingTriggers) { events.append($0) }
             try db.execute(sql: "INSERT INTO items VALUES (?)", arguments: ["pen"])
             db.trace(nil)
@@ -50,11 +54,12 @@ import StrataTestSupport
     @Test func triggerLinesAreIncludedOnRequest() throws {
         let events = try traceTriggeredInsert(includingTriggers: true)
         // SQLite reports the trigger's start and each statement it runs as `--` lines.
-        #expect(events.map(\.sql) == [
-            "INSERT INTO items VALUES (?)",
-            "-- TRIGGER items_log",
-            "-- INSERT INTO log VALUES ('inserted ' || NEW.name)",
-        ])
+        #expect(
+            events.map(\.sql) == [
+                "INSERT INTO items VALUES (?)",
+                "-- TRIGGER items_log",
+                "-- INSERT INTO log VALUES ('inserted ' || NEW.name)",
+            ])
         #expect(events.map(\.isTrigger) == [false, true, true])
         #expect(events.dropFirst().allSatisfy { $0.expandedSQL == $0.sql })
     }

@@ -1,7 +1,7 @@
 import Foundation
 import StrataSQLite
-import Testing
 import StrataTestSupport
+import Testing
 
 @Suite(.timeLimit(.minutes(5))) struct TransactionTests {
     struct Failure: Error {}
@@ -220,10 +220,11 @@ import StrataTestSupport
     @Test func failedCommitRollsBackAndReportsTheError() throws {
         let queue = try DatabaseQueue()
         try queue.write { db throws in
-            try db.execute(sql: """
-                CREATE TABLE parents (id INTEGER PRIMARY KEY);
-                CREATE TABLE children (parentID INTEGER REFERENCES parents(id) DEFERRABLE INITIALLY DEFERRED);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE parents (id INTEGER PRIMARY KEY);
+                    CREATE TABLE children (parentID INTEGER REFERENCES parents(id) DEFERRABLE INITIALLY DEFERRED);
+                    """)
         }
         let error = #expect(throws: DatabaseError.self) {
             try queue.write { db in try db.execute(sql: "INSERT INTO children VALUES (42)") }

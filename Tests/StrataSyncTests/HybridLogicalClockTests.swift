@@ -53,7 +53,10 @@ import Testing
         #expect(HybridTimestamp("1.2@\u{301}") == HybridTimestamp(milliseconds: 1, counter: 2, node: "\u{301}"))
         #expect(HybridTimestamp("123456789012345678.999999999@n")?.counter == 999_999_999)
         #expect(HybridTimestamp("1.2@a@b")?.node == "a@b")
-        for text in ["+1.2@n", " 1.2@n", "1.2@", "1.@n", ".2@n", "1234567890123456789.1@n", "1.1234567890@n", "1\u{301}.2@n", "1.2n", "-.1@n", "--1.2@n"] {
+        for text in [
+            "+1.2@n", " 1.2@n", "1.2@", "1.@n", ".2@n", "1234567890123456789.1@n", "1.1234567890@n", "1\u{301}.2@n", "1.2n", "-.1@n",
+            "--1.2@n",
+        ] {
             #expect(HybridTimestamp(text) == nil, "\(text)")
         }
     }

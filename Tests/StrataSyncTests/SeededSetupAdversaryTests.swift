@@ -1,11 +1,12 @@
 import Clocks
 import Foundation
 import StrataSQLite
-@testable import StrataSync
 import StrataSyncTestSupport
 import StrataTestSupport
 import Synchronization
 import Testing
+
+@testable import StrataSync
 
 /// Issue #24's fixes tried by an outside tester who knew only the docs: erase on schema change
 /// across launches, the documented attach, large BLOBs in any order of pages and edits, parents
@@ -67,7 +68,8 @@ import Testing
             try await engine.syncChanges()
             #expect(cloud.modifyRequestSizes.reduce(0, +) == sentBefore, "launch \(launchIndex) re-sent records")
             try await pool.write { db in
-                try db.execute(sql: "INSERT INTO games (id, title, score) VALUES ('g\(launchIndex)', 'Game \(launchIndex)', \(launchIndex))")
+                try db.execute(
+                    sql: "INSERT INTO games (id, title, score) VALUES ('g\(launchIndex)', 'Game \(launchIndex)', \(launchIndex))")
                 try db.execute(sql: "INSERT INTO players (id, gameID, name) VALUES ('p\(launchIndex)', 'g\(launchIndex)', 'P')")
                 try db.execute(sql: "UPDATE games SET score = score + 100")
             }
@@ -226,7 +228,9 @@ import Testing
         CREATE TABLE photos (id TEXT PRIMARY KEY NOT NULL, albumID TEXT REFERENCES albums(id) ON DELETE CASCADE, bytes BLOB);
         """
 
-    static func albumDevice(_ id: String, cloud: MockCloud, fetchPageSize: Int, batchSize: Int = 400) async throws -> (DatabaseQueue, SyncEngine) {
+    static func albumDevice(
+        _ id: String, cloud: MockCloud, fetchPageSize: Int, batchSize: Int = 400
+    ) async throws -> (DatabaseQueue, SyncEngine) {
         let device = try await SyncTestDevice(
             id, cloud: cloud, time: nil, schema: Self.albumSchema, tables: ["albums", "photos"], batchSize: batchSize,
             fetchPageSize: fetchPageSize, blobAssetThreshold: 1_000)
@@ -239,12 +243,14 @@ import Testing
 
     static func photoState(_ database: DatabaseQueue) async throws -> [String] {
         try await database.read { db in
-            try String.fetchAll(db, sql: """
-                SELECT 'album ' || id || ' ' || quote(title) FROM albums
-                UNION ALL
-                SELECT 'photo ' || id || ' ' || quote(albumID) || ' ' || typeof(bytes) || ' ' || ifnull(length(bytes), -1) || ' ' || ifnull(hex(substr(bytes, 1, 16)), '') || ' ' || ifnull(hex(substr(bytes, -16)), '')
-                FROM photos ORDER BY 1
-                """)
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT 'album ' || id || ' ' || quote(title) FROM albums
+                    UNION ALL
+                    SELECT 'photo ' || id || ' ' || quote(albumID) || ' ' || typeof(bytes) || ' ' || ifnull(length(bytes), -1) || ' ' || ifnull(hex(substr(bytes, 1, 16)), '') || ' ' || ifnull(hex(substr(bytes, -16)), '')
+                    FROM photos ORDER BY 1
+                    """)
         }
     }
 
@@ -257,28 +263,43 @@ import Testing
         let shared = blob(1), other = blob(2), third = blob(3), small = Data([1, 2, 3])
         return [
             // 1: album and four children, three of which share the same bytes.
-            [("INSERT INTO albums VALUES ('a1', 'Holiday'), ('a2', 'Work')", []),
-             ("INSERT INTO photos VALUES ('p1', 'a1', ?), ('p2', 'a1', ?), ('p3', 'a2', ?), ('p4', 'a2', ?)", [shared, shared, other, shared])],
+            [
+                ("INSERT INTO albums VALUES ('a1', 'Holiday'), ('a2', 'Work')", []),
+                (
+                    "INSERT INTO photos VALUES ('p1', 'a1', ?), ('p2', 'a1', ?), ('p3', 'a2', ?), ('p4', 'a2', ?)",
+                    [shared, shared, other, shared]
+                ),
+            ],
             // 2: the parents edited after their children.
             [("UPDATE albums SET title = title || '!'", [])],
             // 3: children edited after the parents: new bytes, a large→small→large, a move.
-            [("UPDATE photos SET bytes = ? WHERE id = 'p1'", [third]),
-             ("UPDATE photos SET bytes = ? WHERE id = 'p2'", [small]),
-             ("UPDATE photos SET albumID = 'a2' WHERE id = 'p4'", [])],
-            [("UPDATE photos SET bytes = ? WHERE id = 'p2'", [other]),
-             ("UPDATE albums SET title = 'Again' WHERE id = 'a2'", [])],
+            [
+                ("UPDATE photos SET bytes = ? WHERE id = 'p1'", [third]),
+                ("UPDATE photos SET bytes = ? WHERE id = 'p2'", [small]),
+                ("UPDATE photos SET albumID = 'a2' WHERE id = 'p4'", []),
+            ],
+            [
+                ("UPDATE photos SET bytes = ? WHERE id = 'p2'", [other]),
+                ("UPDATE albums SET title = 'Again' WHERE id = 'a2'", []),
+            ],
             // 5: delete and re-insert in one transaction, with the shared bytes, then a parent edit.
-            [("DELETE FROM photos WHERE id = 'p3'", []),
-             ("INSERT INTO photos VALUES ('p3', 'a1', ?)", [shared]),
-             ("UPDATE albums SET title = 'Late' WHERE id = 'a1'", [])],
+            [
+                ("DELETE FROM photos WHERE id = 'p3'", []),
+                ("INSERT INTO photos VALUES ('p3', 'a1', ?)", [shared]),
+                ("UPDATE albums SET title = 'Late' WHERE id = 'a1'", []),
+            ],
             // 6: the parent deleted (cascade) and re-inserted with its children, new bytes.
-            [("DELETE FROM albums WHERE id = 'a2'", []),
-             ("INSERT INTO albums VALUES ('a2', 'Reborn')", []),
-             ("INSERT INTO photos VALUES ('p4', 'a2', ?), ('p5', 'a2', ?)", [third, shared])],
+            [
+                ("DELETE FROM albums WHERE id = 'a2'", []),
+                ("INSERT INTO albums VALUES ('a2', 'Reborn')", []),
+                ("INSERT INTO photos VALUES ('p4', 'a2', ?), ('p5', 'a2', ?)", [third, shared]),
+            ],
             // 7: a new parent inserted after new children pointing at it cannot happen with FKs on,
             //    so: new children, then a later edit of their new parent in a separate transaction.
-            [("INSERT INTO albums VALUES ('a3', 'New')", []),
-             ("INSERT INTO photos VALUES ('p6', 'a3', ?), ('p7', 'a3', ?)", [other, other])],
+            [
+                ("INSERT INTO albums VALUES ('a3', 'New')", []),
+                ("INSERT INTO photos VALUES ('p6', 'a3', ?), ('p7', 'a3', ?)", [other, other]),
+            ],
         ]
     }
 
@@ -342,7 +363,9 @@ import Testing
         CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, folderID TEXT REFERENCES folders(id) ON DELETE CASCADE, body TEXT);
         """
 
-    static func chainDevice(_ id: String, cloud: MockCloud, batchSize: Int = 400, container: (any CloudContainer)? = nil) async throws -> (DatabaseQueue, SyncEngine) {
+    static func chainDevice(
+        _ id: String, cloud: MockCloud, batchSize: Int = 400, container: (any CloudContainer)? = nil
+    ) async throws -> (DatabaseQueue, SyncEngine) {
         let device = try await SyncTestDevice(
             id, container: container ?? cloud.container(user: "alice"), time: nil, schema: Self.chainSchema,
             tables: ["shelves", "folders", "notes"], batchSize: batchSize)
@@ -351,12 +374,14 @@ import Testing
 
     static func chainState(_ database: DatabaseQueue) async throws -> [String] {
         try await database.read { db in
-            try String.fetchAll(db, sql: """
-                SELECT 's ' || id || ' ' || quote(title) FROM shelves
-                UNION ALL SELECT 'f ' || id || ' ' || quote(shelfID) || ' ' || quote(title) FROM folders
-                UNION ALL SELECT 'n ' || id || ' ' || quote(folderID) || ' ' || quote(body) FROM notes
-                ORDER BY 1
-                """)
+            try String.fetchAll(
+                db,
+                sql: """
+                    SELECT 's ' || id || ' ' || quote(title) FROM shelves
+                    UNION ALL SELECT 'f ' || id || ' ' || quote(shelfID) || ' ' || quote(title) FROM folders
+                    UNION ALL SELECT 'n ' || id || ' ' || quote(folderID) || ' ' || quote(body) FROM notes
+                    ORDER BY 1
+                    """)
         }
     }
 
@@ -715,7 +740,9 @@ extension SeededSetupAdversaryTests {
         #expect(try await Self.chainState(b) == Self.chainState(a))
     }
 
-    static func photoDevice(_ id: String, cloud: MockCloud, time: ManualWallClock, fetchPageSize: Int = 200) async throws -> (DatabaseQueue, SyncEngine) {
+    static func photoDevice(
+        _ id: String, cloud: MockCloud, time: ManualWallClock, fetchPageSize: Int = 200
+    ) async throws -> (DatabaseQueue, SyncEngine) {
         let database = try DatabaseQueue()
         try await database.write { db in
             try db.execute(sql: Self.albumSchema)
@@ -740,7 +767,8 @@ extension SeededSetupAdversaryTests {
         let original = Self.blob(7), fromA = Self.blob(8), fromB = Self.blob(9)
         try await a.write { db in
             try db.execute(sql: "INSERT INTO albums VALUES ('a1', 'Album')")
-            try db.execute(sql: "INSERT INTO photos (id, albumID, bytes) VALUES ('p1', 'a1', ?), ('p2', 'a1', ?)", arguments: [original, original])
+            try db.execute(
+                sql: "INSERT INTO photos (id, albumID, bytes) VALUES ('p1', 'a1', ?), ('p2', 'a1', ?)", arguments: [original, original])
         }
         try await engineA.syncChanges()
         try await engineB.syncChanges()
@@ -765,7 +793,9 @@ extension SeededSetupAdversaryTests {
         #expect(try await Self.photoBytes(a) == expected)
         #expect(try await Self.photoBytes(b) == expected)
         #expect(try await Self.photoBytes(c) == expected)
-        let captions: @Sendable (Database) throws -> [String] = { db in try String.fetchAll(db, sql: "SELECT quote(caption) FROM photos ORDER BY id") }
+        let captions: @Sendable (Database) throws -> [String] = { db in
+            try String.fetchAll(db, sql: "SELECT quote(caption) FROM photos ORDER BY id")
+        }
         #expect(try await a.read(captions) == ["'from b'", "'b only'"])
         #expect(try await c.read(captions) == ["'from b'", "'b only'"])
         #expect(try await b.read(captions) == ["'from b'", "'b only'"])
@@ -883,7 +913,9 @@ extension SeededSetupAdversaryTests {
         try await a.write { db in
             try db.execute(sql: "INSERT INTO shelves VALUES ('s1', 'S'), ('s2', 'T')")
             try db.execute(sql: "INSERT INTO folders VALUES ('f1', 's1', 'F'), ('f2', 's2', 'G')")
-            for index in 0..<6 { try db.execute(sql: "INSERT INTO notes VALUES (?, ?, 'b')", arguments: ["n\(index)", index < 3 ? "f1" : "f2"]) }
+            for index in 0..<6 {
+                try db.execute(sql: "INSERT INTO notes VALUES (?, ?, 'b')", arguments: ["n\(index)", index < 3 ? "f1" : "f2"])
+            }
         }
         try await Self.sendAll(engineA, label: "mixed initial \(batchSize)")
         try await engineB.syncChanges()
@@ -893,7 +925,7 @@ extension SeededSetupAdversaryTests {
             try db.execute(sql: "UPDATE notes SET folderID = 'f3' WHERE id IN ('n1', 'n4')")
         }
         try await a.write { db in
-            try db.execute(sql: "DELETE FROM shelves WHERE id = 's1'")   // cascades f1, n2
+            try db.execute(sql: "DELETE FROM shelves WHERE id = 's1'")  // cascades f1, n2
             try db.execute(sql: "INSERT INTO shelves VALUES ('s1', 'Back')")
             try db.execute(sql: "INSERT INTO folders VALUES ('f1', 's1', 'F again')")
             try db.execute(sql: "INSERT INTO notes VALUES ('n0', 'f1', 'reborn')")

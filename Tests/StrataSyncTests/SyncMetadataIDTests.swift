@@ -1,8 +1,9 @@
 import StrataQueries
 import StrataSQLite
-@testable import StrataSync
 import StrataSyncTestSupport
 import Testing
+
+@testable import StrataSync
 
 @Table struct Team: Equatable {
     let id: String

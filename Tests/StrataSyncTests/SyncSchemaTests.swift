@@ -20,10 +20,11 @@ import Testing
     @Test func parentsComeFirst() throws {
         let queue = try DatabaseQueue()
         try queue.write { db in
-            try db.execute(sql: """
-                CREATE TABLE players (id TEXT PRIMARY KEY, gameID TEXT REFERENCES games(id) ON DELETE CASCADE);
-                CREATE TABLE games (id TEXT PRIMARY KEY);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE players (id TEXT PRIMARY KEY, gameID TEXT REFERENCES games(id) ON DELETE CASCADE);
+                    CREATE TABLE games (id TEXT PRIMARY KEY);
+                    """)
         }
         let schema = try queue.read { db in try SyncSchema.read(tables: ["players", "games"], in: db) }
         #expect(schema.tables.map(\.name) == ["games", "players"])
@@ -33,26 +34,36 @@ import Testing
     @Test func everyRuleIsCheckedWithATypedError() throws {
         #expect(try error("CREATE TABLE t (id TEXT PRIMARY KEY)", tables: ["missing"]) == .tableNotFound("missing"))
         #expect(try error("CREATE TABLE \"a:b\" (id TEXT PRIMARY KEY)", tables: ["a:b"]) == .colonInTableName("a:b"))
-        #expect(try error("CREATE TABLE t (id INTEGER PRIMARY KEY)", tables: ["t"])
-            == .primaryKeyNotText(table: "t", column: "id", declaredType: "INTEGER"))
-        #expect(try error("CREATE TABLE t (a TEXT, b TEXT, PRIMARY KEY (a, b))", tables: ["t"])
-            == .primaryKeyNotSingleColumn(table: "t", columns: ["a", "b"]))
-        #expect(try error("CREATE TABLE t (id TEXT PRIMARY KEY, email TEXT UNIQUE)", tables: ["t"])
-            == .uniqueConstraint(table: "t", index: "sqlite_autoindex_t_2", columns: ["email"]))
-        #expect(try error("""
-            CREATE TABLE p (id TEXT PRIMARY KEY);
-            CREATE TABLE c (id TEXT PRIMARY KEY, pID TEXT REFERENCES p(id) ON DELETE RESTRICT);
-            """, tables: ["p", "c"]) == .unsupportedOnDelete(table: "c", column: "pID", action: "RESTRICT"))
-        #expect(try error("""
-            CREATE TABLE p (id TEXT PRIMARY KEY);
-            CREATE TABLE c (id TEXT PRIMARY KEY, pID TEXT REFERENCES p(id) ON DELETE CASCADE);
-            """, tables: ["c"]) == .referencesUnsyncedTable(table: "c", parentTable: "p"))
-        #expect(try error("""
-            CREATE TABLE a (id TEXT PRIMARY KEY, bID TEXT REFERENCES b(id) ON DELETE SET NULL);
-            CREATE TABLE b (id TEXT PRIMARY KEY, aID TEXT REFERENCES a(id) ON DELETE SET NULL);
-            """, tables: ["a", "b"]) == .foreignKeyCycle(["a", "b", "a"]))
-        #expect(try error("CREATE TABLE t (id TEXT PRIMARY KEY, strata_sync_x TEXT)", tables: ["t"])
-            == .reservedColumnName(table: "t", column: "strata_sync_x"))
+        #expect(
+            try error("CREATE TABLE t (id INTEGER PRIMARY KEY)", tables: ["t"])
+                == .primaryKeyNotText(table: "t", column: "id", declaredType: "INTEGER"))
+        #expect(
+            try error("CREATE TABLE t (a TEXT, b TEXT, PRIMARY KEY (a, b))", tables: ["t"])
+                == .primaryKeyNotSingleColumn(table: "t", columns: ["a", "b"]))
+        #expect(
+            try error("CREATE TABLE t (id TEXT PRIMARY KEY, email TEXT UNIQUE)", tables: ["t"])
+                == .uniqueConstraint(table: "t", index: "sqlite_autoindex_t_2", columns: ["email"]))
+        #expect(
+            try error(
+                """
+                CREATE TABLE p (id TEXT PRIMARY KEY);
+                CREATE TABLE c (id TEXT PRIMARY KEY, pID TEXT REFERENCES p(id) ON DELETE RESTRICT);
+                """, tables: ["p", "c"]) == .unsupportedOnDelete(table: "c", column: "pID", action: "RESTRICT"))
+        #expect(
+            try error(
+                """
+                CREATE TABLE p (id TEXT PRIMARY KEY);
+                CREATE TABLE c (id TEXT PRIMARY KEY, pID TEXT REFERENCES p(id) ON DELETE CASCADE);
+                """, tables: ["c"]) == .referencesUnsyncedTable(table: "c", parentTable: "p"))
+        #expect(
+            try error(
+                """
+                CREATE TABLE a (id TEXT PRIMARY KEY, bID TEXT REFERENCES b(id) ON DELETE SET NULL);
+                CREATE TABLE b (id TEXT PRIMARY KEY, aID TEXT REFERENCES a(id) ON DELETE SET NULL);
+                """, tables: ["a", "b"]) == .foreignKeyCycle(["a", "b", "a"]))
+        #expect(
+            try error("CREATE TABLE t (id TEXT PRIMARY KEY, strata_sync_x TEXT)", tables: ["t"])
+                == .reservedColumnName(table: "t", column: "strata_sync_x"))
     }
 
     @Test func errorsSayWhatToChange() {

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import Testing
 import StrataTestSupport
+import Testing
 
 @Suite("Bootstrapping the live database twice", .timeLimit(.minutes(5)))
 struct BootstrapTwiceTests {
@@ -10,7 +10,9 @@ struct BootstrapTwiceTests {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.url.appendingPathComponent("app.sqlite").path
-        try withDependencies { $0.context = .live } operation: {
+        try withDependencies {
+            $0.context = .live
+        } operation: {
             let first = try Strata.defaultDatabase(path: path)
             var second: (any DatabaseWriter)?
             try withKnownIssue {
@@ -27,7 +29,9 @@ struct BootstrapTwiceTests {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.url.appendingPathComponent("app.sqlite").path
-        try withDependencies { $0.context = .live } operation: {
+        try withDependencies {
+            $0.context = .live
+        } operation: {
             do {
                 let first = try Strata.defaultDatabase(path: path)
                 try first.write { db in try db.execute(sql: "CREATE TABLE t (x); INSERT INTO t VALUES (1)") }

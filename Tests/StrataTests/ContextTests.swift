@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import Testing
 import StrataTestSupport
+import Testing
 
 @Suite("Each context gets its kind of database", .timeLimit(.minutes(5)))
 struct ContextTests {
@@ -10,7 +10,9 @@ struct ContextTests {
         let folder = try TemporaryDirectory()
         defer { folder.remove() }
         let path = folder.url.appendingPathComponent("nested/deeper/app.sqlite").path
-        try withDependencies { $0.context = .live } operation: {
+        try withDependencies {
+            $0.context = .live
+        } operation: {
             let database = try Strata.defaultDatabase(path: path)
             let pool = try #require(database as? DatabasePool)
             #expect(pool.location == .file(path: path))
@@ -30,9 +32,9 @@ struct ContextTests {
         let relative = try DefaultDatabaseLocation.standard(
             applicationName: "scorekeeper", environment: ["XDG_DATA_HOME": "relative", "HOME": "/home/blob"])
         #if !canImport(Darwin)
-        #expect(xdg.path == "/data/home/scorekeeper/db.sqlite")
-        #expect(home.path == "/home/blob/.local/share/scorekeeper/db.sqlite")
-        #expect(relative.path == home.path)
+            #expect(xdg.path == "/data/home/scorekeeper/db.sqlite")
+            #expect(home.path == "/home/blob/.local/share/scorekeeper/db.sqlite")
+            #expect(relative.path == home.path)
         #endif
         #expect(throws: DefaultDatabaseError.emptyPath) { try DefaultDatabaseLocation(path: "") }
     }
@@ -52,7 +54,9 @@ struct ContextTests {
     @Test("preview: a named in-memory pool, the same one for a second setup")
     func preview() throws {
         let name = "context-tests-\(UUID().uuidString)"
-        try withDependencies { $0.context = .preview } operation: {
+        try withDependencies {
+            $0.context = .preview
+        } operation: {
             let first = try Strata.defaultDatabase(path: name)
             let pool = try #require(first as? DatabasePool)
             #expect(pool.location.description.contains("in-memory"))

@@ -28,7 +28,9 @@ struct ContextualSyncEngineTests {
     @Test("live: a container is required")
     func liveNeedsAContainer() throws {
         let database = try database()
-        withDependencies { $0.context = .live } operation: {
+        withDependencies {
+            $0.context = .live
+        } operation: {
             #expect(throws: SyncEngineError.noContainer) { _ = try SyncEngine.contextual(for: database, tables: [Game.self]) }
         }
     }
@@ -36,7 +38,9 @@ struct ContextualSyncEngineTests {
     @Test("test: a mock cloud and nothing automatic; the test drives the engine")
     func testContext() async throws {
         let database = try await database()
-        let engine = try withDependencies { $0.context = .test } operation: {
+        let engine = try withDependencies {
+            $0.context = .test
+        } operation: {
             try SyncEngine.contextual(for: database, tables: [Game.self])
         }
         #expect(!engine.status.isRunning)
@@ -50,7 +54,9 @@ struct ContextualSyncEngineTests {
     @Test("preview: a mock cloud, synced automatically")
     func previewContext() throws {
         let database = try database()
-        let engine = try withDependencies { $0.context = .preview } operation: {
+        let engine = try withDependencies {
+            $0.context = .preview
+        } operation: {
             try SyncEngine.contextual(for: database, tables: [Game.self])
         }
         defer { engine.stop() }
@@ -62,7 +68,9 @@ struct ContextualSyncEngineTests {
     func previewShare() async throws {
         let database = try await database()
         try await database.write { db in try db.execute(sql: "INSERT INTO games VALUES ('g1', 'Poker')") }
-        let engine = try withDependencies { $0.context = .preview } operation: {
+        let engine = try withDependencies {
+            $0.context = .preview
+        } operation: {
             try SyncEngine.contextual(for: database, tables: [Game.self])
         }
         defer { engine.stop() }

@@ -1,7 +1,7 @@
 import Foundation
 import Strata
-import Testing
 import StrataTestSupport
+import Testing
 
 @Suite("Commits from other connections", .timeLimit(.minutes(5)))
 struct ExternalChangesTests {

@@ -1,5 +1,5 @@
-import Foundation
 import DependenciesTestSupport
+import Foundation
 import Strata
 import Testing
 

@@ -1,5 +1,5 @@
-import Foundation
 import DependenciesTestSupport
+import Foundation
 import Strata
 import Testing
 
@@ -26,7 +26,9 @@ struct IsolationTests {
         try await withThrowingTaskGroup(of: [Item].self) { group in
             for index in 0..<50 {
                 group.addTask {
-                    try await withDependencies { try $0.bootstrapDatabase() } operation: {
+                    try await withDependencies {
+                        try $0.bootstrapDatabase()
+                    } operation: {
                         @Dependency(\.defaultDatabase) var database
                         try await database.write { db in try Item(id: 1, name: "task \(index)").insert(db) }
                         return try await database.read { db in try Item.fetchAll(db) }

@@ -1,14 +1,16 @@
 import CSQLite
-import Foundation
 import DependenciesTestSupport
+import Foundation
 import Strata
 import Synchronization
 import Testing
 
-@Suite("Seeding", .timeLimit(.minutes(5)), .dependencies {
-    $0.uuid = .incrementing
-    try $0.bootstrapDatabase()
-})
+@Suite(
+    "Seeding", .timeLimit(.minutes(5)),
+    .dependencies {
+        $0.uuid = .incrementing
+        try $0.bootstrapDatabase()
+    })
 struct SeedTests {
     /// Runs `body` with every statement of the writer connection recorded.
     private func statements(_ database: any DatabaseWriter, _ body: @escaping @Sendable (Database) throws -> Void) throws -> [String] {
@@ -74,7 +76,9 @@ struct SeedTests {
         @Dependency(\.defaultDatabase) var database
         @Sendable func seed(_ db: Database) throws -> SeedSummary {
             // Each seed starts its own incrementing generator, as a preview's setup re-run does.
-            try withDependencies { $0.uuid = .incrementing } operation: {
+            try withDependencies {
+                $0.uuid = .incrementing
+            } operation: {
                 @Dependency(\.uuid) var uuid
                 return try db.seed {
                     Item(id: 1, name: "one")

@@ -55,13 +55,14 @@ enum TestSchema {
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
-            try db.execute(sql: """
-                CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
-                CREATE TABLE tags (
-                    id TEXT PRIMARY KEY NOT NULL,
-                    itemID INTEGER NOT NULL REFERENCES items (id) ON DELETE CASCADE,
-                    label TEXT NOT NULL);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE items (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
+                    CREATE TABLE tags (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        itemID INTEGER NOT NULL REFERENCES items (id) ON DELETE CASCADE,
+                        label TEXT NOT NULL);
+                    """)
         }
         return migrator
     }

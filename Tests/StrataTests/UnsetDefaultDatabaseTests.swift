@@ -1,7 +1,8 @@
-import Foundation
 import DependenciesTestSupport
-@testable import Strata
+import Foundation
 import Testing
+
+@testable import Strata
 
 @Suite("Reading the default database before it is set", .timeLimit(.minutes(5)))
 struct UnsetDefaultDatabaseTests {
@@ -22,7 +23,9 @@ struct UnsetDefaultDatabaseTests {
 
     @Test("in a preview, the advice is the preview's")
     func inPreview() {
-        withDependencies { $0.context = .preview } operation: {
+        withDependencies {
+            $0.context = .preview
+        } operation: {
             withKnownIssue {
                 @Dependency(\.defaultDatabase) var database
                 _ = database

@@ -38,7 +38,9 @@ struct AssetsWorkload {
         defer { if directory == nil { try? FileManager.default.removeItem(atPath: folder) } }
 
         print("")
-        print("assets — StrataAssets vs zlib \(String(cString: zlibVersion())) called directly, level \(level), \(size / 1024 / 1024) MiB buffers, median of \(iterations)")
+        print(
+            "assets — StrataAssets vs zlib \(String(cString: zlibVersion())) called directly, level \(level), \(size / 1024 / 1024) MiB buffers, median of \(iterations)"
+        )
         for (name, data) in [("text", Self.text(count: size)), ("random", Self.random(count: size))] {
             try measure(name: name, data: data, iterations: iterations, path: folder + "/assets-\(name).sqlite")
         }
@@ -92,12 +94,20 @@ struct AssetsWorkload {
 
         func throughput(_ seconds: Double) -> String { String(format: "%7.1f MB/s", Double(data.count) / seconds / 1e6) }
         func ratio(_ baseline: Double, _ strata: Double) -> String { String(format: "%.2f", baseline / strata) }
-        print("  \(name): asset \(descriptor.compression.rawValue) (\(descriptor.compressionReason)), stored/original \(String(format: "%.3f", descriptor.compressionRatio)); raw deflate \(String(format: "%.3f", Double(compressed.count) / Double(data.count)))")
+        print(
+            "  \(name): asset \(descriptor.compression.rawValue) (\(descriptor.compressionReason)), stored/original \(String(format: "%.3f", descriptor.compressionRatio)); raw deflate \(String(format: "%.3f", Double(compressed.count) / Double(data.count)))"
+        )
         print("    raw deflate  \(throughput(deflateSeconds))   \(formatSeconds(deflateSeconds))")
-        print("    store        \(throughput(storeSeconds))   \(formatSeconds(storeSeconds))   store/deflate ratio \(ratio(deflateSeconds, storeSeconds))")
+        print(
+            "    store        \(throughput(storeSeconds))   \(formatSeconds(storeSeconds))   store/deflate ratio \(ratio(deflateSeconds, storeSeconds))"
+        )
         print("    raw inflate  \(throughput(inflateSeconds))   \(formatSeconds(inflateSeconds))")
-        print("    load         \(throughput(loadSeconds))   \(formatSeconds(loadSeconds))   load/inflate ratio \(ratio(inflateSeconds, loadSeconds))")
-        print("    stream       \(throughput(streamSeconds))   \(formatSeconds(streamSeconds))   stream/inflate ratio \(ratio(inflateSeconds, streamSeconds))")
+        print(
+            "    load         \(throughput(loadSeconds))   \(formatSeconds(loadSeconds))   load/inflate ratio \(ratio(inflateSeconds, loadSeconds))"
+        )
+        print(
+            "    stream       \(throughput(streamSeconds))   \(formatSeconds(streamSeconds))   stream/inflate ratio \(ratio(inflateSeconds, streamSeconds))"
+        )
     }
 
     // MARK: - zlib, called directly
@@ -142,9 +152,11 @@ struct AssetsWorkload {
 
     /// Log-like text (words and numbers): deflate level 6 shrinks it to about a third.
     static func text(count: Int) -> Data {
-        let words = ["player", "score", "game", "round", "avatar", "update", "insert", "delete", "asset", "chunk",
-                     "strata", "record", "value", "table", "column", "level", "bonus", "team", "match", "time"]
-            .map { Array($0.utf8) }
+        let words = [
+            "player", "score", "game", "round", "avatar", "update", "insert", "delete", "asset", "chunk",
+            "strata", "record", "value", "table", "column", "level", "bonus", "team", "match", "time",
+        ]
+        .map { Array($0.utf8) }
         var state: UInt64 = 42
         var bytes = [UInt8]()
         bytes.reserveCapacity(count + 64)

@@ -74,17 +74,18 @@ enum Dataset {
                 bytes.storeBytes(of: r.littleEndian, toByteOffset: 0, as: UInt64.self)
                 bytes.storeBytes(of: (r &* 31).littleEndian, toByteOffset: 8, as: UInt64.self)
             }
-            rows.append(SourceRow(
-                id: id,
-                i1: Int64(r % 1_000_000),
-                i2: Int64((r >> 20) % 1000),
-                i3: Int64(index % 7),
-                d1: Double(r % 100_000) / 100,
-                d2: Double(index) * 0.5,
-                t1: "name \(index)",
-                t2: cities[Int(r % UInt64(cities.count))],
-                t3: "A longer text value, row \(index), to leave the small-string form",
-                b1: blob))
+            rows.append(
+                SourceRow(
+                    id: id,
+                    i1: Int64(r % 1_000_000),
+                    i2: Int64((r >> 20) % 1000),
+                    i3: Int64(index % 7),
+                    d1: Double(r % 100_000) / 100,
+                    d2: Double(index) * 0.5,
+                    t1: "name \(index)",
+                    t2: cities[Int(r % UInt64(cities.count))],
+                    t3: "A longer text value, row \(index), to leave the small-string form",
+                    b1: blob))
         }
         return rows
     }

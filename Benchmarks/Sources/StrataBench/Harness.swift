@@ -142,9 +142,11 @@ func formatSeconds(_ seconds: Double) -> String {
 }
 
 func ratio(_ measurement: Measurement, to library: String, in all: [Measurement]) -> Double? {
-    guard let base = all.first(where: {
-        $0.workload == measurement.workload && $0.size == measurement.size && $0.library == library
-    }), base.median > 0 else { return nil }
+    guard
+        let base = all.first(where: {
+            $0.workload == measurement.workload && $0.size == measurement.size && $0.library == library
+        }), base.median > 0
+    else { return nil }
     return measurement.median / base.median
 }
 
@@ -244,9 +246,11 @@ func renderJSON(_ header: ReportHeader, results: [Measurement], observation: [Ob
         if result.workload == "observation-write-overhead" {
             fields += ["\"observers\": \(result.parameter)", "\"writes\": \(result.writes)"]
         } else {
-            fields += ["\"commits\": \(result.parameter)",
-                       "\"fetch_seconds_median\": \(jsonNumber(result.fetchMedian))",
-                       "\"from_write_call_seconds_median\": \(jsonNumber(result.fromWriteStartMedian))"]
+            fields += [
+                "\"commits\": \(result.parameter)",
+                "\"fetch_seconds_median\": \(jsonNumber(result.fetchMedian))",
+                "\"from_write_call_seconds_median\": \(jsonNumber(result.fromWriteStartMedian))",
+            ]
         }
         fields += [
             "\"seconds_median\": \(jsonNumber(result.median))",
@@ -280,8 +284,10 @@ private func svgNumber(_ value: Double) -> String { String(format: "%.1f", value
 /// by sqlite-c's (1.0 = as fast as the C API; shorter is faster); then the observation
 /// workloads. The header names the machine, the date, the commit and the load.
 func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [ObservationMeasurement]) -> String {
-    let colors = ["sqlite-c": "#7f7f7f", "strata": "#1f77b4", "strata-table": "#17becf", "grdb-record": "#ff7f0e",
-                  "grdb-fast": "#bcbd22", "grdb-codable": "#d62728", "sqlite-nio": "#9467bd", "grdb": "#ff7f0e"]
+    let colors = [
+        "sqlite-c": "#7f7f7f", "strata": "#1f77b4", "strata-table": "#17becf", "grdb-record": "#ff7f0e",
+        "grdb-fast": "#bcbd22", "grdb-codable": "#d62728", "sqlite-nio": "#9467bd", "grdb": "#ff7f0e",
+    ]
     let libraryOrder = ["sqlite-c", "strata", "strata-table", "grdb-record", "grdb-fast", "grdb-codable", "sqlite-nio"]
     let barHeight = 14.0, barGap = 2.0, groupGap = 12.0
     let left = 190.0, chartWidth = 560.0, right = 200.0
@@ -296,7 +302,8 @@ func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [Obs
         var output = ""
         var x = 10.0
         for library in libraries {
-            output += "<rect x=\"\(svgNumber(x))\" y=\"\(svgNumber(top))\" width=\"10\" height=\"10\" fill=\"\(colors[library] ?? "#999")\"/>"
+            output +=
+                "<rect x=\"\(svgNumber(x))\" y=\"\(svgNumber(top))\" width=\"10\" height=\"10\" fill=\"\(colors[library] ?? "#999")\"/>"
             output += text(x + 14, top + 9, library)
             x += 110
         }
@@ -304,8 +311,10 @@ func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [Obs
     }
     /// Horizontal bars, groups of (label, [(library, value, label)]), scaled to `maxValue`;
     /// a bar beyond it is cut at the edge and marked with a zigzag (its label gives the value).
-    func bars(_ groups: [(key: String, items: [(library: String, value: Double, label: String)])],
-              maxValue: Double, reference: (value: Double, label: String)?) -> String {
+    func bars(
+        _ groups: [(key: String, items: [(library: String, value: Double, label: String)])],
+        maxValue: Double, reference: (value: Double, label: String)?
+    ) -> String {
         func x(_ value: Double) -> Double { left + chartWidth * Swift.min(value, maxValue) / maxValue }
         var output = ""
         let top = y
@@ -314,10 +323,12 @@ func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [Obs
             output += text(left - 8, y + groupHeight / 2 + 4, group.key, attributes: "text-anchor=\"end\"")
             for item in group.items {
                 let barWidth = Swift.max(1, x(item.value) - left)
-                output += "<rect x=\"\(svgNumber(left))\" y=\"\(svgNumber(y))\" width=\"\(svgNumber(barWidth))\" height=\"\(svgNumber(barHeight))\" fill=\"\(colors[item.library] ?? "#999")\"><title>\(xmlEscape(item.library)): \(xmlEscape(item.label))</title></rect>"
+                output +=
+                    "<rect x=\"\(svgNumber(left))\" y=\"\(svgNumber(y))\" width=\"\(svgNumber(barWidth))\" height=\"\(svgNumber(barHeight))\" fill=\"\(colors[item.library] ?? "#999")\"><title>\(xmlEscape(item.library)): \(xmlEscape(item.label))</title></rect>"
                 if item.value > maxValue {
                     let edge = left + barWidth
-                    output += "<path d=\"M\(svgNumber(edge - 9)) \(svgNumber(y - 1)) l4 \(svgNumber(barHeight / 2 + 1)) l-4 \(svgNumber(barHeight / 2 + 1))\" stroke=\"white\" stroke-width=\"2\" fill=\"none\"/>"
+                    output +=
+                        "<path d=\"M\(svgNumber(edge - 9)) \(svgNumber(y - 1)) l4 \(svgNumber(barHeight / 2 + 1)) l-4 \(svgNumber(barHeight / 2 + 1))\" stroke=\"white\" stroke-width=\"2\" fill=\"none\"/>"
                 }
                 output += text(left + barWidth + 4, y + barHeight - 3, item.label, attributes: "fill=\"#333\"")
                 y += barHeight + barGap
@@ -325,17 +336,22 @@ func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [Obs
             y += groupGap
         }
         if let reference {
-            output += "<line x1=\"\(svgNumber(x(reference.value)))\" y1=\"\(svgNumber(top - 4))\" x2=\"\(svgNumber(x(reference.value)))\" y2=\"\(svgNumber(y - groupGap + 4))\" stroke=\"black\" stroke-dasharray=\"4 3\"/>\n"
+            output +=
+                "<line x1=\"\(svgNumber(x(reference.value)))\" y1=\"\(svgNumber(top - 4))\" x2=\"\(svgNumber(x(reference.value)))\" y2=\"\(svgNumber(y - groupGap + 4))\" stroke=\"black\" stroke-dasharray=\"4 3\"/>\n"
             output += text(x(reference.value), y + 6, reference.label, attributes: "text-anchor=\"middle\" fill=\"#333\"")
             y += 14
         }
         return output
     }
 
-    body += text(10, y + 14, "strata-bench: Strata vs the SQLite C API vs GRDB 7.10 vs SQLiteNIO 1.13" + (header.quick ? " (quick run)" : ""), attributes: "font-size=\"15\" font-weight=\"bold\"")
+    body += text(
+        10, y + 14, "strata-bench: Strata vs the SQLite C API vs GRDB 7.10 vs SQLiteNIO 1.13" + (header.quick ? " (quick run)" : ""),
+        attributes: "font-size=\"15\" font-weight=\"bold\"")
     y += 32
     let sqliteNIONote = header.sqliteNIO.map { " (sqlite-nio: its own SQLite \($0))" } ?? ""
-    body += text(10, y, "\(header.machine) · \(header.date) · commit \(header.commit) · SQLite \(header.sqlite)\(sqliteNIONote)", attributes: "fill=\"#555\"")
+    body += text(
+        10, y, "\(header.machine) · \(header.date) · commit \(header.commit) · SQLite \(header.sqlite)\(sqliteNIONote)",
+        attributes: "fill=\"#555\"")
     y += 15
     body += text(10, y, "load average (1, 5, 15 min) \(header.load)", attributes: "fill=\"#555\"")
     y += 22
@@ -356,7 +372,9 @@ func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [Obs
         groups[index].items.sort { (libraryOrder.firstIndex(of: $0.library) ?? 99) < (libraryOrder.firstIndex(of: $1.library) ?? 99) }
     }
     if !groups.isEmpty {
-        body += text(10, y + 4, "Median time relative to the raw SQLite C API (lower is faster; axis cut at 3x)", attributes: "font-size=\"13\" font-weight=\"bold\"")
+        body += text(
+            10, y + 4, "Median time relative to the raw SQLite C API (lower is faster; axis cut at 3x)",
+            attributes: "font-size=\"13\" font-weight=\"bold\"")
         y += 14
         body += legend(libraryOrder, at: y)
         y += 24
@@ -369,9 +387,13 @@ func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [Obs
     let overhead = observation.filter { $0.workload == "observation-write-overhead" && $0.library != "sqlite-c" }
     if !overhead.isEmpty {
         let writes = overhead[0].writes
-        body += text(10, y + 4, "Observation write overhead: \(writes) one-row commits while N observations watch other tables", attributes: "font-size=\"13\" font-weight=\"bold\"")
+        body += text(
+            10, y + 4, "Observation write overhead: \(writes) one-row commits while N observations watch other tables",
+            attributes: "font-size=\"13\" font-weight=\"bold\"")
         y += 18
-        body += text(10, y + 4, "median time relative to the same library with no observer (1.05 = the 5 % target; axis cut at 1.5x)", attributes: "fill=\"#555\"")
+        body += text(
+            10, y + 4, "median time relative to the same library with no observer (1.05 = the 5 % target; axis cut at 1.5x)",
+            attributes: "fill=\"#555\"")
         y += 12
         body += legend(["strata", "grdb"], at: y)
         y += 24
@@ -380,7 +402,8 @@ func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [Obs
             var items: [(library: String, value: Double, label: String)] = []
             for library in ["strata", "grdb"] {
                 guard let result = overhead.first(where: { $0.library == library && $0.parameter == count }),
-                      let zero = overhead.first(where: { $0.library == library && $0.parameter == 0 }), zero.median > 0 else { continue }
+                    let zero = overhead.first(where: { $0.library == library && $0.parameter == 0 }), zero.median > 0
+                else { continue }
                 let value = result.median / zero.median
                 items.append((library, value, String(format: "%.3fx (%@ per write)", value, formatSeconds(result.median / Double(writes)))))
             }
@@ -394,16 +417,31 @@ func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [Obs
     // Observation: latency and the fetch alone, in microseconds.
     let latency = observation.filter { $0.workload == "observation-latency" }
     if !latency.isEmpty {
-        body += text(10, y + 4, "Observation latency: return of a one-row write to the consumer receiving the new value", attributes: "font-size=\"13\" font-weight=\"bold\"")
+        body += text(
+            10, y + 4, "Observation latency: return of a one-row write to the consumer receiving the new value",
+            attributes: "font-size=\"13\" font-weight=\"bold\"")
         y += 18
-        body += text(10, y + 4, "median over \(latency[0].parameter) commits, in µs, next to the same fetch run alone in a read (lower is faster)", attributes: "fill=\"#555\"")
+        body += text(
+            10, y + 4, "median over \(latency[0].parameter) commits, in µs, next to the same fetch run alone in a read (lower is faster)",
+            attributes: "fill=\"#555\"")
         y += 12
         body += legend(["strata", "grdb"], at: y)
         y += 24
         var latencyGroups: [(key: String, items: [(library: String, value: Double, label: String)])] = []
-        latencyGroups.append(("latency", latency.map { ($0.library, $0.median * 1e6, String(format: "%.0f µs (%.1fx the fetch)", $0.median * 1e6, $0.median / $0.fetchMedian)) }))
-        latencyGroups.append(("from write call", latency.map { ($0.library, $0.fromWriteStartMedian * 1e6, String(format: "%.0f µs", $0.fromWriteStartMedian * 1e6)) }))
-        latencyGroups.append(("fetch alone", latency.map { ($0.library, $0.fetchMedian * 1e6, String(format: "%.0f µs", $0.fetchMedian * 1e6)) }))
+        latencyGroups.append(
+            (
+                "latency",
+                latency.map {
+                    ($0.library, $0.median * 1e6, String(format: "%.0f µs (%.1fx the fetch)", $0.median * 1e6, $0.median / $0.fetchMedian))
+                }
+            ))
+        latencyGroups.append(
+            (
+                "from write call",
+                latency.map { ($0.library, $0.fromWriteStartMedian * 1e6, String(format: "%.0f µs", $0.fromWriteStartMedian * 1e6)) }
+            ))
+        latencyGroups.append(
+            ("fetch alone", latency.map { ($0.library, $0.fetchMedian * 1e6, String(format: "%.0f µs", $0.fetchMedian * 1e6)) }))
         let maxValue = (latencyGroups.flatMap { $0.items.map(\.value) }.max() ?? 1) * 1.1
         body += bars(latencyGroups, maxValue: maxValue, reference: nil)
     }

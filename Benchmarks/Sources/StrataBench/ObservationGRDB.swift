@@ -38,10 +38,11 @@ final class GRDBObservationContender: WriteOverheadContender {
             let sql = ObservationSchema.observedSQL(index)
             let firstSeen = FirstFlag()
             let observation = ValueObservation.tracking { db in try Int.fetchOne(db, sql: sql) ?? 0 }
-            cancellables.append(observation.start(
-                in: pool, scheduling: .async(onQueue: queue),
-                onError: { ready.failed($0) },
-                onChange: { _ in if firstSeen.take() { ready.arrived() } }))
+            cancellables.append(
+                observation.start(
+                    in: pool, scheduling: .async(onQueue: queue),
+                    onError: { ready.failed($0) },
+                    onChange: { _ in if firstSeen.take() { ready.arrived() } }))
         }
         try ready.wait()
         // GRDB installs each observation's transaction observer with an asynchronous write

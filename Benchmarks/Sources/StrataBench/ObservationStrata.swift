@@ -36,20 +36,21 @@ final class StrataObservationContender: WriteOverheadContender {
         let pool: DatabasePool = self.pool
         for index in 0..<count {
             let sql = ObservationSchema.observedSQL(index)
-            consumers.append(Task.detached {
-                var first = true
-                do {
-                    for try await _ in observe(in: pool, { db in try Int.fetchOne(db, sql: sql) ?? 0 }) {
-                        if first {
-                            first = false
-                            ready.arrived()
+            consumers.append(
+                Task.detached {
+                    var first = true
+                    do {
+                        for try await _ in observe(in: pool, { db in try Int.fetchOne(db, sql: sql) ?? 0 }) {
+                            if first {
+                                first = false
+                                ready.arrived()
+                            }
                         }
+                    } catch is CancellationError {
+                    } catch {
+                        ready.failed(error)
                     }
-                } catch is CancellationError {
-                } catch {
-                    ready.failed(error)
-                }
-            })
+                })
         }
         try ready.wait()
         // The driver narrows its registration from the whole database to the fetch's region

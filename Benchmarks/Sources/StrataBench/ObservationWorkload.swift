@@ -104,7 +104,9 @@ final class LatencyProbe: @unchecked Sendable {
 
     /// Waits (untimed) for the consumer, then returns the seconds from the end and from the
     /// start of the write to receipt.
-    func wait(writeStart: ContinuousClock.Instant, writeEnd: ContinuousClock.Instant) throws -> (fromWriteEnd: Double, fromWriteStart: Double) {
+    func wait(
+        writeStart: ContinuousClock.Instant, writeEnd: ContinuousClock.Instant
+    ) throws -> (fromWriteEnd: Double, fromWriteStart: Double) {
         guard received.wait(timeout: .now() + 30) == .success else {
             throw BenchFailure("the observation did not deliver a committed value within 30 s")
         }
@@ -250,8 +252,10 @@ private func runWriteOverhead(_ options: Options, directory: String) throws -> [
         let measurement = ObservationMeasurement(
             workload: "observation-write-overhead", library: entry.contender.name, parameter: entry.observers,
             writes: writes, seconds: samples[index])
-        log(String(format: "  %-26@ %-7@ %5d observers  median %@", measurement.workload as NSString,
-                   measurement.library as NSString, entry.observers, formatSeconds(measurement.median) as NSString))
+        log(
+            String(
+                format: "  %-26@ %-7@ %5d observers  median %@", measurement.workload as NSString,
+                measurement.library as NSString, entry.observers, formatSeconds(measurement.median) as NSString))
         results.append(measurement)
     }
     // Sorted by library, then observers, for the table.
@@ -294,9 +298,11 @@ private func runLatency(_ options: Options, directory: String) throws -> [Observ
         let measurement = ObservationMeasurement(
             workload: "observation-latency", library: contender.name, parameter: commits, writes: 0,
             seconds: latencies[index], fetchSeconds: fetches[index], fromWriteStartSeconds: fromStarts[index])
-        log(String(format: "  %-26@ %-7@ latency median %@, fetch alone %@", measurement.workload as NSString,
-                   contender.name as NSString, formatSeconds(measurement.median) as NSString,
-                   formatSeconds(measurement.fetchMedian) as NSString))
+        log(
+            String(
+                format: "  %-26@ %-7@ latency median %@, fetch alone %@", measurement.workload as NSString,
+                contender.name as NSString, formatSeconds(measurement.median) as NSString,
+                formatSeconds(measurement.fetchMedian) as NSString))
         results.append(measurement)
     }
     return results
@@ -309,7 +315,8 @@ func renderObservationTables(_ results: [ObservationMeasurement]) -> String {
     let overhead = results.filter { $0.workload == "observation-write-overhead" }
     if !overhead.isEmpty {
         let writes = overhead.first!.writes
-        output.append("observation-write-overhead: \(writes) one-row write transactions on `target` while N observations watch other tables")
+        output.append(
+            "observation-write-overhead: \(writes) one-row write transactions on `target` while N observations watch other tables")
         output.append("")
         var rows: [[String]] = []
         for result in overhead {
@@ -326,15 +333,22 @@ func renderObservationTables(_ results: [ObservationMeasurement]) -> String {
                 grdb.map { String(format: "%.2fx", result.median / $0.median) } ?? "-",
             ])
         }
-        output.append(renderGrid(
-            headers: ["workload", "observers", "library", "median", "per write", "min", "max", "iter", "x N=0", "x sqlite-c", "x grdb"],
-            rows: rows, rightAligned: [1, 3, 4, 5, 6, 7, 8, 9, 10], groupBy: 2))
+        output.append(
+            renderGrid(
+                headers: [
+                    "workload", "observers", "library", "median", "per write", "min", "max", "iter", "x N=0", "x sqlite-c", "x grdb",
+                ],
+                rows: rows, rightAligned: [1, 3, 4, 5, 6, 7, 8, 9, 10], groupBy: 2))
     }
     let latency = results.filter { $0.workload == "observation-latency" }
     if !latency.isEmpty {
         if !output.isEmpty { output.append("") }
-        output.append("observation-latency: from the return of a one-row `write` to the consumer receiving the new value (async sequence), vs the same fetch alone in a `read`;")
-        output.append("\"from write call\" counts from the start of the `write` instead (GRDB runs the fetch's snapshot acquisition inside the write).")
+        output.append(
+            "observation-latency: from the return of a one-row `write` to the consumer receiving the new value (async sequence), vs the same fetch alone in a `read`;"
+        )
+        output.append(
+            "\"from write call\" counts from the start of the `write` instead (GRDB runs the fetch's snapshot acquisition inside the write)."
+        )
         output.append("")
         let grdb = latency.first { $0.library == "grdb" }
         let rows = latency.map { result in
@@ -346,9 +360,13 @@ func renderObservationTables(_ results: [ObservationMeasurement]) -> String {
                 grdb.map { String(format: "%.2fx", result.median / $0.median) } ?? "-",
             ]
         }
-        output.append(renderGrid(
-            headers: ["workload", "commits", "library", "latency median", "latency p90", "from write call", "fetch alone", "latency/fetch", "x grdb"],
-            rows: rows, rightAligned: [1, 3, 4, 5, 6, 7, 8], groupBy: nil))
+        output.append(
+            renderGrid(
+                headers: [
+                    "workload", "commits", "library", "latency median", "latency p90", "from write call", "fetch alone", "latency/fetch",
+                    "x grdb",
+                ],
+                rows: rows, rightAligned: [1, 3, 4, 5, 6, 7, 8], groupBy: nil))
     }
     return output.joined(separator: "\n")
 }

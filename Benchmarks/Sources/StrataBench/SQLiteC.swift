@@ -262,15 +262,16 @@ final class SQLiteCContender: Contender {
         let keyCount = rowCount
         let writer = self.writer!
         let control = WriterControl()
-        control.start({ key in
-            try writer.exec("BEGIN IMMEDIATE")
-            let s = try writer.statement(Schema.touchSQL)
-            sqlite3_bind_int64(s, 1, key)
-            let rc = sqlite3_step(s)
-            sqlite3_reset(s)
-            if rc != SQLITE_DONE { try writer.check(rc, "touch") }
-            try writer.exec("COMMIT")
-        }, keyCount: keyCount)
+        control.start(
+            { key in
+                try writer.exec("BEGIN IMMEDIATE")
+                let s = try writer.statement(Schema.touchSQL)
+                sqlite3_bind_int64(s, 1, key)
+                let rc = sqlite3_step(s)
+                sqlite3_reset(s)
+                if rc != SQLITE_DONE { try writer.check(rc, "touch") }
+                try writer.exec("COMMIT")
+            }, keyCount: keyCount)
         let counts = ResultSlots(count: tasks)
         runOnThreads(tasks) { index in
             let connection = connections[index]

@@ -103,8 +103,10 @@ final class SQLiteNIOContender: Contender {
                 // The settings every contender has. The busy timeout also replaces SQLiteNIO's
                 // default busy handler, which retries at once, forever: a spinning reader would
                 // take one of the two cores while it waits.
-                for pragma in ["PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL",
-                               "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 5000"] {
+                for pragma in [
+                    "PRAGMA journal_mode = WAL", "PRAGMA synchronous = NORMAL",
+                    "PRAGMA foreign_keys = ON", "PRAGMA busy_timeout = 5000",
+                ] {
                     _ = try await connection.query(pragma)
                 }
             } catch {
@@ -222,9 +224,10 @@ final class SQLiteNIOContender: Contender {
         let connections = try (0..<tasks).map { try reader($0) }
         let control = WriterControl()
         // Autocommit: the UPDATE alone is the one-row transaction the other writers commit.
-        control.start({ key in
-            try blockingAwait { _ = try await writer.query(Schema.touchSQL, [.integer(SQLiteInt64(key))]) }
-        }, keyCount: rowCount)
+        control.start(
+            { key in
+                try blockingAwait { _ = try await writer.query(Schema.touchSQL, [.integer(SQLiteInt64(key))]) }
+            }, keyCount: rowCount)
         let result = Result {
             try blockingAwait {
                 try await withThrowingTaskGroup(of: Int.self) { group in

@@ -25,9 +25,10 @@ enum StrataPool {
         countRows: @escaping @Sendable (Database) throws -> Int
     ) throws -> Int {
         let control = WriterControl()
-        control.start({ key in
-            try pool.write { db in try db.execute(sql: Schema.touchSQL, arguments: [key]) }
-        }, keyCount: rowCount)
+        control.start(
+            { key in
+                try pool.write { db in try db.execute(sql: Schema.touchSQL, arguments: [key]) }
+            }, keyCount: rowCount)
         let result = Result {
             try blockingAwait {
                 try await withThrowingTaskGroup(of: Int.self) { group in

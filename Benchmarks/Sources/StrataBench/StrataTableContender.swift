@@ -24,8 +24,9 @@ struct TItem {
 
 extension TItem {
     init(_ row: SourceRow) {
-        self.init(id: row.id, i1: row.i1, i2: row.i2, i3: row.i3, d1: row.d1, d2: row.d2,
-                  t1: row.t1, t2: row.t2, t3: row.t3, b1: row.b1)
+        self.init(
+            id: row.id, i1: row.i1, i2: row.i2, i3: row.i3, d1: row.d1, d2: row.d2,
+            t1: row.t1, t2: row.t2, t3: row.t3, b1: row.b1)
     }
 
     var checksum: Int { StrataBench.checksum(id: id, i1: i1, d1: d1, t1: t1, t3: t3, b1: b1) }

@@ -72,9 +72,11 @@ struct SyncMemoryWorkload {
                 for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
             }
             func megabytes(_ bytes: Int) -> String { String(format: "%7.1f MB", Double(bytes) / 1_048_576) }
-            print(String(format: "  %9d rows   upload +%@ (peak %@, %6.1f s)   apply +%@ (peak %@, %6.1f s)",
-                         rows, megabytes(uploadGrowth) as NSString, megabytes(uploadPeak) as NSString, uploadTime,
-                         megabytes(applyGrowth) as NSString, megabytes(applyPeak) as NSString, applyTime))
+            print(
+                String(
+                    format: "  %9d rows   upload +%@ (peak %@, %6.1f s)   apply +%@ (peak %@, %6.1f s)",
+                    rows, megabytes(uploadGrowth) as NSString, megabytes(uploadPeak) as NSString, uploadTime,
+                    megabytes(applyGrowth) as NSString, megabytes(applyPeak) as NSString, applyTime))
         }
     }
 

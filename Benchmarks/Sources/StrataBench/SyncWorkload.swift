@@ -69,7 +69,8 @@ struct SyncWorkload {
             func insert(_ ids: [String], into table: String) throws {
                 try pool.write { db in
                     for (index, id) in ids.enumerated() {
-                        try db.execute(sql: "INSERT INTO \(table) (id, name, score) VALUES (?, ?, ?)", arguments: [id, "name \(index)", index])
+                        try db.execute(
+                            sql: "INSERT INTO \(table) (id, name, score) VALUES (?, ?, ?)", arguments: [id, "name \(index)", index])
                     }
                 }
             }
@@ -79,7 +80,8 @@ struct SyncWorkload {
                 let roundIDs = ids.map { "\($0)-\(round)" }
                 times["plain", default: []].append(seconds(try clock.measure { try insert(roundIDs, into: "plain") }))
                 times["capture", default: []].append(seconds(try clock.measure { try insert(roundIDs, into: "synced") }))
-                times["c", default: []].append(seconds(try clock.measure { try Self.insertWithC(path: path, ids: roundIDs, table: "c_plain_\(round)") }))
+                times["c", default: []].append(
+                    seconds(try clock.measure { try Self.insertWithC(path: path, ids: roundIDs, table: "c_plain_\(round)") }))
             }
             pool.close()
             if captureOnly { continue }
@@ -124,7 +126,10 @@ struct SyncWorkload {
         let plain = median("plain")
         func line(_ label: String, _ name: String) {
             let value = median(name)
-            print(String(format: "  %-44@ %9.2f ms   %5.2fx plain   %5.2fx sqlite-c", label as NSString, value * 1000, value / plain, value / median("c")))
+            print(
+                String(
+                    format: "  %-44@ %9.2f ms   %5.2fx plain   %5.2fx sqlite-c", label as NSString, value * 1000, value / plain,
+                    value / median("c")))
         }
         line("sqlite-c insert (unsynced table)", "c")
         line("strata insert (unsynced table)", "plain")
@@ -141,7 +146,9 @@ struct SyncWorkload {
             throw BenchFailure("sqlite3_open_v2 failed for \(path)")
         }
         defer { sqlite3_close_v2(handle) }
-        sqlite3_exec(handle, "CREATE TABLE \(table) (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, score INTEGER NOT NULL); BEGIN", nil, nil, nil)
+        sqlite3_exec(
+            handle, "CREATE TABLE \(table) (id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, score INTEGER NOT NULL); BEGIN", nil, nil, nil
+        )
         var statement: OpaquePointer?
         sqlite3_prepare_v2(handle, "INSERT INTO \(table) (id, name, score) VALUES (?, ?, ?)", -1, &statement, nil)
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)

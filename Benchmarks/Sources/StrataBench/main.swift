@@ -52,8 +52,10 @@ let machine = machineDescription()
 let commit = gitCommit()
 let runDate = isoDate()
 let loadAtStart = loadAverage()
-let rowWorkloadNames = ["fetch-structs", "insert", "fetch-by-key", "update-by-key", "delete-by-key",
-                        "concurrent-reads-1", "concurrent-reads-2", "concurrent-reads-4"]
+let rowWorkloadNames = [
+    "fetch-structs", "insert", "fetch-by-key", "update-by-key", "delete-by-key",
+    "concurrent-reads-1", "concurrent-reads-2", "concurrent-reads-4",
+]
 let runsRowWorkloads = rowWorkloadNames.contains { options.runs(workload: $0) }
 
 let directory: String
@@ -72,7 +74,9 @@ log("strata-bench: \(machine), commit \(commit), SQLite \(sqliteVersion()), \(ru
 /// sqlite-nio runs on the SQLite it bundles, not on the system's that the others share.
 let sqliteNIO = contenders.contains { $0.name == "sqlite-nio" } ? sqliteNIOVersion() : nil
 let otherSQLite = sqliteNIO.map { " (sqlite-nio: its own SQLite \($0))" } ?? ""
-log("libraries: \(contenders.map(\.name).joined(separator: ", "))\(otherSQLite); sizes: \(sizes.map(formatSize).joined(separator: ", ")); files in \(directory)")
+log(
+    "libraries: \(contenders.map(\.name).joined(separator: ", "))\(otherSQLite); sizes: \(sizes.map(formatSize).joined(separator: ", ")); files in \(directory)"
+)
 
 // The same rows for everyone: generated once, written once with the C API to a seed table,
 // then each library gets its own copy of that file.
@@ -127,11 +131,12 @@ var workloads: [Workload] = [
             try contender.resetItems(count: size)
             // Every row changes: the key stays, the other columns get another row's values.
             let keys = Dataset.shuffledKeys(count: size).prefixArray(keyedCap)
-            contender.load(keys.enumerated().map { offset, key in
-                var row = sourceRows[(offset + 1) % size]
-                row.id = key
-                return row
-            })
+            contender.load(
+                keys.enumerated().map { offset, key in
+                    var row = sourceRows[(offset + 1) % size]
+                    row.id = key
+                    return row
+                })
         },
         setUp: noSetUp,
         run: { contender, _ in try contender.updateByKey() }),
@@ -142,11 +147,12 @@ var workloads: [Workload] = [
         run: { contender, size in try contender.deleteByKey(Dataset.shuffledKeys(count: size).prefixArray(keyedCap)) }),
 ]
 for tasks in [1, 2, 4] {
-    workloads.append(Workload(
-        name: "concurrent-reads-\(tasks)", accepts: { $0 <= concurrentCap },
-        prepare: { contender, size in try contender.resetItems(count: size) },
-        setUp: noSetUp,
-        run: { contender, size in try contender.concurrentReads(tasks: tasks, readsPerTask: readsPerTask, rowCount: size) }))
+    workloads.append(
+        Workload(
+            name: "concurrent-reads-\(tasks)", accepts: { $0 <= concurrentCap },
+            prepare: { contender, size in try contender.resetItems(count: size) },
+            setUp: noSetUp,
+            run: { contender, size in try contender.concurrentReads(tasks: tasks, readsPerTask: readsPerTask, rowCount: size) }))
 }
 
 extension Array {
@@ -175,8 +181,10 @@ for workload in workloads where options.runs(workload: workload.name) {
             let measurement = Measurement(workload: workload.name, size: size, library: contender.name, seconds: seconds, check: check)
             results.append(measurement)
             checks.append((contender.name, check))
-            log(String(format: "  %-18@ %8@  %-13@ median %@", workload.name as NSString, formatSize(size) as NSString,
-                       contender.name as NSString, formatSeconds(measurement.median) as NSString))
+            log(
+                String(
+                    format: "  %-18@ %8@  %-13@ median %@", workload.name as NSString, formatSize(size) as NSString,
+                    contender.name as NSString, formatSeconds(measurement.median) as NSString))
             contender.load([])
         }
         if Set(checks.map(\.1)).count > 1 {
@@ -211,8 +219,9 @@ if !observationResults.isEmpty {
     print("")
     print(renderObservationTables(observationResults))
 }
-let header = ReportHeader(machine: machine, commit: commit, date: runDate, sqlite: sqliteVersion(), sqliteNIO: sqliteNIO,
-                          load: "\(loadAtStart) at start, \(loadAtEnd) at end", quick: options.quick)
+let header = ReportHeader(
+    machine: machine, commit: commit, date: runDate, sqlite: sqliteVersion(), sqliteNIO: sqliteNIO,
+    load: "\(loadAtStart) at start, \(loadAtEnd) at end", quick: options.quick)
 
 if let path = options.jsonPath {
     try renderJSON(header, results: results, observation: observationResults).write(toFile: path, atomically: true, encoding: .utf8)

@@ -26,7 +26,8 @@ struct CloudBench {
         var logger = Logger(label: "strata.cloud.bench")
         logger.logLevel = .error
         let name = "strata_bench_\(UInt32.random(in: 0...UInt32.max))"
-        let admin = PostgresClient(configuration: configuration(serverURL, database: String(serverURL.path.dropFirst())), backgroundLogger: logger)
+        let admin = PostgresClient(
+            configuration: configuration(serverURL, database: String(serverURL.path.dropFirst())), backgroundLogger: logger)
         let adminRun = Task { await admin.run() }
         try await admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
         adminRun.cancel()

@@ -9,7 +9,8 @@ enum ConcurrentDevices {
         for (index, device) in all.enumerated() {
             try await device.database.write { db in
                 for row in 0..<rowsPerDevice {
-                    try db.execute(sql: "INSERT INTO items (id, title, score) VALUES (?, ?, ?)", arguments: ["d\(index)-\(row)", "Row \(row)", row])
+                    try db.execute(
+                        sql: "INSERT INTO items (id, title, score) VALUES (?, ?, ?)", arguments: ["d\(index)-\(row)", "Row \(row)", row])
                 }
             }
         }
@@ -23,6 +24,9 @@ enum ConcurrentDevices {
             }
         }
         let total = devices * rowsPerDevice
-        print(String(format: "%d devices sending %d records each at once: %.2f s, %.0f records/s", devices, rowsPerDevice, seconds(elapsed), Double(total) / seconds(elapsed)))
+        print(
+            String(
+                format: "%d devices sending %d records each at once: %.2f s, %.0f records/s", devices, rowsPerDevice, seconds(elapsed),
+                Double(total) / seconds(elapsed)))
     }
 }

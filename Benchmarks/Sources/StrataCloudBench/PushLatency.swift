@@ -35,7 +35,8 @@ enum PushLatency {
         latencies.sort()
         let median = latencies[latencies.count / 2]
         let p99 = latencies[min(latencies.count - 1, Int(Double(latencies.count) * 0.99))]
-        print(String(format: "push latency, commit on A to row visible on B, %d samples: median %.1f ms, p99 %.1f ms", samples, median, p99))
+        print(
+            String(format: "push latency, commit on A to row visible on B, %d samples: median %.1f ms, p99 %.1f ms", samples, median, p99))
     }
 }
 

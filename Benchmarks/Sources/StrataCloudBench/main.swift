@@ -7,7 +7,7 @@ import Foundation
 
 setvbuf(stdout, nil, _IOLBF, 0)
 guard let text = CommandLine.arguments.dropFirst().first ?? ProcessInfo.processInfo.environment["STRATA_TEST_POSTGRES"],
-      let serverURL = URL(string: text)
+    let serverURL = URL(string: text)
 else {
     FileHandle.standardError.write(Data("usage: strata-cloud-bench postgres://user@host:port/database\n".utf8))
     exit(2)

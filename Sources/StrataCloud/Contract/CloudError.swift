@@ -56,7 +56,8 @@ public enum CloudError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The code and what it concerns.
     public var description: String {
         switch self {
-        case .serverRecordChanged(let record): "serverRecordChanged: \(record.id) has change tag \(record.changeTag ?? "none") on the server"
+        case .serverRecordChanged(let record):
+            "serverRecordChanged: \(record.id) has change tag \(record.changeTag ?? "none") on the server"
         case .zoneNotFound(let zone): "zoneNotFound: \(zone)"
         case .unknownItem(let id): "unknownItem: \(id)"
         case .assetNotFound(let hash): "assetNotFound: \(hash)"

@@ -32,16 +32,18 @@ package enum CloudModifyRules {
                 break
             }
             if failures[record.id] == nil, let parent = record.parent {
-                let parentStays = parent.zone == zone && !deleted.contains(parent.name)
+                let parentStays =
+                    parent.zone == zone && !deleted.contains(parent.name)
                     && (existing[parent.name] != nil || saved[parent.name] != nil)
                 if !parentStays { failures[record.id] = .referenceViolation(record.id) }
             }
         }
         for id in deletes {
-            let childStays = children.contains { child in
-                child.parent == id.name && !deleted.contains(child.name)
-                    && (saved[child.name].map { $0.parent?.name == id.name } ?? true)
-            } || saves.contains { $0.parent == id }
+            let childStays =
+                children.contains { child in
+                    child.parent == id.name && !deleted.contains(child.name)
+                        && (saved[child.name].map { $0.parent?.name == id.name } ?? true)
+                } || saves.contains { $0.parent == id }
             if childStays { failures[id] = .referenceViolation(id) }
         }
         return failures

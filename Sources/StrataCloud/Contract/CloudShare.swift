@@ -102,7 +102,7 @@ public struct CloudShare: Sendable, Hashable, Codable {
         let parts = url.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
             .map { $0.removingPercentEncoding }
         guard parts.count == 3, let owner = parts[0], let zone = parts[1], let name = parts[2],
-              !owner.isEmpty, !zone.isEmpty, !name.isEmpty
+            !owner.isEmpty, !zone.isEmpty, !name.isEmpty
         else { return nil }
         return CloudRecordID(name: name, zone: CloudZoneID(name: zone, owner: owner))
     }

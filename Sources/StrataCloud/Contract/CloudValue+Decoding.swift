@@ -19,9 +19,11 @@ extension CloudValue {
         let container = try decoder.container(keyedBy: AnyKey.self)
         let keys = container.allKeys
         guard keys.count == 1, let key = keys.first else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: container.codingPath,
-                debugDescription: "a value has exactly one of null, integer, real, text, bytes, asset; found \(keys.map(\.stringValue).sorted())"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: container.codingPath,
+                    debugDescription:
+                        "a value has exactly one of null, integer, real, text, bytes, asset; found \(keys.map(\.stringValue).sorted())"))
         }
         switch key.stringValue {
         case "null":
@@ -34,9 +36,10 @@ extension CloudValue {
         case "bytes": self = .bytes(try Self.payload(Data.self, of: key, in: container))
         case "asset": self = .asset(try Self.payload(CloudAssetReference.self, of: key, in: container))
         default:
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: container.codingPath + [key],
-                debugDescription: "\"\(key.stringValue)\" is not a value's case (null, integer, real, text, bytes, asset)"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: container.codingPath + [key],
+                    debugDescription: "\"\(key.stringValue)\" is not a value's case (null, integer, real, text, bytes, asset)"))
         }
     }
 
@@ -49,8 +52,9 @@ extension CloudValue {
     }
 
     private static func unexpectedKeys(in payload: KeyedDecodingContainer<AnyKey>, expected: [String]) -> DecodingError {
-        DecodingError.dataCorrupted(.init(
-            codingPath: payload.codingPath,
-            debugDescription: "expected the keys \(expected), found \(payload.allKeys.map(\.stringValue).sorted())"))
+        DecodingError.dataCorrupted(
+            .init(
+                codingPath: payload.codingPath,
+                debugDescription: "expected the keys \(expected), found \(payload.allKeys.map(\.stringValue).sorted())"))
     }
 }

@@ -29,15 +29,15 @@ public struct HybridTimestamp: Hashable, Comparable, Sendable, Codable, CustomSt
         // modifier is one Character that is not "@", and a node may start with either.
         let bytes = text.utf8
         guard let at = bytes.firstIndex(of: UInt8(ascii: "@")),
-              let dot = bytes[..<at].firstIndex(of: UInt8(ascii: "."))
+            let dot = bytes[..<at].firstIndex(of: UInt8(ascii: "."))
         else { return nil }
         var millisecondsDigits = bytes[..<dot]
         let negative = millisecondsDigits.first == UInt8(ascii: "-")
         if negative { millisecondsDigits = millisecondsDigits.dropFirst() }
         let counterDigits = bytes[bytes.index(after: dot)..<at]
         guard let magnitude = Self.number(millisecondsDigits, maximumDigits: 18),
-              let counter = Self.number(counterDigits, maximumDigits: 9),
-              bytes.index(after: at) != bytes.endIndex
+            let counter = Self.number(counterDigits, maximumDigits: 9),
+            bytes.index(after: at) != bytes.endIndex
         else { return nil }
         // Cut just after an ASCII byte, so the rest is whole UTF-8.
         let node = String(decoding: bytes[bytes.index(after: at)...], as: UTF8.self)
@@ -101,7 +101,8 @@ public struct HybridTimestamp: Hashable, Comparable, Sendable, Codable, CustomSt
         let text = try container.decode(String.self)
         guard text.unicodeScalars.count <= Self.maximumTextLength else {
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "a hybrid timestamp of \(text.unicodeScalars.count) characters; at most \(Self.maximumTextLength)")
+                in: container,
+                debugDescription: "a hybrid timestamp of \(text.unicodeScalars.count) characters; at most \(Self.maximumTextLength)")
         }
         guard let timestamp = HybridTimestamp(text) else {
             throw DecodingError.dataCorruptedError(

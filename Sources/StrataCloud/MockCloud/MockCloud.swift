@@ -128,10 +128,12 @@ public final class MockCloud: Sendable {
         _ operation: Operation, user: String, from container: MockCloudContainer.ID? = nil,
         _ body: (inout MockCloudState) throws -> T
     ) throws -> T {
-        if operation == .modifyRecords, let action = state.withLock({ state in
-            defer { state.beforeNextModify = nil }
-            return state.beforeNextModify
-        }) {
+        if operation == .modifyRecords,
+            let action = state.withLock({ state in
+                defer { state.beforeNextModify = nil }
+                return state.beforeNextModify
+            })
+        {
             action()
         }
         let (result, hints) = try state.withLock { state -> (T, [AsyncStream<Void>.Continuation]) in

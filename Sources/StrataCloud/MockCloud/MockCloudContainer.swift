@@ -55,7 +55,8 @@ public final class MockCloudContainer: CloudContainer {
         let user = self.user
         return try cloud.serve(.acceptShare, user: user, from: id) { state in
             guard let root = CloudShare.rootRecordID(fromURL: url), var stored = state.shares[root], root.zone.owner != user else {
-                throw CloudError.unknownItem(CloudShare.rootRecordID(fromURL: url) ?? CloudRecordID(name: url, zone: CloudZoneID(name: "", owner: "")))
+                throw CloudError.unknownItem(
+                    CloudShare.rootRecordID(fromURL: url) ?? CloudRecordID(name: url, zone: CloudZoneID(name: "", owner: "")))
             }
             if let index = stored.share.participants.firstIndex(where: { $0.user == user }) {
                 // Listed: invited, or left and coming back. The owner removes a participant by

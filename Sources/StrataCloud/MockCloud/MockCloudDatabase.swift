@@ -39,9 +39,10 @@ struct MockCloudDatabase: CloudDatabase {
             var results: [CloudRecordID: Result<CloudRecord, CloudError>] = [:]
             for id in ids {
                 let zone = state.zones[id.zone]
-                let visible = state.permission(of: user, for: id.name, in: id.zone, scope: scope) {
-                    zone?.records[$0]?.record.parent
-                } > .none
+                let visible =
+                    state.permission(of: user, for: id.name, in: id.zone, scope: scope) {
+                        zone?.records[$0]?.record.parent
+                    } > .none
                 if !state.canAccess(id.zone, user: user, scope: scope) {
                     results[id] = .failure(.permissionFailure(id))
                 } else if zone?.records[id.name] != nil && !visible {
@@ -153,7 +154,8 @@ struct MockCloudDatabase: CloudDatabase {
         let audiences = deletes.map { id in state.audience(of: state.sharedRoot(of: id.name, in: zoneID, parentOf: parentBefore)) }
         for (id, audience) in zip(deletes, audiences) {
             guard let removed = zone.records.removeValue(forKey: id.name) else { continue }
-            zone.tombstones[id.name] = MockCloudState.Tombstone(type: removed.record.type, sequence: state.nextSequence(), audience: audience)
+            zone.tombstones[id.name] = MockCloudState.Tombstone(
+                type: removed.record.type, sequence: state.nextSequence(), audience: audience)
             zone.departures[id.name] = nil
         }
         // Deleting a shared root ends its share, for everyone.
@@ -183,7 +185,8 @@ struct MockCloudDatabase: CloudDatabase {
             }
             zone.lastChange = state.sequence
             state.zones[zoneID] = zone
-            state.recordDepartures(under: name, in: zoneID, audience: state.audience(of: rootBefore).subtracting(state.audience(of: rootAfter)))
+            state.recordDepartures(
+                under: name, in: zoneID, audience: state.audience(of: rootBefore).subtracting(state.audience(of: rootAfter)))
             zone = state.zones[zoneID] ?? zone
         }
         zone.lastChange = state.sequence
@@ -195,8 +198,10 @@ struct MockCloudDatabase: CloudDatabase {
         return try cloud.serve(.fetchDatabaseChanges, user: user) { state in
             let start = try Self.position(of: token, prefix: "d")
             let gained = Set(state.shares.values.filter { ($0.accessChanged[user] ?? 0) > start }.map(\.share.rootRecordID.zone))
-            let changed = state.zones.filter { ($0.value.lastChange > start || gained.contains($0.key)) && state.canAccess($0.key, user: user, scope: scope) }
-                .map(\.key).sorted { $0.description < $1.description }
+            let changed = state.zones.filter {
+                ($0.value.lastChange > start || gained.contains($0.key)) && state.canAccess($0.key, user: user, scope: scope)
+            }
+            .map(\.key).sorted { $0.description < $1.description }
             let deleted: [CloudZoneID]
             switch scope {
             case .private:
@@ -222,12 +227,16 @@ struct MockCloudDatabase: CloudDatabase {
             let records = zone.records
             let snapshot = state
             let visible: (String) -> Bool = { name in
-                scope == .private || snapshot.permission(of: user, for: name, in: zoneID, scope: scope) { records[$0]?.record.parent } > .none
+                scope == .private
+                    || snapshot.permission(of: user, for: name, in: zoneID, scope: scope) { records[$0]?.record.parent } > .none
             }
             // A participant who gained access after the token was issued sees the whole share
             // again: the token carries the access it was issued under.
-            let access = scope == .private ? 0 : snapshot.shares.values.filter { $0.share.rootRecordID.zone == zoneID }
-                .map { $0.accessChanged[user] ?? 0 }.max() ?? 0
+            let access =
+                scope == .private
+                ? 0
+                : snapshot.shares.values.filter { $0.share.rootRecordID.zone == zoneID }
+                    .map { $0.accessChanged[user] ?? 0 }.max() ?? 0
             let since = tokenAccess < access ? 0 : start
             var changes: [(Int64, Change)] = zone.records.values.filter { $0.sequence > since && visible($0.record.id.name) }
                 .map { ($0.sequence, .saved($0.record)) }
@@ -250,7 +259,8 @@ struct MockCloudDatabase: CloudDatabase {
             let page = changes.prefix(max(1, limit))
             let moreComing = changes.count > page.count
             let end = moreComing ? (page.last?.0 ?? start) : max(start, zone.lastChange, zone.horizon)
-            var result = CloudZoneChanges(changed: [], deleted: [], token: CloudChangeToken(access == 0 ? "z:\(end)" : "z:\(end):\(access)"), moreComing: moreComing)
+            var result = CloudZoneChanges(
+                changed: [], deleted: [], token: CloudChangeToken(access == 0 ? "z:\(end)" : "z:\(end):\(access)"), moreComing: moreComing)
             for (_, change) in page {
                 switch change {
                 case .saved(let record): result.changed.append(record)
@@ -271,7 +281,8 @@ struct MockCloudDatabase: CloudDatabase {
             let before = Set(stored.share.participants.filter { stored.share.permission(of: $0.user) > .none }.map(\.user))
             var saved = share
             // The owner stays the owner; everyone else keeps the acceptance the cloud knows.
-            saved.participants = [CloudShare.Participant(user: user, role: .owner, permission: .readWrite, acceptance: .accepted)]
+            saved.participants =
+                [CloudShare.Participant(user: user, role: .owner, permission: .readWrite, acceptance: .accepted)]
                 + share.participants.filter { $0.user != user }.map { participant in
                     var participant = participant
                     participant.role = participant.role == .owner ? .privateUser : participant.role
@@ -297,7 +308,7 @@ struct MockCloudDatabase: CloudDatabase {
         let (user, scope) = (user, scope)
         return try cloud.serve(.fetchShare, user: user) { state in
             guard let stored = state.shares[root], state.canAccess(root.zone, user: user, scope: scope),
-                  stored.share.permission(of: user) > .none
+                stored.share.permission(of: user) > .none
             else { throw CloudError.unknownItem(root) }
             return stored.share.seen(by: user)
         }

@@ -169,8 +169,9 @@ struct MockCloudState {
     /// Records, for every participant who can no longer see any share of `zone`, that they
     /// lost it; call after changing or removing shares of the zone.
     mutating func recordRevocations(in zone: CloudZoneID, formerParticipants: Set<String>) {
-        let stillShared = Set(shares.values.filter { $0.share.rootRecordID.zone == zone }
-            .flatMap { share in share.share.participants.map(\.user).filter { share.share.permission(of: $0) > .none } })
+        let stillShared = Set(
+            shares.values.filter { $0.share.rootRecordID.zone == zone }
+                .flatMap { share in share.share.participants.map(\.user).filter { share.share.permission(of: $0) > .none } })
         for user in formerParticipants.subtracting(stillShared) where user != zone.owner {
             revokedZones[user, default: [:]][zone] = nextSequence()
         }

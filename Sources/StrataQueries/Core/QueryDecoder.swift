@@ -28,7 +28,9 @@ public struct QueryDecoder {
     /// Reads the next column through a representation (`@Column(as:)`): its stored form, then
     /// the Swift value it stands for.
     @inlinable @inline(__always)
-    public mutating func decode<Representation: QueryRepresentable>(as representation: Representation.Type) throws -> Representation.QueryOutput {
+    public mutating func decode<Representation: QueryRepresentable>(
+        as representation: Representation.Type
+    ) throws -> Representation.QueryOutput {
         try decode(Representation.self).queryOutput
     }
 

@@ -13,15 +13,25 @@ extension Float: QueryNumeric {}
 extension Optional: QueryNumeric where Wrapped: QueryNumeric {}
 
 /// `lhs + rhs`.
-public func + <Value: QueryNumeric>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Value> { binary(lhs, "+", rhs) }
+public func + <Value: QueryNumeric>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Value> {
+    binary(lhs, "+", rhs)
+}
 /// `lhs - rhs`.
-public func - <Value: QueryNumeric>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Value> { binary(lhs, "-", rhs) }
+public func - <Value: QueryNumeric>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Value> {
+    binary(lhs, "-", rhs)
+}
 /// `lhs * rhs`.
-public func * <Value: QueryNumeric>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Value> { binary(lhs, "*", rhs) }
+public func * <Value: QueryNumeric>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Value> {
+    binary(lhs, "*", rhs)
+}
 /// `lhs / rhs` (integer division for integers, as in SQLite).
-public func / <Value: QueryNumeric>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Value> { binary(lhs, "/", rhs) }
+public func / <Value: QueryNumeric>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Value> {
+    binary(lhs, "/", rhs)
+}
 /// `lhs % rhs`.
-public func % <Value: QueryNumeric>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Value> { binary(lhs, "%", rhs) }
+public func % <Value: QueryNumeric>(lhs: some QueryExpression<Value>, rhs: some QueryExpression<Value>) -> SQLQueryExpression<Value> {
+    binary(lhs, "%", rhs)
+}
 /// `-expression`.
 public prefix func - <Value: QueryNumeric>(expression: some QueryExpression<Value>) -> SQLQueryExpression<Value> {
     SQLQueryExpression("(-" + expression.queryFragment + ")")

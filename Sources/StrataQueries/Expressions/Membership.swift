@@ -15,7 +15,8 @@ extension QueryExpression {
     }
 
     /// `expression BETWEEN lower AND upper`.
-    public func between(_ lower: some QueryExpression<QueryValue>, and upper: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool> {
+    public func between(_ lower: some QueryExpression<QueryValue>, and upper: some QueryExpression<QueryValue>) -> SQLQueryExpression<Bool>
+    {
         SQLQueryExpression("(" + queryFragment + " BETWEEN " + lower.queryFragment + " AND " + upper.queryFragment + ")")
     }
 }

@@ -40,7 +40,8 @@ extension QueryExpression where QueryValue: OptionalProtocol {
 
 extension QueryExpression {
     /// `coalesce(expression, other, …)`.
-    public func coalesce<Other: QueryExpression>(_ others: Other...) -> SQLQueryExpression<QueryValue> where Other.QueryValue == QueryValue {
+    public func coalesce<Other: QueryExpression>(_ others: Other...) -> SQLQueryExpression<QueryValue>
+    where Other.QueryValue == QueryValue {
         SQLQueryExpression("coalesce(" + ([queryFragment] + others.map { $0.queryFragment }).joined(separator: ", ") + ")")
     }
 }

@@ -29,9 +29,10 @@ public struct TemporaryView<View: Table>: QueryStatement {
 
     public var statementFragment: QueryFragment {
         let columns = View.selectedColumnNames.map(\.quotedIdentifier).joined(separator: ", ")
-        return QueryFragment(verbatim:
-            "CREATE TEMPORARY VIEW " + (ifNotExists ? "IF NOT EXISTS " : "") + View.tableName.quotedIdentifier
-            + " (" + columns + ") AS " + select.inlinedSQL)
+        return QueryFragment(
+            verbatim:
+                "CREATE TEMPORARY VIEW " + (ifNotExists ? "IF NOT EXISTS " : "") + View.tableName.quotedIdentifier
+                + " (" + columns + ") AS " + select.inlinedSQL)
     }
 
     public func checkedStatementFragment() throws -> QueryFragment {

@@ -15,6 +15,7 @@ public struct ExcludedColumns<Root: Table>: Sendable {
     public subscript<Value>(
         dynamicMember keyPath: KeyPath<Root.TableColumns, TableColumn<Root, Value>>
     ) -> SQLQueryExpression<Value> {
-        SQLQueryExpression(QueryFragment(verbatim: "excluded".quotedIdentifier + "." + Root.columns[keyPath: keyPath].name.quotedIdentifier))
+        SQLQueryExpression(
+            QueryFragment(verbatim: "excluded".quotedIdentifier + "." + Root.columns[keyPath: keyPath].name.quotedIdentifier))
     }
 }

@@ -17,7 +17,8 @@ extension Insert {
     func batches(limit: Int) throws -> [Self] {
         if let failure { throw failure }
         guard case .values(let rows) = source, rows.count > 1 else { return [self] }
-        let reserved = conflictClauses.reduce(0) { $0 + $1.bindings.count }
+        let reserved =
+            conflictClauses.reduce(0) { $0 + $1.bindings.count }
             + returning.reduce(0) { $0 + $1.bindings.count }
         return bindingBatches(of: rows, limit: limit, reserved: reserved) { row in
             row.reduce(0) { $0 + $1.bindings.count }

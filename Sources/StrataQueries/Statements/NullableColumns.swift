@@ -26,7 +26,9 @@ public struct NullableColumns<Base: Table>: QueryExpression {
 
     /// A computed expression of the table's columns (`var isShared: some QueryExpression<Bool>`),
     /// made optional.
-    public subscript<Expression: QueryExpression>(dynamicMember keyPath: KeyPath<Base.TableColumns, Expression>) -> SQLQueryExpression<Expression.QueryValue?> {
+    public subscript<Expression: QueryExpression>(dynamicMember keyPath: KeyPath<Base.TableColumns, Expression>) -> SQLQueryExpression<
+        Expression.QueryValue?
+    > {
         SQLQueryExpression(Base.columns[keyPath: keyPath].queryFragment)
     }
 }

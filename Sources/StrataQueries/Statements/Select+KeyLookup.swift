@@ -6,7 +6,7 @@ extension Select {
     @inlinable
     var bareKeyLookup: DatabaseValue? {
         guard let primaryKeyLookup, chosenSelection == nil, otherWheres.isEmpty, !isDistinct, joins.isEmpty,
-              groups.isEmpty, havings.isEmpty, orders.isEmpty, limit == nil, offset == nil
+            groups.isEmpty, havings.isEmpty, orders.isEmpty, limit == nil, offset == nil
         else { return nil }
         return primaryKeyLookup.key
     }

@@ -153,7 +153,8 @@ extension PrimaryKeyedTable {
             }
             return Update(resolution: resolution, updates: updates, wheres: [condition])
         } catch {
-            return Update(resolution: resolution, updates: Updates(), wheres: [unencodableRecordCondition(Self.self, error)], failure: error)
+            return Update(
+                resolution: resolution, updates: Updates(), wheres: [unencodableRecordCondition(Self.self, error)], failure: error)
         }
     }
 }

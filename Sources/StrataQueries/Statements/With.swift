@@ -45,9 +45,10 @@ public struct With<Query: QueryStatement>: QueryStatement {
     private static func definition<Expression: QueryStatement>(of expression: Expression) throws -> QueryFragment
     where Expression.QueryValue: Table {
         let table = Expression.QueryValue.self
-        var fragment = QueryFragment(verbatim:
-            table.tableName.quotedIdentifier + " ("
-            + table.selectedColumnNames.map(\.quotedIdentifier).joined(separator: ", ") + ") AS (")
+        var fragment = QueryFragment(
+            verbatim:
+                table.tableName.quotedIdentifier + " ("
+                + table.selectedColumnNames.map(\.quotedIdentifier).joined(separator: ", ") + ") AS (")
         fragment.append(try expression.checkedStatementFragment())
         fragment.append(verbatim: ")")
         return fragment

@@ -44,16 +44,22 @@ func primaryKeyCondition<Root: PrimaryKeyedTable>(_ root: Root.Type, values: [Da
 /// an offset, a grouping or a `HAVING` would change which rows are written, and SQLite's
 /// UPDATE and DELETE have no such clauses, so they are refused (ordering and the selected
 /// columns do not matter and are dropped).
-func writableFilter<Columns, From>(of select: Select<Columns, From, ()>, statement: String) -> (wheres: [QueryFragment], failure: (any Error)?) {
+func writableFilter<Columns, From>(
+    of select: Select<Columns, From, ()>, statement: String
+) -> (wheres: [QueryFragment], failure: (any Error)?) {
     var refused: [String] = []
     if select.limit != nil || select.offset != nil { refused.append("LIMIT/OFFSET") }
     if !select.groups.isEmpty { refused.append("GROUP BY") }
     if !select.havings.isEmpty { refused.append("HAVING") }
     guard refused.isEmpty else {
-        return (select.wheres, DatabaseError(
-            resultCode: .misuse,
-            message: "\(statement) \(From.quotedTableName) cannot keep the select's \(refused.joined(separator: ", ")): only its WHERE carries over",
-            sql: select.sql))
+        return (
+            select.wheres,
+            DatabaseError(
+                resultCode: .misuse,
+                message:
+                    "\(statement) \(From.quotedTableName) cannot keep the select's \(refused.joined(separator: ", ")): only its WHERE carries over",
+                sql: select.sql)
+        )
     }
     return (select.wheres, nil)
 }

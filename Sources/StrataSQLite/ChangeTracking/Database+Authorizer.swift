@@ -12,13 +12,15 @@ extension Database {
     ///   the table without calling the update hook, and observers would never hear of it.
     func installAuthorizer() {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_set_authorizer(handle, { context, action, first, second, schema, trigger in
-            guard let context else { return SQLITE_OK }
-            let database = Unmanaged<Database>.fromOpaque(context).takeUnretainedValue()
-            let builtIn = database.authorize(action: action, first, second, schema)
-            if database.authorizers.isEmpty { return builtIn }
-            return database.askAuthorizers(builtIn, action: action, first, second, schema, trigger)
-        }, context)
+        sqlite3_set_authorizer(
+            handle,
+            { context, action, first, second, schema, trigger in
+                guard let context else { return SQLITE_OK }
+                let database = Unmanaged<Database>.fromOpaque(context).takeUnretainedValue()
+                let builtIn = database.authorize(action: action, first, second, schema)
+                if database.authorizers.isEmpty { return builtIn }
+                return database.askAuthorizers(builtIn, action: action, first, second, schema, trigger)
+            }, context)
     }
 
     /// Strata's own answer: records reads and writes, keeps the truncate optimization off.

@@ -1,11 +1,11 @@
 import Synchronization
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// The access that lends a connection to a closure: named in the error reported when the
@@ -115,7 +115,8 @@ final class AccessConfinement: Sendable {
                 "it is lent to the `\(access)` closure running on another thread, and was used from a thread other than that closure's (captured by a task, a dispatch block or a thread started inside the closure?)"
             }
         fatalError(
-            "Database \(connection) was used outside of its access: \(what), but \(situation). A Database, and its statements and cursors, are only valid inside the closure of the read or write that provided them, on the thread that runs it: return the values you need from the closure instead of the Database.")
+            "Database \(connection) was used outside of its access: \(what), but \(situation). A Database, and its statements and cursors, are only valid inside the closure of the read or write that provided them, on the thread that runs it: return the values you need from the closure instead of the Database."
+        )
     }
 }
 
@@ -123,8 +124,8 @@ final class AccessConfinement: Sendable {
 @inline(__always)
 func currentThreadIdentifier() -> UInt {
     #if canImport(Glibc)
-    UInt(pthread_self())
+        UInt(pthread_self())
     #else
-    UInt(bitPattern: pthread_self())
+        UInt(bitPattern: pthread_self())
     #endif
 }

@@ -25,42 +25,49 @@ extension Database {
         guard !hooksInstalled else { return }
         hooksInstalled = true
         let context = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_update_hook(handle, { context, operation, schema, table, rowID in
-            guard let context, let schema, let table else { return }
-            let database = Unmanaged<Database>.fromOpaque(context).takeUnretainedValue()
-            database.changeTracker?.rowChanged(schema: schema, table: table)
-            guard !database.rowChangeListeners.isEmpty else { return }
-            let kind: RowChange.Kind = switch operation {
-            case SQLITE_INSERT: .insert
-            case SQLITE_DELETE: .delete
-            default: .update
-            }
-            let change = RowChange(kind: kind, schemaName: String(cString: schema), tableName: String(cString: table), rowID: rowID)
-            for listener in database.rowChangeListeners {
-                listener.rowDidChange(change)
-            }
-        }, context)
-        sqlite3_commit_hook(handle, { context in
-            guard let context else { return 0 }
-            let database = Unmanaged<Database>.fromOpaque(context).takeUnretainedValue()
-            for listener in database.transactionListeners {
-                do {
-                    try listener.transactionWillCommit()
-                } catch {
-                    database.refusedCommitError = error
-                    return 1  // non-zero turns the COMMIT into a rollback
+        sqlite3_update_hook(
+            handle,
+            { context, operation, schema, table, rowID in
+                guard let context, let schema, let table else { return }
+                let database = Unmanaged<Database>.fromOpaque(context).takeUnretainedValue()
+                database.changeTracker?.rowChanged(schema: schema, table: table)
+                guard !database.rowChangeListeners.isEmpty else { return }
+                let kind: RowChange.Kind =
+                    switch operation {
+                    case SQLITE_INSERT: .insert
+                    case SQLITE_DELETE: .delete
+                    default: .update
+                    }
+                let change = RowChange(kind: kind, schemaName: String(cString: schema), tableName: String(cString: table), rowID: rowID)
+                for listener in database.rowChangeListeners {
+                    listener.rowDidChange(change)
                 }
-            }
-            database.changeTracker?.transactionWillCommit()
-            if !database.transactionListeners.isEmpty { database.pendingTransactionEnd = .commit }
-            return 0
-        }, context)
-        sqlite3_rollback_hook(handle, { context in
-            guard let context else { return }
-            let database = Unmanaged<Database>.fromOpaque(context).takeUnretainedValue()
-            database.changeTracker?.transactionDidRollback()
-            if !database.transactionListeners.isEmpty { database.pendingTransactionEnd = .rollback }
-        }, context)
+            }, context)
+        sqlite3_commit_hook(
+            handle,
+            { context in
+                guard let context else { return 0 }
+                let database = Unmanaged<Database>.fromOpaque(context).takeUnretainedValue()
+                for listener in database.transactionListeners {
+                    do {
+                        try listener.transactionWillCommit()
+                    } catch {
+                        database.refusedCommitError = error
+                        return 1  // non-zero turns the COMMIT into a rollback
+                    }
+                }
+                database.changeTracker?.transactionWillCommit()
+                if !database.transactionListeners.isEmpty { database.pendingTransactionEnd = .commit }
+                return 0
+            }, context)
+        sqlite3_rollback_hook(
+            handle,
+            { context in
+                guard let context else { return }
+                let database = Unmanaged<Database>.fromOpaque(context).takeUnretainedValue()
+                database.changeTracker?.transactionDidRollback()
+                if !database.transactionListeners.isEmpty { database.pendingTransactionEnd = .rollback }
+            }, context)
     }
 
     func uninstallHooks() {

@@ -86,12 +86,14 @@ extension Database {
         guard !traces.isInstalled else { return }
         traces.isInstalled = true
         let context = Unmanaged.passUnretained(self).toOpaque()
-        sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_STMT), { _, context, statement, text in
-            guard let context, let statement else { return 0 }
-            let database = Unmanaged<Database>.fromOpaque(context).takeUnretainedValue()
-            database.reportTrace(statement: OpaquePointer(statement), text: text)
-            return 0
-        }, context)
+        sqlite3_trace_v2(
+            handle, UInt32(SQLITE_TRACE_STMT),
+            { _, context, statement, text in
+                guard let context, let statement else { return 0 }
+                let database = Unmanaged<Database>.fromOpaque(context).takeUnretainedValue()
+                database.reportTrace(statement: OpaquePointer(statement), text: text)
+                return 0
+            }, context)
     }
 
     private func reportTrace(statement: OpaquePointer, text: UnsafeMutableRawPointer?) {

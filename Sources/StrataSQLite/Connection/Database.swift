@@ -108,7 +108,8 @@ public final class Database {
         sqlite3_extended_result_codes(connection, 1)
         installAuthorizer()
         do {
-            let milliseconds = configuration.busyTimeout.components.seconds * 1000
+            let milliseconds =
+                configuration.busyTimeout.components.seconds * 1000
                 + configuration.busyTimeout.components.attoseconds / 1_000_000_000_000_000
             sqlite3_busy_timeout(connection, Int32(clamping: milliseconds))
             if configuration.foreignKeysEnabled {
@@ -198,7 +199,8 @@ public final class Database {
                 if parameterCount != positional.count {
                     throw DatabaseError(
                         resultCode: .range,
-                        message: "wrong number of arguments: the statements have \(parameterCount) parameter(s), \(positional.count) given; nothing was executed",
+                        message:
+                            "wrong number of arguments: the statements have \(parameterCount) parameter(s), \(positional.count) given; nothing was executed",
                         sql: sql, arguments: arguments)
                 }
             }

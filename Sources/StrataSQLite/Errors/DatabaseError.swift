@@ -32,7 +32,8 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible {
         // The extended code only describes `code` when its primary part matches; a failing
         // sqlite3_open or a misuse can leave an unrelated one behind.
         let resultCode = (extended & 0xFF) == (code & 0xFF) ? extended : code
-        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+        let message =
+            connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
             ?? String(cString: sqlite3_errstr(code))
         self.init(resultCode: ResultCode(rawValue: resultCode), message: message, sql: sql, arguments: arguments)
     }

@@ -1,7 +1,9 @@
 extension Database {
     /// Whether a table (or view) exists in the main schema.
     public func tableExists(_ name: String) throws -> Bool {
-        try Bool.fetchOne(self, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = ? AND type IN ('table', 'view'))", arguments: [name]) ?? false
+        try Bool.fetchOne(
+            self, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_schema WHERE name = ? AND type IN ('table', 'view'))", arguments: [name])
+            ?? false
     }
 
     /// The prefix of the names of tables, indexes and triggers that Strata's own modules create

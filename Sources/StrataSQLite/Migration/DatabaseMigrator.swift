@@ -86,13 +86,17 @@ public struct DatabaseMigrator: Sendable {
     func migrate(_ db: Database, upTo target: String?) throws {
         try validateIdentifiers(target: target)
         if db.isInsideTransaction {
-            throw DatabaseError(resultCode: .misuse, message: "migrations cannot run inside a transaction; use writeWithoutTransaction or the migrate(_:) methods")
+            throw DatabaseError(
+                resultCode: .misuse,
+                message: "migrations cannot run inside a transaction; use writeWithoutTransaction or the migrate(_:) methods")
         }
-        try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(Self.migrationsTableName.quotedIdentifier) (identifier TEXT NOT NULL PRIMARY KEY)")
+        try db.execute(
+            sql: "CREATE TABLE IF NOT EXISTS \(Self.migrationsTableName.quotedIdentifier) (identifier TEXT NOT NULL PRIMARY KEY)")
         var applied = try appliedIdentifiers(db)
         if eraseDatabaseOnSchemaChange, try schemaChanged(db, applied: applied) {
             try db.eraseSchema()
-            try db.execute(sql: "CREATE TABLE IF NOT EXISTS \(Self.migrationsTableName.quotedIdentifier) (identifier TEXT NOT NULL PRIMARY KEY)")
+            try db.execute(
+                sql: "CREATE TABLE IF NOT EXISTS \(Self.migrationsTableName.quotedIdentifier) (identifier TEXT NOT NULL PRIMARY KEY)")
             applied = []
         }
         let appliedSet = Set(applied)

@@ -56,7 +56,8 @@ final class AccessOwner: Sendable {
         if isCurrent {
             throw DatabaseAccessError(
                 .reentrantAccess,
-                "\(method) was called from inside another access to \(description); it would wait for itself forever. Use the `db` argument of the enclosing closure instead.")
+                "\(method) was called from inside another access to \(description); it would wait for itself forever. Use the `db` argument of the enclosing closure instead."
+            )
         }
     }
 }

@@ -45,7 +45,8 @@ public final class DatabasePool: DatabaseWriter {
     public init(location: DatabaseLocation, configuration: Configuration = Configuration()) throws {
         if location == .privateMemory {
             throw DatabaseAccessError(
-                .invalidLocation, "a DatabasePool needs a database its connections share: a file or a named in-memory database, not a private one")
+                .invalidLocation,
+                "a DatabasePool needs a database its connections share: a file or a named in-memory database, not a private one")
         }
         self.location = location
         self.configuration = configuration
@@ -168,7 +169,7 @@ public final class DatabasePool: DatabaseWriter {
         // Not while a write waits for the writer: a burst of writes goes faster with reads
         // handed off, where the commits made during one fetch collapse into one follow-up.
         if let estimatedDuration, estimatedDuration <= changeHub.inlineReadTimeRemaining,
-           !isClosed.load(ordering: .acquiring), !hasWaitingWrites, permits.tryAcquire()
+            !isClosed.load(ordering: .acquiring), !hasWaitingWrites, permits.tryAcquire()
         {
             // Only a reader already open: opening one costs more than the hand-off it saves.
             if let reader = idleReaders.withLock({ $0.popLast() }) {

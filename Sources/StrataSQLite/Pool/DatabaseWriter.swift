@@ -152,7 +152,8 @@ extension DatabaseWriter {
         if let queue = self as? DatabaseQueue { return queue.changeHub }
         if let pool = self as? DatabasePool { return pool.changeHub }
         if let writer = self as? any ChangeAnnouncingWriter { return writer.changeHub }
-        preconditionFailure("\(type(of: self)) conforms to DatabaseWriter outside Strata; only DatabaseQueue and DatabasePool are supported")
+        preconditionFailure(
+            "\(type(of: self)) conforms to DatabaseWriter outside Strata; only DatabaseQueue and DatabasePool are supported")
     }
 
     /// Calls `onChange` after every commit that changes a table of `region`, until the returned

@@ -64,7 +64,9 @@ private struct RecordKeyedEncoder<Key: CodingKey>: KeyedEncodingContainerProtoco
         storage.values[key.stringValue] = .text(String(decoding: data, as: UTF8.self))
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type, forKey key: Key
+    ) -> KeyedEncodingContainer<NestedKey> {
         storage.failure = "nested containers are not columns; give \(key.stringValue) an Encodable type, stored as JSON"
         return KeyedEncodingContainer(RecordKeyedEncoder<NestedKey>(storage: RecordEncoderStorage()))
     }

@@ -58,7 +58,8 @@ struct RecordLayout {
             return "INSERT INTO \(table) (\(columnList)) VALUES (\(parameters)) RETURNING \(selectedList)"
         case .upsert:
             let conflictTarget = primaryKeyPositions.map { columns[$0] }.joined(separator: ", ")
-            let action = nonKeyPositions.isEmpty
+            let action =
+                nonKeyPositions.isEmpty
                 ? "DO NOTHING"
                 : "DO UPDATE SET " + nonKeyPositions.map { "\(columns[$0]) = excluded.\(columns[$0])" }.joined(separator: ", ")
             return "INSERT INTO \(table) (\(columnList)) VALUES (\(parameters)) ON CONFLICT (\(conflictTarget)) \(action)"
@@ -167,4 +168,3 @@ extension Database {
         }
     }
 }
-

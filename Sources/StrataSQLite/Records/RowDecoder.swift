@@ -68,9 +68,11 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
 
     private func index(of key: Key) throws -> Int {
         guard let index = row.statement.columnIndex(named: key.stringValue) else {
-            throw DecodingError.keyNotFound(key, .init(
-                codingPath: [key],
-                debugDescription: "no column \"\(key.stringValue)\" in the result of `\(row.statement.sql)`"))
+            throw DecodingError.keyNotFound(
+                key,
+                .init(
+                    codingPath: [key],
+                    debugDescription: "no column \"\(key.stringValue)\" in the result of `\(row.statement.sql)`"))
         }
         return index
     }
@@ -107,11 +109,15 @@ private struct RowKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol
     }
 
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
-        throw DecodingError.typeMismatch(type, .init(codingPath: [key], debugDescription: "nested containers are stored as JSON text; decode the property's type directly"))
+        throw DecodingError.typeMismatch(
+            type,
+            .init(codingPath: [key], debugDescription: "nested containers are stored as JSON text; decode the property's type directly"))
     }
 
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
-        throw DecodingError.typeMismatch([Any].self, .init(codingPath: [key], debugDescription: "nested containers are stored as JSON text; decode the property's type directly"))
+        throw DecodingError.typeMismatch(
+            [Any].self,
+            .init(codingPath: [key], debugDescription: "nested containers are stored as JSON text; decode the property's type directly"))
     }
 
     func superDecoder() throws -> any Decoder { RowDecoder(row: row) }

@@ -118,7 +118,8 @@ public final class Statement {
     /// ``withExecution(arguments:_:)`` for a statement with a single parameter, bound to
     /// `value` directly: no argument array, no existential. Throws the same errors.
     @usableFromInline
-    func withExecution<Value: DatabaseValueConvertible, Result>(binding value: Value, _ body: (Statement) throws -> Result) throws -> Result {
+    func withExecution<Value: DatabaseValueConvertible, Result>(binding value: Value, _ body: (Statement) throws -> Result) throws -> Result
+    {
         guard sqlite3_bind_parameter_count(handle) == 1 else {
             return try withExecution(arguments: [value], body)
         }

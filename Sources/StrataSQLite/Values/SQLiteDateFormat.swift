@@ -59,7 +59,7 @@ enum SQLiteDateFormat {
             return true
         }
         guard let year = number(4), expect("-"), let month = number(2), expect("-"), let day = number(2),
-              (1...12).contains(month), (1...daysInMonth(month, year: year)).contains(day)
+            (1...12).contains(month), (1...daysInMonth(month, year: year)).contains(day)
         else { return nil }
         var secondsOfDay: Int64 = 0
         var milliseconds: Int64 = 0

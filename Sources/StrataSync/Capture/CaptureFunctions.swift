@@ -19,14 +19,17 @@ enum CaptureFunctions {
     ///   - clock: issues each change's version.
     ///   - transactions: numbers the local transactions (see ``TransactionCounter``).
     static func install(on db: Database, clock: HybridLogicalClock, transactions: TransactionCounter) throws {
-        try db.add(function: DatabaseFunction(isSynchronizing) { () -> Bool in
-            SynchronizationContext.isSynchronizing
-        })
-        try db.add(function: DatabaseFunction(version) { () -> Int64 in
-            clock.nextPackedTime()
-        })
-        try db.add(function: DatabaseFunction(transaction) { () -> Int64 in
-            transactions.numberForLoggedChange()
-        })
+        try db.add(
+            function: DatabaseFunction(isSynchronizing) { () -> Bool in
+                SynchronizationContext.isSynchronizing
+            })
+        try db.add(
+            function: DatabaseFunction(version) { () -> Int64 in
+                clock.nextPackedTime()
+            })
+        try db.add(
+            function: DatabaseFunction(transaction) { () -> Int64 in
+                transactions.numberForLoggedChange()
+            })
     }
 }

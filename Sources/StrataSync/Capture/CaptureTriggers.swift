@@ -27,13 +27,15 @@ enum CaptureTriggers {
             """
         }
         let values = table.valueColumns
-        let changed = values.isEmpty
+        let changed =
+            values.isEmpty
             ? "''"
             : values.map { column in
                 let quotedColumn = column.quotedIdentifier
                 return "CASE WHEN OLD.\(quotedColumn) IS NOT NEW.\(quotedColumn) THEN \(column.quotedSQLLiteral) || char(31) ELSE '' END"
             }.joined(separator: " || ")
-        let anyChanged = values.isEmpty
+        let anyChanged =
+            values.isEmpty
             ? "0"
             : values.map { "OLD.\($0.quotedIdentifier) IS NOT NEW.\($0.quotedIdentifier)" }.joined(separator: " OR ")
         return [

@@ -57,7 +57,8 @@ public final class HybridLogicalClock: Sendable {
     private func advance() -> (Int64, UInt32) {
         let now = physicalTime()
         return latest.withLock { latest in
-            latest = now > latest.milliseconds
+            latest =
+                now > latest.milliseconds
                 ? (now, 0)
                 : Self.normalized(latest.milliseconds, Int64(latest.counter) + 1)
             return latest

@@ -83,7 +83,9 @@ public final class SyncEngine: Sendable, Observable {
         let (deviceID, lastTimestamp) = try database.writeWithoutTransaction { db -> (String, HybridTimestamp?) in
             try Metadatabase.attach(to: db, containerIdentifier: containerIdentifier)
             if try SyncedFileIdentity.reconcile(in: db, containerIdentifier: containerIdentifier) {
-                logger.notice("the sync metadatabase described another copy of this database (erased, restored or replaced): reset; the next sync fetches everything and sends every local row")
+                logger.notice(
+                    "the sync metadatabase described another copy of this database (erased, restored or replaced): reset; the next sync fetches everything and sends every local row"
+                )
             }
             let stored = try EngineState.value(EngineState.deviceID, in: db)
             let deviceID = configuration.deviceID ?? stored ?? UUID().uuidString.lowercased()
@@ -140,8 +142,9 @@ public final class SyncEngine: Sendable, Observable {
     public func pendingCount() async throws -> Int {
         try await database.write { db in
             let drained = try ChangeLogDrain.drainedThrough(in: db)
-            let undrained = try Int.fetchOne(
-                db, sql: "SELECT count(*) FROM main.\(ChangeLog.tableName) WHERE sequence > ?", arguments: [drained]) ?? 0
+            let undrained =
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM main.\(ChangeLog.tableName) WHERE sequence > ?", arguments: [drained]) ?? 0
             return try RecordMetadata.pendingCount(in: db) + undrained
         }
     }
@@ -165,7 +168,9 @@ public final class SyncEngine: Sendable, Observable {
                 try MetadatabaseTable.forgetAccount(in: db)
             }
         }
-        updateStatus { $0.pendingCount = 0; $0.quarantinedCount = 0 }
+        updateStatus {
+            $0.pendingCount = 0; $0.quarantinedCount = 0
+        }
     }
 
     /// Logs what a send or fetch did: the table of records when it is short (or at debug
@@ -199,7 +204,8 @@ public final class SyncEngine: Sendable, Observable {
                 for table in schema.tables {
                     let columns = table.columns.map(\.name)
                     let storedText = try String.fetchOne(
-                        db, sql: "SELECT columns FROM \(MetadatabaseTable.tableSchemas.qualifiedName) WHERE tableName = ?", arguments: [table.name])
+                        db, sql: "SELECT columns FROM \(MetadatabaseTable.tableSchemas.qualifiedName) WHERE tableName = ?",
+                        arguments: [table.name])
                     let stored = try storedText.map { try SyncJSON.decode([String].self, from: $0) }
                     if stored == nil {
                         newTables.append(table)
@@ -236,7 +242,8 @@ public final class SyncEngine: Sendable, Observable {
     private func fillNewColumns(of table: SyncedTable, added: [String], in db: Database) throws {
         guard !added.isEmpty else { return }
         let records = try db.fetchAll(
-            sql: "SELECT lastKnownServerRecord FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = ? AND lastKnownServerRecord IS NOT NULL",
+            sql:
+                "SELECT lastKnownServerRecord FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = ? AND lastKnownServerRecord IS NOT NULL",
             arguments: [table.name]
         ) { row in try SyncJSON.decode(CloudRecord.self, from: try row[0]) }
         for record in records {
@@ -244,7 +251,8 @@ public final class SyncEngine: Sendable, Observable {
             for column in added {
                 guard let value = record.fields[column] else { continue }
                 try db.execute(
-                    sql: "UPDATE main.\(table.name.quotedIdentifier) SET \(column.quotedIdentifier) = ? WHERE \(table.primaryKey.quotedIdentifier) = ?",
+                    sql:
+                        "UPDATE main.\(table.name.quotedIdentifier) SET \(column.quotedIdentifier) = ? WHERE \(table.primaryKey.quotedIdentifier) = ?",
                     arguments: [value.databaseValue, name.primaryKey])
             }
         }

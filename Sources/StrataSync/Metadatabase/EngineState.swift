@@ -14,7 +14,8 @@ enum EngineState {
 
     static func set(_ key: String, to value: String?, in db: Database) throws {
         if let value {
-            try db.execute(sql: "INSERT OR REPLACE INTO \(MetadatabaseTable.state.qualifiedName) (key, value) VALUES (?, ?)", arguments: [key, value])
+            try db.execute(
+                sql: "INSERT OR REPLACE INTO \(MetadatabaseTable.state.qualifiedName) (key, value) VALUES (?, ?)", arguments: [key, value])
         } else {
             try db.execute(sql: "DELETE FROM \(MetadatabaseTable.state.qualifiedName) WHERE key = ?", arguments: [key])
         }
@@ -46,6 +47,7 @@ enum EngineState {
 
     /// Deletes the keys that describe the user's file.
     static func forgetFileKeys(in db: Database) throws {
-        try db.execute(sql: "DELETE FROM \(MetadatabaseTable.state.qualifiedName) WHERE key IN (?, ?)", arguments: [drainedThrough, fileID])
+        try db.execute(
+            sql: "DELETE FROM \(MetadatabaseTable.state.qualifiedName) WHERE key IN (?, ?)", arguments: [drainedThrough, fileID])
     }
 }

@@ -56,13 +56,14 @@ public enum Metadatabase {
         if try isAttached(to: db) {
             let attachedIdentifier = try? EngineState.value(EngineState.containerIdentifier, in: db)
             let attachedFile = try attachedFile(of: db)
-            let mismatched = if let attachedIdentifier {
-                attachedIdentifier != containerIdentifier
-            } else if let expectedPath = expected.path {
-                canonicalPath(attachedFile) != canonicalPath(expectedPath)
-            } else {
-                false
-            }
+            let mismatched =
+                if let attachedIdentifier {
+                    attachedIdentifier != containerIdentifier
+                } else if let expectedPath = expected.path {
+                    canonicalPath(attachedFile) != canonicalPath(expectedPath)
+                } else {
+                    false
+                }
             if mismatched {
                 throw SyncEngineError.metadatabaseMismatch(
                     attached: attachedFile, expected: expected.path ?? "an in-memory database")

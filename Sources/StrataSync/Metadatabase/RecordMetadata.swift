@@ -67,7 +67,8 @@ struct RecordMetadata: Sendable, Hashable {
 
     /// How many records wait to be sent.
     static func pendingCount(in db: Database) throws -> Int {
-        try Int.fetchOne(db, sql: "SELECT count(*) FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE pendingOperation IS NOT NULL") ?? 0
+        try Int.fetchOne(db, sql: "SELECT count(*) FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE pendingOperation IS NOT NULL")
+            ?? 0
     }
 
     /// Inserts or updates the row; the share columns, which the sharing calls own, stay.
@@ -87,12 +88,13 @@ struct RecordMetadata: Sendable, Hashable {
                     pendingRevision = excluded.pendingRevision, pendingTransaction = excluded.pendingTransaction,
                     userModificationTime = excluded.userModificationTime
                 """,
-            arguments: StatementArguments(([
-                name.table, name.primaryKey, zone.name, zone.owner, parent?.table, parent?.primaryKey,
-                try lastKnownServerRecord.map { try SyncJSON.encode($0) }, serverChangeTag,
-                try SyncJSON.encode(fieldVersions), pendingOperation?.rawValue, pendingRevision,
-                pendingTransaction, userModificationTime?.description,
-            ] as [(any DatabaseValueConvertible)?]).map { $0 ?? DatabaseValue.null }))
+            arguments: StatementArguments(
+                ([
+                    name.table, name.primaryKey, zone.name, zone.owner, parent?.table, parent?.primaryKey,
+                    try lastKnownServerRecord.map { try SyncJSON.encode($0) }, serverChangeTag,
+                    try SyncJSON.encode(fieldVersions), pendingOperation?.rawValue, pendingRevision,
+                    pendingTransaction, userModificationTime?.description,
+                ] as [(any DatabaseValueConvertible)?]).map { $0 ?? DatabaseValue.null }))
     }
 
     static func delete(_ name: RecordName, in db: Database) throws {

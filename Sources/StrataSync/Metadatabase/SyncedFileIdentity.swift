@@ -51,7 +51,9 @@ enum SyncedFileIdentity {
         let describedID = try EngineState.value(EngineState.fileID, in: db)
         var reset = false
         if let describedID, describedID != fileID {
-            try db.inTransaction { try MetadatabaseTable.forgetFile(in: db); return .commit }
+            try db.inTransaction {
+                try MetadatabaseTable.forgetFile(in: db); return .commit
+            }
             reset = true
         }
         let identity = fileID ?? UUID().uuidString.lowercased()

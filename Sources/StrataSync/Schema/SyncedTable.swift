@@ -53,8 +53,10 @@ public struct SyncedTable: Sendable, Hashable {
             sql: "SELECT name, type, \"notnull\", dflt_value IS NOT NULL, pk, hidden FROM pragma_table_xinfo(?)",
             arguments: [name]
         ) { row in
-            (name: try row[0] as String, type: try row[1] as String, notNull: try row[2] as Bool,
-             hasDefault: try row[3] as Bool, pk: try row[4] as Int, hidden: try row[5] as Int)
+            (
+                name: try row[0] as String, type: try row[1] as String, notNull: try row[2] as Bool,
+                hasDefault: try row[3] as Bool, pk: try row[4] as Int, hidden: try row[5] as Int
+            )
         }
         guard !info.isEmpty else { throw SyncSchemaError.tableNotFound(name) }
         let keys = info.filter { $0.pk > 0 }
@@ -70,8 +72,10 @@ public struct SyncedTable: Sendable, Hashable {
             sql: "SELECT id, \"table\", \"from\", \"to\", on_delete FROM pragma_foreign_key_list(?) ORDER BY id, seq",
             arguments: [name]
         ) { row in
-            (id: try row[0] as Int, table: try row[1] as String, from: try row[2] as String,
-             to: try row[3] as String?, onDelete: try row[4] as String)
+            (
+                id: try row[0] as Int, table: try row[1] as String, from: try row[2] as String,
+                to: try row[3] as String?, onDelete: try row[4] as String
+            )
         }
         let keyIDs = Set(foreignKeys.map(\.id))
         var parent: ParentReference?

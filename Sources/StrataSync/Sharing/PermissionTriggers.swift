@@ -14,8 +14,10 @@ enum PermissionTriggers {
     /// Installs the triggers when the metadatabase holds a read-only record and they are not
     /// installed yet.
     static func installIfNeeded(on db: Database, schema: SyncSchema) throws {
-        let needed = try Bool.fetchOne(
-            db, sql: "SELECT EXISTS (SELECT 1 FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE sharePermission = 'readOnly')") ?? false
+        let needed =
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE sharePermission = 'readOnly')")
+            ?? false
         guard needed else { return }
         for table in schema.tables {
             for statement in createStatements(for: table) { try db.execute(sql: statement) }
@@ -35,16 +37,17 @@ enum PermissionTriggers {
             """
         }
         // Moving a row under a read-only parent is a write to that parent's share.
-        let intoReadOnlyParent = table.parent.map { parent in
-            let column = parent.column.quotedIdentifier
-            return " OR (NEW.\(column) IS NOT OLD.\(column) AND \(readOnly(parent.parentTable, "NEW.\(column)")))"
-        } ?? ""
+        let intoReadOnlyParent =
+            table.parent.map { parent in
+                let column = parent.column.quotedIdentifier
+                return " OR (NEW.\(column) IS NOT OLD.\(column) AND \(readOnly(parent.parentTable, "NEW.\(column)")))"
+            } ?? ""
         var statements = [
             """
             CREATE TEMP TRIGGER IF NOT EXISTS \(triggerName(name, "update")) BEFORE UPDATE ON main.\(quoted)
             WHEN \(notSynchronizing) AND (\(readOnly(name, "OLD.\(key)"))\(intoReadOnlyParent))
             BEGIN SELECT RAISE(ABORT, \(message)); END
-            """,
+            """
         ]
         if let parent = table.parent {
             let parentKey = "NEW.\(parent.column.quotedIdentifier)"
@@ -55,7 +58,8 @@ enum PermissionTriggers {
                 BEGIN SELECT RAISE(ABORT, \(message)); END
                 """)
             // A child goes with its parent: refused only while the parent row is still there.
-            let parentStays = "EXISTS (SELECT 1 FROM main.\(parent.parentTable.quotedIdentifier) WHERE \(parent.parentColumn.quotedIdentifier) = OLD.\(parent.column.quotedIdentifier))"
+            let parentStays =
+                "EXISTS (SELECT 1 FROM main.\(parent.parentTable.quotedIdentifier) WHERE \(parent.parentColumn.quotedIdentifier) = OLD.\(parent.column.quotedIdentifier))"
             statements.append(
                 """
                 CREATE TEMP TRIGGER IF NOT EXISTS \(triggerName(name, "delete")) BEFORE DELETE ON main.\(quoted)

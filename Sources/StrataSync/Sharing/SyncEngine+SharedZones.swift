@@ -56,10 +56,12 @@ extension SyncEngine {
         touched: [RecordName: RecordMetadata], in db: Database
     ) throws -> CloudZoneID {
         guard let reference = table.parent else { return zone }
-        guard let parentKey = try String.fetchOne(
-            db,
-            sql: "SELECT CAST(\(reference.column.quotedIdentifier) AS TEXT) FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) = ?",
-            arguments: [name.primaryKey])
+        guard
+            let parentKey = try String.fetchOne(
+                db,
+                sql:
+                    "SELECT CAST(\(reference.column.quotedIdentifier) AS TEXT) FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) = ?",
+                arguments: [name.primaryKey])
         else { return zone }
         let parentName = RecordName(table: reference.parentTable, primaryKey: parentKey)
         if let parent = touched[parentName] { return parent.zone }

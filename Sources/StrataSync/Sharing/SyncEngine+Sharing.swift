@@ -107,7 +107,8 @@ extension SyncEngine {
 
     static func storeShare(_ share: CloudShare?, of id: SyncMetadata.ID, permission: CloudShare.Permission?, in db: Database) throws {
         try db.execute(
-            sql: "UPDATE \(MetadatabaseTable.metadata.qualifiedName) SET share = ?, isShared = ? WHERE recordType = ? AND recordPrimaryKey = ?",
+            sql:
+                "UPDATE \(MetadatabaseTable.metadata.qualifiedName) SET share = ?, isShared = ? WHERE recordType = ? AND recordPrimaryKey = ?",
             arguments: [try share.map { try SyncJSON.encode($0) }, share != nil, id.recordType, id.recordPrimaryKey])
         try db.execute(
             sql: """

@@ -12,10 +12,12 @@ enum ZoneMoves {
     /// Moves `name` and its subtree to `zone`, the zone of its new parent `parent`.
     static func move(_ name: RecordName, under parent: RecordName, to zone: CloudZoneID, schema: SyncSchema, in db: Database) throws {
         let transaction = try RecordMetadata.fetch(name, in: db)?.pendingTransaction
-        let permission: String? = try db.fetchOne(
-            sql: "SELECT sharePermission FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = ? AND recordPrimaryKey = ?",
-            arguments: [parent.table, parent.primaryKey]
-        ) { row -> String? in try row[0] } ?? nil
+        let permission: String? =
+            try db.fetchOne(
+                sql:
+                    "SELECT sharePermission FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = ? AND recordPrimaryKey = ?",
+                arguments: [parent.table, parent.primaryKey]
+            ) { row -> String? in try row[0] } ?? nil
         for (member, depth) in try subtree(of: name, schema: schema, in: db) {
             var metadata = try RecordMetadata.fetch(member, in: db) ?? RecordMetadata(name: member, zone: zone)
             // Moved back before the old copy went: that copy is the one to keep updating.
@@ -24,7 +26,8 @@ enum ZoneMoves {
                 arguments: [zone.name, zone.owner, member.text])
             if metadata.zone != zone && metadata.serverChangeTag != nil {
                 try db.execute(
-                    sql: "INSERT OR REPLACE INTO \(MetadatabaseTable.movedRecords.qualifiedName) (recordName, zoneName, ownerName, depth) VALUES (?, ?, ?, ?)",
+                    sql:
+                        "INSERT OR REPLACE INTO \(MetadatabaseTable.movedRecords.qualifiedName) (recordName, zoneName, ownerName, depth) VALUES (?, ?, ?, ?)",
                     arguments: [member.text, metadata.zone.name, metadata.zone.owner, depth])
             }
             if metadata.zone != zone { metadata.serverChangeTag = nil }
@@ -34,7 +37,8 @@ enum ZoneMoves {
             metadata.pendingTransaction = transaction ?? metadata.pendingTransaction
             try metadata.save(in: db)
             try db.execute(
-                sql: "UPDATE \(MetadatabaseTable.metadata.qualifiedName) SET sharePermission = ? WHERE recordType = ? AND recordPrimaryKey = ?",
+                sql:
+                    "UPDATE \(MetadatabaseTable.metadata.qualifiedName) SET sharePermission = ? WHERE recordType = ? AND recordPrimaryKey = ?",
                 arguments: [permission, member.table, member.primaryKey])
         }
     }
@@ -68,7 +72,8 @@ enum ZoneMoves {
     /// at most `limit`.
     static func pendingDeletes(limit: Int, in db: Database) throws -> [CloudRecordID] {
         try db.fetchAll(
-            sql: "SELECT recordName, zoneName, ownerName FROM \(MetadatabaseTable.movedRecords.qualifiedName) ORDER BY depth DESC, recordName LIMIT ?",
+            sql:
+                "SELECT recordName, zoneName, ownerName FROM \(MetadatabaseTable.movedRecords.qualifiedName) ORDER BY depth DESC, recordName LIMIT ?",
             arguments: [limit]
         ) { row in CloudRecordID(name: try row[0], zone: CloudZoneID(name: try row[1], owner: try row[2])) }
     }
@@ -84,7 +89,8 @@ enum ZoneMoves {
     static func isOldCopy(_ id: CloudRecordID, in db: Database) throws -> Bool {
         try Bool.fetchOne(
             db,
-            sql: "SELECT EXISTS (SELECT 1 FROM \(MetadatabaseTable.movedRecords.qualifiedName) WHERE zoneName = ? AND ownerName = ? AND recordName = ?)",
+            sql:
+                "SELECT EXISTS (SELECT 1 FROM \(MetadatabaseTable.movedRecords.qualifiedName) WHERE zoneName = ? AND ownerName = ? AND recordName = ?)",
             arguments: [id.zone.name, id.zone.owner, id.name]) ?? false
     }
 }

@@ -1,16 +1,18 @@
 import Foundation
 import StrataAssets
 import StrataSQLite
-@testable import StrataSync
 import StrataSyncTestSupport
 import Testing
+
+@testable import StrataSync
 
 /// A column of asset ids syncs the content by hash: uploaded once, downloaded only when
 /// missing, never recompressed.
 @Suite(.timeLimit(.minutes(5))) struct AssetSyncTests {
-    static let schema = SyncTestDevice.schemaSQL + """
-        ALTER TABLE games ADD COLUMN cover TEXT;
-        """
+    static let schema =
+        SyncTestDevice.schemaSQL + """
+            ALTER TABLE games ADD COLUMN cover TEXT;
+            """
 
     func device(_ id: String, cloud: MockCloud) async throws -> SyncTestDevice {
         let database = try DatabaseQueue()

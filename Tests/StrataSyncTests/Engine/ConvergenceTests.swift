@@ -1,7 +1,8 @@
 import StrataSQLite
-@testable import StrataSync
 import StrataSyncTestSupport
 import Testing
+
+@testable import StrataSync
 
 /// Three devices make seeded random edits over two related tables, interleaved with random
 /// syncs and injected faults (dropped requests, lost responses, rate limits, duplicated
@@ -26,10 +27,11 @@ import Testing
         let time = ManualWallClock()
         var devices: [SyncTestDevice] = []
         for index in 0..<3 {
-            devices.append(try await SyncTestDevice(
-                "device\(index)", cloud: cloud, time: time,
-                batchSize: Self.batchSizes.randomElement(using: &random) ?? 400,
-                fetchPageSize: Int.random(in: 1...5, using: &random)))
+            devices.append(
+                try await SyncTestDevice(
+                    "device\(index)", cloud: cloud, time: time,
+                    batchSize: Self.batchSizes.randomElement(using: &random) ?? 400,
+                    fetchPageSize: Int.random(in: 1...5, using: &random)))
         }
         var deleted: Set<String> = []
         var created: [String] = []
@@ -123,7 +125,9 @@ import Testing
         for device in devices { try await device.engine.syncChanges() }
         var rows: [[String]] = []
         for device in devices { rows.append(try await device.rows()) }
-        #expect(rows[0] == rows[1] && rows[1] == rows[2], "seed \(seed) diverged:\n\(rows.map { $0.joined(separator: "\n") }.joined(separator: "\n---\n"))")
+        #expect(
+            rows[0] == rows[1] && rows[1] == rows[2],
+            "seed \(seed) diverged:\n\(rows.map { $0.joined(separator: "\n") }.joined(separator: "\n---\n"))")
         for device in devices {
             #expect(try await device.pending() == 0, "seed \(seed): \(device.engine.deviceID) has changes pending")
         }

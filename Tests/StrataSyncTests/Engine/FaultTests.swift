@@ -1,7 +1,8 @@
 import StrataSQLite
-@testable import StrataSync
 import StrataSyncTestSupport
 import Testing
+
+@testable import StrataSync
 
 /// Failures never lose a change: a lost response, a transient error, a parent missing on fetch.
 @Suite(.timeLimit(.minutes(5))) struct FaultTests {
@@ -92,7 +93,8 @@ import Testing
     @Test func schemaErrorsNameTheTable() async throws {
         let cloud = MockCloud()
         await #expect(throws: SyncSchemaError.primaryKeyNotText(table: "notes", column: "id", declaredType: "INTEGER")) {
-            _ = try await SyncTestDevice("a", cloud: cloud, schema: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)", tables: ["notes"])
+            _ = try await SyncTestDevice(
+                "a", cloud: cloud, schema: "CREATE TABLE notes (id INTEGER PRIMARY KEY, text TEXT)", tables: ["notes"])
         }
     }
 }

@@ -1,5 +1,6 @@
-@testable import StrataSync
 import Testing
+
+@testable import StrataSync
 
 /// Applying a record's decisions alone: no database, no cloud.
 @Suite(.timeLimit(.minutes(1)))
@@ -12,7 +13,8 @@ struct IncomingDecisionTests {
 
     @Test func aCopyFromTheOldZoneIsLeftBehindUnlessItsParentIsNewer() {
         func leftBehind(stored: CloudZoneID?, local: HybridTimestamp?, incoming: HybridTimestamp?) -> Bool {
-            IncomingDecision.isLeftBehindCopy(storedZone: stored, incomingZone: Self.zoneA, localParentVersion: local, incomingParentVersion: incoming)
+            IncomingDecision.isLeftBehindCopy(
+                storedZone: stored, incomingZone: Self.zoneA, localParentVersion: local, incomingParentVersion: incoming)
         }
         #expect(leftBehind(stored: Self.zoneB, local: Self.at(5), incoming: Self.at(4)))
         #expect(leftBehind(stored: Self.zoneB, local: Self.at(5), incoming: nil))
@@ -26,14 +28,17 @@ struct IncomingDecisionTests {
 
     @Test func aMissingParentWaitsUnlessItWasDeletedHere() {
         for onDelete in ["CASCADE", "SET NULL", "SET DEFAULT", "NO ACTION", "RESTRICT"] {
-            #expect(IncomingDecision.missingParent(
-                parentDeletedLocally: false, onDelete: onDelete, localColumnVersion: Self.at(9), incomingColumnVersion: Self.at(1)) == .waitForParent)
+            #expect(
+                IncomingDecision.missingParent(
+                    parentDeletedLocally: false, onDelete: onDelete, localColumnVersion: Self.at(9), incomingColumnVersion: Self.at(1))
+                    == .waitForParent)
         }
     }
 
     @Test func aParentDeletedHereDecidesByItsForeignKeyAndTheColumnsVersions() {
         func decide(_ onDelete: String, local: HybridTimestamp?, incoming: HybridTimestamp?) -> IncomingDecision.MissingParent {
-            IncomingDecision.missingParent(parentDeletedLocally: true, onDelete: onDelete, localColumnVersion: local, incomingColumnVersion: incoming)
+            IncomingDecision.missingParent(
+                parentDeletedLocally: true, onDelete: onDelete, localColumnVersion: local, incomingColumnVersion: incoming)
         }
         #expect(decide("CASCADE", local: Self.at(9), incoming: Self.at(1)) == .deleteWithParent)
         #expect(decide("SET NULL", local: nil, incoming: Self.at(1)) == .replaceParentColumn)

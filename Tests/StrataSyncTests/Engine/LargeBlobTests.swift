@@ -1,8 +1,9 @@
 import Foundation
 import StrataSQLite
-@testable import StrataSync
 import StrataSyncTestSupport
 import Testing
+
+@testable import StrataSync
 
 /// A plain BLOB value syncs inside its record when small, and as an asset above the threshold:
 /// the record stays small, the content goes up once and arrives as the column's bytes.
@@ -22,8 +23,9 @@ import Testing
         let large = Data((0..<2_500_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
         let small = Data([1, 2, 3])
         try await a.write { db in
-            try db.execute(sql: "INSERT INTO photos VALUES ('big', 'large', ?), ('tiny', 'small', ?), ('again', 'same bytes', ?)",
-                           arguments: [large, small, large])
+            try db.execute(
+                sql: "INSERT INTO photos VALUES ('big', 'large', ?), ('tiny', 'small', ?), ('again', 'same bytes', ?)",
+                arguments: [large, small, large])
         }
         try await engineA.syncChanges()
         let records = cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice"))
@@ -67,7 +69,9 @@ import Testing
         let other = Data((0..<3_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
         try await a.write { db in
             try db.execute(sql: "INSERT INTO albums (id, title) VALUES ('holiday', 'Holiday')")
-            try db.execute(sql: "INSERT INTO photos (id, albumID, bytes) VALUES ('beach', 'holiday', ?), ('hill', 'holiday', ?)", arguments: [large, other])
+            try db.execute(
+                sql: "INSERT INTO photos (id, albumID, bytes) VALUES ('beach', 'holiday', ?), ('hill', 'holiday', ?)",
+                arguments: [large, other])
         }
         try await engineA.syncChanges()
         // The parent changes after its children: the feed now lists the children first.

@@ -1,9 +1,10 @@
 import Foundation
 import StrataSQLite
-@testable import StrataSync
 import StrataSyncTestSupport
 import StrataTestSupport
 import Testing
+
+@testable import StrataSync
 
 /// The seeds' own set-up paths across launches: `eraseDatabaseOnSchemaChange` in DEBUG, the
 /// documented `prepareDatabase { try db.attachMetadatabase() }`, sign-out (issue #24, items 1,
@@ -130,8 +131,14 @@ import Testing
         try await device.engine.syncChanges()
         // An old copy waiting to be deleted in alice's zone, as a move leaves.
         try await device.database.write { db in
-            try db.execute(sql: "INSERT INTO strata_sync.moved_records (recordName, zoneName, ownerName, depth) VALUES ('g1:games', 'strata.default', 'alice', 0)")
-            try db.execute(sql: "INSERT INTO strata_sync.waiting_content (recordName, zoneName, ownerName, hash, content) VALUES ('x', 'z', 'alice', 'h', x'00')")
+            try db.execute(
+                sql:
+                    "INSERT INTO strata_sync.moved_records (recordName, zoneName, ownerName, depth) VALUES ('g1:games', 'strata.default', 'alice', 0)"
+            )
+            try db.execute(
+                sql:
+                    "INSERT INTO strata_sync.waiting_content (recordName, zoneName, ownerName, hash, content) VALUES ('x', 'z', 'alice', 'h', x'00')"
+            )
         }
         try await device.engine.deleteLocalData()
         for table in MetadatabaseTable.allCases where table.scope == .account {

@@ -1,8 +1,9 @@
 import StrataSQLite
-@testable import StrataSync
 import StrataSyncTestSupport
 import StrataTestSupport
 import Testing
+
+@testable import StrataSync
 
 /// Inserts, updates and deletes travel between two devices of one user.
 @Suite(.timeLimit(.minutes(5))) struct RoundTripTests {
@@ -130,7 +131,9 @@ import Testing
     @Test func anUploadOfMoreThanSixtyFourBatchesGoesOutInOneCall() async throws {
         let cloud = MockCloud()
         let a = try await SyncTestDevice("a", cloud: cloud, batchSize: 2)
-        try await a.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) INSERT INTO games (id, title) SELECT 'g' || i, 'game ' || i FROM n")
+        try await a.execute(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300) INSERT INTO games (id, title) SELECT 'g' || i, 'game ' || i FROM n"
+        )
         try await a.engine.sendChanges()
         #expect(try await a.pending() == 0)
         #expect(cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice")).count == 300)

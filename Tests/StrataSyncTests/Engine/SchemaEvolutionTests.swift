@@ -1,22 +1,27 @@
 import StrataSQLite
-@testable import StrataSync
 import StrataSyncTestSupport
 import Testing
+
+@testable import StrataSync
 
 /// Devices on different versions of the app: a newer one adds a column and a table; the older
 /// one keeps what it does not know, never erases it, and applies it after its own migration.
 @Suite(.timeLimit(.minutes(5))) struct SchemaEvolutionTests {
-    static let newerSchema = SyncTestDevice.schemaSQL + """
-        ALTER TABLE games ADD COLUMN rating INTEGER;
-        CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, gameID TEXT REFERENCES games(id) ON DELETE CASCADE, text TEXT);
-        """
+    static let newerSchema =
+        SyncTestDevice.schemaSQL + """
+            ALTER TABLE games ADD COLUMN rating INTEGER;
+            CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, gameID TEXT REFERENCES games(id) ON DELETE CASCADE, text TEXT);
+            """
 
     @Test func anOlderDeviceKeepsAndLaterAppliesWhatANewerOneSent() async throws {
         let cloud = MockCloud()
         let time = ManualWallClock()
         let old = try await SyncTestDevice("old", cloud: cloud, time: time)
-        let new = try await SyncTestDevice("new", cloud: cloud, time: time, schema: Self.newerSchema, tables: ["games", "players", "notes"])
-        try await new.execute("INSERT INTO games (id, title, rating) VALUES ('g1', 'Poker', 5); INSERT INTO notes (id, gameID, text) VALUES ('n1', 'g1', 'bring chips')")
+        let new = try await SyncTestDevice(
+            "new", cloud: cloud, time: time, schema: Self.newerSchema, tables: ["games", "players", "notes"])
+        try await new.execute(
+            "INSERT INTO games (id, title, rating) VALUES ('g1', 'Poker', 5); INSERT INTO notes (id, gameID, text) VALUES ('n1', 'g1', 'bring chips')"
+        )
         try await new.engine.syncChanges()
         try await old.engine.syncChanges()
         #expect(try await old.rows() == ["game g1 'Poker' NULL"])
@@ -32,16 +37,19 @@ import Testing
         // The older device migrates and syncs the new table: the kept fields and records apply.
         old.engine.stop()
         try await old.database.write { db in
-            try db.execute(sql: """
-                ALTER TABLE games ADD COLUMN rating INTEGER;
-                CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, gameID TEXT REFERENCES games(id) ON DELETE CASCADE, text TEXT);
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE games ADD COLUMN rating INTEGER;
+                    CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, gameID TEXT REFERENCES games(id) ON DELETE CASCADE, text TEXT);
+                    """)
         }
         let upgraded = try await SyncTestDevice(
             "old", cloud: cloud, time: time, schema: "", tables: ["games", "players", "notes"], database: old.database)
         let (oldRating, note) = try await upgraded.database.read { db in
-            (try Int.fetchOne(db, sql: "SELECT rating FROM games WHERE id = 'g1'"),
-             try String.fetchOne(db, sql: "SELECT text FROM notes WHERE id = 'n1'"))
+            (
+                try Int.fetchOne(db, sql: "SELECT rating FROM games WHERE id = 'g1'"),
+                try String.fetchOne(db, sql: "SELECT text FROM notes WHERE id = 'n1'")
+            )
         }
         #expect(oldRating == 5)
         #expect(note == "bring chips")
@@ -57,8 +65,11 @@ import Testing
         try await database.saveZones([zone])
         _ = try await database.modifyRecords(
             saving: [
-                CloudRecord(id: CloudRecordID(name: "bad:games", zone: zone), type: "games", fields: ["title": .text("x"), "score": .text("lots")]),
-                CloudRecord(id: CloudRecordID(name: "good:games", zone: zone), type: "games", fields: ["title": .text("fine"), "score": .integer(2)]),
+                CloudRecord(
+                    id: CloudRecordID(name: "bad:games", zone: zone), type: "games", fields: ["title": .text("x"), "score": .text("lots")]),
+                CloudRecord(
+                    id: CloudRecordID(name: "good:games", zone: zone), type: "games",
+                    fields: ["title": .text("fine"), "score": .integer(2)]),
             ],
             deleting: [])
         try await a.engine.fetchChanges()

@@ -1,5 +1,6 @@
-@testable import StrataSync
 import Testing
+
+@testable import StrataSync
 
 /// The send's decisions alone: no database, no cloud.
 @Suite(.timeLimit(.minutes(1)))

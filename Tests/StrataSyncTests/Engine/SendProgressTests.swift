@@ -1,9 +1,10 @@
 import Foundation
 import StrataSQLite
-@testable import StrataSync
 import StrataSyncTestSupport
 import Synchronization
 import Testing
+
+@testable import StrataSync
 
 /// A parent goes before or with its children whatever the order of edits, and a send that
 /// makes no progress says so (issue #24, item 5).
@@ -17,7 +18,9 @@ import Testing
         );
         """
 
-    func device(_ id: String, cloud: MockCloud, batchSize: Int = 400, container: (any CloudContainer)? = nil) async throws -> (DatabaseQueue, SyncEngine) {
+    func device(
+        _ id: String, cloud: MockCloud, batchSize: Int = 400, container: (any CloudContainer)? = nil
+    ) async throws -> (DatabaseQueue, SyncEngine) {
         let device = try await SyncTestDevice(
             id, container: container ?? cloud.container(user: "alice"), time: nil, schema: Self.schema,
             tables: ["folders", "notes"], batchSize: batchSize)
@@ -114,7 +117,8 @@ import Testing
             }
             var result = CloudModifyResult()
             for record in saving {
-                result.saveResults[record.id] = .failure(record.id.name == "f:folders" ? .permissionFailure(record.id) : .batchRequestFailed(record.id))
+                result.saveResults[record.id] = .failure(
+                    record.id.name == "f:folders" ? .permissionFailure(record.id) : .batchRequestFailed(record.id))
             }
             return result
         }

@@ -1,19 +1,21 @@
 import StrataSQLite
-@testable import StrataSync
 import StrataSyncTestSupport
 import Testing
+
+@testable import StrataSync
 
 /// Moving a child between a private and a shared parent moves its whole subtree: within the
 /// owner's zone (the share's participants see it arrive or go), and between zones (a
 /// participant moving a child of the shared game under a game of their own).
 @Suite(.timeLimit(.minutes(5))) struct ShareMoveTests {
-    static let schema = SyncTestDevice.schemaSQL + """
-        CREATE TABLE turns (
-            id TEXT PRIMARY KEY NOT NULL,
-            playerID TEXT REFERENCES players(id) ON DELETE CASCADE,
-            points INTEGER
-        );
-        """
+    static let schema =
+        SyncTestDevice.schemaSQL + """
+            CREATE TABLE turns (
+                id TEXT PRIMARY KEY NOT NULL,
+                playerID TEXT REFERENCES players(id) ON DELETE CASCADE,
+                points INTEGER
+            );
+            """
     let cloud = MockCloud()
     let time = ManualWallClock()
     let a1: SyncTestDevice
@@ -36,7 +38,8 @@ import Testing
     /// Alice's shared game g1 (player p1) and private game g2 (player p2 with turn t1); bob
     /// accepted g1 with `permission`.
     func seed(_ permission: CloudShare.Permission) async throws {
-        try await a1.execute("""
+        try await a1.execute(
+            """
             INSERT INTO games (id, title) VALUES ('g1', 'Shared'), ('g2', 'Private');
             INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Blob'), ('p2', 'g2', 'Blob Jr');
             INSERT INTO turns (id, playerID, points) VALUES ('t1', 'p2', 3);
@@ -49,9 +52,11 @@ import Testing
     }
 
     func rows(_ device: SyncTestDevice) async throws -> [String] {
-        try await device.rows() + device.database.read { db in
-            try String.fetchAll(db, sql: "SELECT 'turn ' || id || ' ' || quote(playerID) || ' ' || quote(points) FROM turns ORDER BY id")
-        }
+        try await device.rows()
+            + device.database.read { db in
+                try String.fetchAll(
+                    db, sql: "SELECT 'turn ' || id || ' ' || quote(playerID) || ' ' || quote(points) FROM turns ORDER BY id")
+            }
     }
 
     func syncAll() async throws {
@@ -77,7 +82,9 @@ import Testing
         try await a2.execute("UPDATE players SET gameID = 'g2' WHERE id = 'p2'")
         try await syncAll()
         #expect(try await rows(b) == ["game g1 'Shared' NULL", "player p1 'g1' 'Blob'"])
-        let aliceRows = ["game g1 'Shared' NULL", "game g2 'Private' NULL", "player p1 'g1' 'Blob'", "player p2 'g2' 'Blob Jr'", "turn t1 'p2' 5"]
+        let aliceRows = [
+            "game g1 'Shared' NULL", "game g2 'Private' NULL", "player p1 'g1' 'Blob'", "player p2 'g2' 'Blob Jr'", "turn t1 'p2' 5",
+        ]
         #expect(try await rows(a1) == aliceRows)
         #expect(try await rows(a2) == aliceRows)
     }
@@ -92,15 +99,18 @@ import Testing
         try await syncAll()
         #expect(names(in: bobZone) == ["bg:games", "p2:players", "t1:turns"])
         #expect(names(in: aliceZone) == ["g1:games", "g2:games", "p1:players"])
-        #expect(try await rows(b) == [
-            "game bg 'Bob''s' NULL", "game g1 'Shared' NULL", "player p1 'g1' 'Blob'", "player p2 'bg' 'Blob Jr'", "turn t1 'p2' 3",
-        ])
+        #expect(
+            try await rows(b) == [
+                "game bg 'Bob''s' NULL", "game g1 'Shared' NULL", "player p1 'g1' 'Blob'", "player p2 'bg' 'Blob Jr'", "turn t1 'p2' 3",
+            ])
         let aliceRows = ["game g1 'Shared' NULL", "game g2 'Private' NULL", "player p1 'g1' 'Blob'"]
         #expect(try await rows(a1) == aliceRows)
         #expect(try await rows(a2) == aliceRows)
         #expect(try await b.pending() == 0)
         try await b.engine.database.read { db in
-            let zones = try String.fetchAll(db, sql: "SELECT DISTINCT ownerName FROM strata_sync.metadata WHERE recordType <> 'games' AND recordPrimaryKey IN ('p2', 't1')")
+            let zones = try String.fetchAll(
+                db,
+                sql: "SELECT DISTINCT ownerName FROM strata_sync.metadata WHERE recordType <> 'games' AND recordPrimaryKey IN ('p2', 't1')")
             #expect(zones == ["bob"])
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM strata_sync.moved_records") == 0)
         }

@@ -1,8 +1,9 @@
 import StrataQueries
 import StrataSQLite
-@testable import StrataSync
 import StrataSyncTestSupport
 import Testing
+
+@testable import StrataSync
 
 @DatabaseFunction(as: ((JSONRepresentation<CloudShare>?) -> Bool).self, isDeterministic: true)
 func isOwner(of share: CloudShare?) -> Bool {
@@ -37,8 +38,10 @@ func isOwner(of share: CloudShare?) -> Bool {
         as: SharedGame.leftJoin(SyncMetadata.all) { $0.syncMetadataID.eq($1.id) }
             .order { game, _ in game.id }
             .select { game, metadata in
-                (game.id, game.title, metadata.isShared.ifnull(false), $isOwner(of: metadata.share),
-                 #sql("coalesce(json_array_length(\(metadata.share), '$.participants'), 1) - 1", as: Int.self))
+                (
+                    game.id, game.title, metadata.isShared.ifnull(false), $isOwner(of: metadata.share),
+                    #sql("coalesce(json_array_length(\(metadata.share), '$.participants'), 1) - 1", as: Int.self)
+                )
             })
 
     func sharingRows(_ device: SyncTestDevice) async throws -> [GameSharingRow] {
@@ -60,17 +63,20 @@ func isOwner(of share: CloudShare?) -> Bool {
         #expect(shared.share.currentUserParticipant?.role == .owner)
         try await bob.engine.acceptShare(url: shared.url)
 
-        #expect(try await sharingRows(alice) == [
-            GameSharingRow(id: "g1", title: "Poker", isShared: true, isOwner: true, participants: 1),
-            GameSharingRow(id: "g2", title: "Chess", isShared: false, isOwner: true, participants: 0),
-        ])
-        #expect(try await sharingRows(bob) == [
-            GameSharingRow(id: "g1", title: "Poker", isShared: true, isOwner: false, participants: 1),
-        ])
+        #expect(
+            try await sharingRows(alice) == [
+                GameSharingRow(id: "g1", title: "Poker", isShared: true, isOwner: true, participants: 1),
+                GameSharingRow(id: "g2", title: "Chess", isShared: false, isOwner: true, participants: 0),
+            ])
+        #expect(
+            try await sharingRows(bob) == [
+                GameSharingRow(id: "g1", title: "Poker", isShared: true, isOwner: false, participants: 1)
+            ])
         let bobsShare = try await bob.engine.database.write { db in
             try SyncMetadata.find(SharedGame(id: "g1").syncMetadataID()).fetchOne(db)
         }
-        #expect(bobsShare?.share?.currentUserParticipant == CloudShare.Participant(user: "bob", permission: .readWrite, acceptance: .accepted))
+        #expect(
+            bobsShare?.share?.currentUserParticipant == CloudShare.Participant(user: "bob", permission: .readWrite, acceptance: .accepted))
         #expect(bobsShare?.isOwnedByCurrentUser == false)
         let owned = try await bob.engine.database.write { db in
             try SyncMetadata.where { $0.isOwnedByCurrentUser }.fetchCount(db)

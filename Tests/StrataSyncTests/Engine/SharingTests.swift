@@ -1,8 +1,9 @@
 import StrataQueries
 import StrataSQLite
-@testable import StrataSync
 import StrataSyncTestSupport
 import Testing
+
+@testable import StrataSync
 
 @Table("games") struct SharedGame {
     let id: String
@@ -34,7 +35,8 @@ import Testing
 
     /// Alice's game g1 with player p1, sent.
     func seed() async throws {
-        try await a1.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker'); INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Blob')")
+        try await a1.execute(
+            "INSERT INTO games (id, title) VALUES ('g1', 'Poker'); INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Blob')")
         try await a1.engine.sendChanges()
     }
 
@@ -176,7 +178,8 @@ import Testing
 
     @Test func unsharingOneOfTwoGamesTakesOnlyThatOneFromTheParticipant() async throws {
         try await seed()
-        try await a1.execute("INSERT INTO games (id, title) VALUES ('g2', 'Chess'); INSERT INTO players (id, gameID, name) VALUES ('p2', 'g2', 'Ada')")
+        try await a1.execute(
+            "INSERT INTO games (id, title) VALUES ('g2', 'Chess'); INSERT INTO players (id, gameID, name) VALUES ('p2', 'g2', 'Ada')")
         try await a1.engine.sendChanges()
         try await b.engine.acceptShare(url: try await shareWithBob(.readWrite).url)
         let second = try await a1.engine.share(record: SharedGame(id: "g2")) { share in
@@ -201,7 +204,9 @@ import Testing
 
     @Test func aGameWithAThousandPlayersIsSharedWhole() async throws {
         try await a1.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
-        try await a1.execute("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) INSERT INTO players (id, gameID, name) SELECT 'p' || i, 'g1', 'player ' || i FROM n")
+        try await a1.execute(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 1000) INSERT INTO players (id, gameID, name) SELECT 'p' || i, 'g1', 'player ' || i FROM n"
+        )
         try await a1.engine.sendChanges()
         try await b.engine.acceptShare(url: try await shareWithBob(.readWrite).url)
         #expect(try await b.rows().count == 1_001)

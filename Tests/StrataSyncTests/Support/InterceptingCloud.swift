@@ -3,9 +3,10 @@ import StrataSync
 /// A container over another (a `MockCloud`'s) whose private database's modify requests pass
 /// through `modify` first: a test answers them itself, delays them or blocks them.
 struct InterceptingContainer: CloudContainer {
-    typealias Modify = @Sendable (
-        _ saving: [CloudRecord], _ deleting: [CloudRecordID], _ next: any CloudDatabase
-    ) async throws -> CloudModifyResult
+    typealias Modify =
+        @Sendable (
+            _ saving: [CloudRecord], _ deleting: [CloudRecordID], _ next: any CloudDatabase
+        ) async throws -> CloudModifyResult
 
     let base: any CloudContainer
     let modify: Modify

@@ -35,7 +35,7 @@ struct AssetTransfer {
                 continue
             }
             guard let id = AssetID(hexadecimal: hash),
-                  let stored = try await database.read({ db in try db.storedAsset(id) })
+                let stored = try await database.read({ db in try db.storedAsset(id) })
             else { continue }
             try await cloud.uploadAssets([CloudAsset(stored)])
         }
@@ -58,7 +58,8 @@ struct AssetTransfer {
             for item in requests {
                 let data = try Data.fetchOne(
                     db,
-                    sql: "SELECT \(item.column.quotedIdentifier) FROM main.\(item.table.name.quotedIdentifier) WHERE \(item.table.primaryKey.quotedIdentifier) = ?",
+                    sql:
+                        "SELECT \(item.column.quotedIdentifier) FROM main.\(item.table.name.quotedIdentifier) WHERE \(item.table.primaryKey.quotedIdentifier) = ?",
                     arguments: [item.key])
                 if let data, AssetID(of: data).hexadecimal == item.hash { blobs[item.hash] = data }
             }
@@ -85,7 +86,7 @@ struct AssetTransfer {
         var assets: [StoredAsset] = []
         for reference in references {
             guard let id = AssetID(hexadecimal: reference.hash),
-                  try await !database.read({ db in try db.assetExists(id) })
+                try await !database.read({ db in try db.assetExists(id) })
             else { continue }
             let asset = try await cloud.fetchAsset(reference.hash)
             assets.append(try StoredAsset(asset))

@@ -17,8 +17,9 @@ enum LargeBlobs {
         while start < data.endIndex {
             let end = min(start + chunkSize, data.endIndex)
             let bytes = Data(data[start..<end])
-            chunks.append(CloudAsset.Chunk(
-                data: bytes, encoding: 0, size: Int64(bytes.count), crc32: CloudAsset.checksum(ofChunk: index, data: bytes)))
+            chunks.append(
+                CloudAsset.Chunk(
+                    data: bytes, encoding: 0, size: Int64(bytes.count), crc32: CloudAsset.checksum(ofChunk: index, data: bytes)))
             start = end
             index += 1
         }

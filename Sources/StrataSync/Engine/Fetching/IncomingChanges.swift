@@ -29,13 +29,17 @@ struct IncomingChanges {
     ///
     /// - Throws: ``SyncEngineError/missingContent(recordName:column:hash:)`` when the bytes are
     ///   nowhere on this device.
-    func columnValue(_ value: CloudValue, column: String, of table: SyncedTable, record: CloudRecordID, in db: Database) throws -> DatabaseValue {
+    func columnValue(
+        _ value: CloudValue, column: String, of table: SyncedTable, record: CloudRecordID, in db: Database
+    ) throws -> DatabaseValue {
         guard case .asset(let reference) = value, !table.assetColumns.contains(column) else { return value.databaseValue }
         if let data = blobs[reference.hash] { return .blob(data) }
         if let data = try Data.fetchOne(
             db,
-            sql: "SELECT content FROM \(MetadatabaseTable.waitingContent.qualifiedName) WHERE zoneName = ? AND ownerName = ? AND recordName = ? AND hash = ?",
-            arguments: [record.zone.name, record.zone.owner, record.name, reference.hash]) {
+            sql:
+                "SELECT content FROM \(MetadatabaseTable.waitingContent.qualifiedName) WHERE zoneName = ? AND ownerName = ? AND recordName = ? AND hash = ?",
+            arguments: [record.zone.name, record.zone.owner, record.name, reference.hash])
+        {
             return .blob(data)
         }
         if let id = AssetID(hexadecimal: reference.hash), try db.tableExists(AssetSchema.assetsTable), try db.assetExists(id) {
@@ -50,7 +54,8 @@ struct IncomingChanges {
         guard let table = schema.table(named: record.type) else { return [] }
         return record.fields.compactMap { column, value in
             guard case .asset(let reference) = value, !table.assetColumns.contains(column),
-                  let data = blobs[reference.hash] else { return nil }
+                let data = blobs[reference.hash]
+            else { return nil }
             return (reference.hash, data)
         }
     }
@@ -93,9 +98,11 @@ struct IncomingChanges {
             return
         }
         let stored = try RecordMetadata.fetch(name, in: db)
-        if let reference = table.parent, IncomingDecision.isLeftBehindCopy(
-            storedZone: stored?.zone, incomingZone: record.id.zone,
-            localParentVersion: stored?.fieldVersions[reference.column], incomingParentVersion: record.fieldVersions[reference.column]) {
+        if let reference = table.parent,
+            IncomingDecision.isLeftBehindCopy(
+                storedZone: stored?.zone, incomingZone: record.id.zone,
+                localParentVersion: stored?.fieldVersions[reference.column], incomingParentVersion: record.fieldVersions[reference.column])
+        {
             return
         }
         var metadata = stored ?? RecordMetadata(name: name, zone: record.id.zone)
@@ -167,7 +174,8 @@ struct IncomingChanges {
                         rowChanged = true
                         let assignments = changed.map { "\($0.0.quotedIdentifier) = ?" }.joined(separator: ", ")
                         try db.execute(
-                            sql: "UPDATE main.\(table.name.quotedIdentifier) SET \(assignments) WHERE \(table.primaryKey.quotedIdentifier) = ?",
+                            sql:
+                                "UPDATE main.\(table.name.quotedIdentifier) SET \(assignments) WHERE \(table.primaryKey.quotedIdentifier) = ?",
                             arguments: StatementArguments(changed.map(\.1) + [DatabaseValue.text(name.primaryKey)]))
                     }
                 } else {
@@ -272,7 +280,8 @@ struct IncomingChanges {
         guard !names.isEmpty else { return }
         let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
         let records = try db.fetchAll(
-            sql: "SELECT record FROM \(MetadatabaseTable.unsyncedRecords.qualifiedName) WHERE reason = 'unknownTable' AND recordType IN (\(marks))",
+            sql:
+                "SELECT record FROM \(MetadatabaseTable.unsyncedRecords.qualifiedName) WHERE reason = 'unknownTable' AND recordType IN (\(marks))",
             arguments: StatementArguments(names)
         ) { row in try SyncJSON.decode(CloudRecord.self, from: try row[0]) }
         for record in records.sorted(by: { lhs, rhs in
@@ -283,9 +292,10 @@ struct IncomingChanges {
     }
 
     /// The value `SET NULL` or `SET DEFAULT` gives a child's foreign key column.
-    static func onDeleteReplacement(for reference: SyncedTable.ParentReference, in table: SyncedTable, db: Database) throws -> DatabaseValue {
+    static func onDeleteReplacement(for reference: SyncedTable.ParentReference, in table: SyncedTable, db: Database) throws -> DatabaseValue
+    {
         guard reference.onDelete == "SET DEFAULT",
-              let expression = try String.fetchOne(
+            let expression = try String.fetchOne(
                 db, sql: "SELECT dflt_value FROM pragma_table_info(?) WHERE name = ?", arguments: [table.name, reference.column])
         else { return .null }
         return try DatabaseValue.fetchOne(db, sql: "SELECT (\(expression))") ?? .null
@@ -315,7 +325,8 @@ struct IncomingChanges {
     /// retries the records.
     static func contentMissingForWaitingRecords(in zone: CloudZoneID, schema: SyncSchema, db: Database) throws -> [String] {
         let waiting = try db.fetchAll(
-            sql: "SELECT record FROM \(MetadatabaseTable.unsyncedRecords.qualifiedName) WHERE zoneName = ? AND ownerName = ? AND reason = 'missingParent'",
+            sql:
+                "SELECT record FROM \(MetadatabaseTable.unsyncedRecords.qualifiedName) WHERE zoneName = ? AND ownerName = ? AND reason = 'missingParent'",
             arguments: [zone.name, zone.owner]
         ) { row in try SyncJSON.decode(CloudRecord.self, from: try row[0]) }
         var missing: [String] = []
@@ -323,10 +334,12 @@ struct IncomingChanges {
             guard let table = schema.table(named: record.type) else { continue }
             for (column, value) in record.fields where !table.assetColumns.contains(column) {
                 guard case .asset(let reference) = value else { continue }
-                let kept = try Bool.fetchOne(
-                    db,
-                    sql: "SELECT EXISTS (SELECT 1 FROM \(MetadatabaseTable.waitingContent.qualifiedName) WHERE zoneName = ? AND ownerName = ? AND recordName = ? AND hash = ?)",
-                    arguments: [zone.name, zone.owner, record.id.name, reference.hash]) ?? false
+                let kept =
+                    try Bool.fetchOne(
+                        db,
+                        sql:
+                            "SELECT EXISTS (SELECT 1 FROM \(MetadatabaseTable.waitingContent.qualifiedName) WHERE zoneName = ? AND ownerName = ? AND recordName = ? AND hash = ?)",
+                        arguments: [zone.name, zone.owner, record.id.name, reference.hash]) ?? false
                 if !kept && !missing.contains(reference.hash) { missing.append(reference.hash) }
             }
         }

@@ -12,8 +12,10 @@ extension SyncEngine {
         do {
             try await performFetchBody()
             let (pending, quarantined) = try await database.write { db in
-                (try RecordMetadata.pendingCount(in: db),
-                 try Int.fetchOne(db, sql: "SELECT count(*) FROM \(MetadatabaseTable.quarantinedRecords.qualifiedName)") ?? 0)
+                (
+                    try RecordMetadata.pendingCount(in: db),
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM \(MetadatabaseTable.quarantinedRecords.qualifiedName)") ?? 0
+                )
             }
             updateStatus {
                 $0.isFetchingChanges = false
@@ -27,7 +29,9 @@ extension SyncEngine {
             throw CancellationError()
         } catch {
             logger.error("fetching failed: \(error)")
-            updateStatus { $0.isFetchingChanges = false; $0.lastError = error }
+            updateStatus {
+                $0.isFetchingChanges = false; $0.lastError = error
+            }
             throw error
         }
     }
@@ -170,7 +174,8 @@ extension SyncEngine {
                         arguments: [table.name, zone.name, zone.owner])
                 }
                 try db.execute(
-                    sql: "DELETE FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE zoneName = ? AND ownerName = ?", arguments: [zone.name, zone.owner])
+                    sql: "DELETE FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE zoneName = ? AND ownerName = ?",
+                    arguments: [zone.name, zone.owner])
                 try EngineState.set(EngineState.zoneToken(zone), to: nil, in: db)
                 try EngineState.set(EngineState.zoneCreated(zone), to: nil, in: db)
             }

@@ -5,11 +5,17 @@ enum ColumnAffinity {
 
     init(declaredType: String) {
         let type = declaredType.uppercased()
-        if type.contains("INT") { self = .integer }
-        else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") { self = .text }
-        else if type.isEmpty || type.contains("BLOB") { self = .blob }
-        else if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") { self = .real }
-        else { self = .numeric }
+        if type.contains("INT") {
+            self = .integer
+        } else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") {
+            self = .text
+        } else if type.isEmpty || type.contains("BLOB") {
+            self = .blob
+        } else if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") {
+            self = .real
+        } else {
+            self = .numeric
+        }
     }
 
     /// Why `value` does not belong in a column of this affinity, or nil when it does.

@@ -27,7 +27,8 @@ enum ChangeLogDrain {
             } else if let stored = try RecordMetadata.fetch(name, in: db) {
                 metadata = stored
             } else {
-                let recordZone = entry.operation == .save
+                let recordZone =
+                    entry.operation == .save
                     ? try SyncEngine.zoneForNewRecord(name, table: table, default: zone, touched: touched, in: db)
                     : zone
                 metadata = RecordMetadata(name: name, zone: recordZone)

@@ -91,15 +91,16 @@ struct OutgoingChanges {
         var added = false
         while let child = unexamined.popLast() {
             guard let table = schema.table(named: child.name.table), let reference = table.parent,
-                  let value = try DatabaseValue.fetchOne(
+                let value = try DatabaseValue.fetchOne(
                     db,
-                    sql: "SELECT \(reference.column.quotedIdentifier) FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) = ?",
+                    sql:
+                        "SELECT \(reference.column.quotedIdentifier) FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) = ?",
                     arguments: [child.name.primaryKey]),
-                  value != .null
+                value != .null
             else { continue }
             let parentName = RecordName(table: reference.parentTable, primaryKey: CloudValue(value).keyText)
             guard !names.contains(parentName), let parent = try RecordMetadata.fetch(parentName, in: db),
-                  parent.pendingOperation == .save
+                parent.pendingOperation == .save
             else { continue }
             names.insert(parentName)
             batch.append(parent)
@@ -113,7 +114,8 @@ struct OutgoingChanges {
     /// The zone the engine knows a record in.
     private static func zone(of name: RecordName, in db: Database) throws -> CloudZoneID? {
         try db.fetchOne(
-            sql: "SELECT zoneName, ownerName FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = ? AND recordPrimaryKey = ?",
+            sql:
+                "SELECT zoneName, ownerName FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = ? AND recordPrimaryKey = ?",
             arguments: [name.table, name.primaryKey]
         ) { row in CloudZoneID(name: try row[0], owner: try row[1]) }
     }
@@ -138,7 +140,8 @@ struct OutgoingChanges {
         var versions = known?.fieldVersions ?? [:]
         for (column, value) in zip(table.valueColumns, values) {
             if table.assetColumns.contains(column), case .text(let text) = value, let id = AssetID(hexadecimal: text),
-               let descriptor = try db.assetDescriptor(id) {
+                let descriptor = try db.assetDescriptor(id)
+            {
                 fields[column] = .asset(CloudAssetReference(hash: id.hexadecimal, size: descriptor.size))
             } else if case .blob(let data) = value, data.count > blobAssetThreshold {
                 fields[column] = .asset(CloudAssetReference(hash: AssetID(of: data).hexadecimal, size: Int64(data.count)))

@@ -17,14 +17,18 @@ extension SyncEngine {
         do {
             try await send()
             let pending = try await database.write { db in try RecordMetadata.pendingCount(in: db) }
-            updateStatus { $0.isSendingChanges = false; $0.pendingCount = pending; $0.lastError = nil }
+            updateStatus {
+                $0.isSendingChanges = false; $0.pendingCount = pending; $0.lastError = nil
+            }
         } catch is CancellationError {
             logger.notice("sending cancelled")
             updateStatus { $0.isSendingChanges = false }
             throw CancellationError()
         } catch {
             logger.error("sending failed: \(error)")
-            updateStatus { $0.isSendingChanges = false; $0.lastError = error }
+            updateStatus {
+                $0.isSendingChanges = false; $0.lastError = error
+            }
             throw error
         }
     }
@@ -105,9 +109,10 @@ extension SyncEngine {
             logEvents(outcome.events, title: "sent")
             if outcome.needsZone { try await cloud.saveZones([zone]) }
             if outcome.needsFetch { try await performFetchBody() }
-            let goesOn = plan.record(.recorded(
-                progress: outcome.progress, needsZone: outcome.needsZone, needsFetch: outcome.needsFetch,
-                permanentFailures: outcome.failures, firstFailure: Self.firstFailure(in: result, of: items)))
+            let goesOn = plan.record(
+                .recorded(
+                    progress: outcome.progress, needsZone: outcome.needsZone, needsFetch: outcome.needsFetch,
+                    permanentFailures: outcome.failures, firstFailure: Self.firstFailure(in: result, of: items)))
             if !goesOn { break sending }
         }
         // Entries drained while answers were recorded leave the log now.
@@ -125,7 +130,8 @@ extension SyncEngine {
     /// The first refusal among a batch's answers, for ``SyncEngineError/sendStalled(pendingCount:records:lastFailure:)``.
     private static func firstFailure(in result: CloudModifyResult, of items: [OutgoingChanges.Item]) -> String? {
         for item in items {
-            let answer = item.record == nil
+            let answer =
+                item.record == nil
                 ? result.deleteResults[item.metadata.recordID].map { $0.map { _ in () } }
                 : result.saveResults[item.metadata.recordID].map { $0.map { _ in () } }
             if case .failure(let error)? = answer { return "\(item.metadata.name.text): \(error)" }
@@ -228,7 +234,8 @@ extension SyncEngine {
                     outcome.needsFetch = true
                 case .failure(.batchRequestFailed), .failure(.zoneNotFound):
                     break
-                case .failure(.permissionFailure) where item.metadata.zone.owner != (try EngineState.value(EngineState.userName, in: db) ?? ""):
+                case .failure(.permissionFailure)
+                where item.metadata.zone.owner != (try EngineState.value(EngineState.userName, in: db) ?? ""):
                     // A read-only participant's delete: the record comes back.
                     try restoreServerCopy(of: item, incoming: incoming, in: db)
                     outcome.progress += 1
@@ -310,7 +317,7 @@ extension SyncEngine {
     private func handleMissingParent(item: OutgoingChanges.Item, outcome: inout SendOutcome, in db: Database) throws {
         let name = item.metadata.name
         guard let table = schema.table(named: name.table), let reference = table.parent,
-              let value = item.record?.fields[reference.column], value != .null
+            let value = item.record?.fields[reference.column], value != .null
         else { return }
         let parentName = RecordName(table: reference.parentTable, primaryKey: value.keyText)
         let knownParent = try RecordMetadata.fetch(parentName, in: db)
@@ -347,8 +354,11 @@ extension SyncEngine {
             }
             outcome.events.append(SyncEvent(action: .deleted, recordType: name.table, recordName: name.text))
         default:
-            let defaultSQL = reference.onDelete == "SET DEFAULT"
-                ? (try String.fetchOne(db, sql: "SELECT dflt_value FROM pragma_table_info(?) WHERE name = ?", arguments: [table.name, reference.column]) ?? "NULL")
+            let defaultSQL =
+                reference.onDelete == "SET DEFAULT"
+                ? (try String.fetchOne(
+                    db, sql: "SELECT dflt_value FROM pragma_table_info(?) WHERE name = ?", arguments: [table.name, reference.column])
+                    ?? "NULL")
                 : "NULL"
             try db.execute(
                 sql: "UPDATE main.\(quotedTable) SET \(column) = (\(defaultSQL)) WHERE \(key) = ?", arguments: [name.primaryKey])
