@@ -51,24 +51,16 @@ extension CloudStoreDatabase {
             let parentNames = saves.compactMap { $0.parent?.zone == zone ? $0.parent?.name : nil }
             let shape = try await ZoneShape.load(
                 zone, names: saveNames + deleteNames + parentNames, children: deleteNames, on: connection, logger: logger)
-            if scope == .shared {
-                let failures = shape.permissionFailures(saving: saves, deleting: deletes)
-                if !failures.isEmpty { return failAll { failures[$0] ?? .batchRequestFailed($0) } }
-            }
-
-            let failures = CloudModifyRules.failures(
-                saving: saves, deleting: deletes, in: zone, existing: shape.existing.mapValues(\.record), children: shape.children)
-            if !failures.isEmpty {
-                return failAll { failures[$0] ?? .batchRequestFailed($0) }
+            let plan: ZoneModifyPlan
+            switch ZoneModifyPlan.make(saving: saves, deleting: deletes, in: zone, shape: shape, shared: scope == .shared) {
+            case .failure(let refusal): return failAll { refusal.error(for: $0) }
+            case .success(let made): plan = made
             }
 
             var result = CloudModifyResult()
-            var endedShares: [String] = []
-            for id in deletes {
-                guard let removed = shape.existing[id.name] else {
-                    result.deleteResults[id] = .success(())
-                    continue
-                }
+            for id in deletes { result.deleteResults[id] = .success(()) }
+            for deletion in plan.deletions {
+                let id = deletion.id
                 position += 1
                 try await connection.query(
                     "DELETE FROM strata_cloud.records WHERE owner = \(zone.owner) AND zone = \(zone.name) AND name = \(id.name)",
@@ -76,45 +68,37 @@ extension CloudStoreDatabase {
                 try await connection.query(
                     """
                     INSERT INTO strata_cloud.tombstones (owner, zone, name, type, sequence, audience)
-                    VALUES (\(zone.owner), \(zone.name), \(id.name), \(removed.record.type), \(position), \(shape.audience(of: removed.shareRoot)))
+                    VALUES (\(zone.owner), \(zone.name), \(id.name), \(deletion.type), \(position), \(deletion.audience))
                     ON CONFLICT (owner, zone, name) DO UPDATE SET type = excluded.type, sequence = excluded.sequence, audience = excluded.audience
                     """,
                     logger: logger)
-                if shape.sharedRoots.contains(id.name) {
-                    // Deleting a shared root ends its share, for everyone.
-                    endedShares += shape.audience(of: id.name)
+                if deletion.endsShare {
                     try await connection.query(
                         "DELETE FROM strata_cloud.shares WHERE owner = \(zone.owner) AND zone = \(zone.name) AND root = \(id.name)",
                         logger: logger)
                 }
-                result.deleteResults[id] = .success(())
             }
             var written: [(record: CloudRecord, shareRoot: String?, position: Int64)] = []
-            for var record in saves {
+            for (record, shareRoot) in plan.writes {
+                var record = record
                 position += 1
                 record.changeTag = "t\(position)"
-                written.append((record, shape.shareRoot(after: record.id.name, saving: saves), position))
+                written.append((record, shareRoot, position))
                 result.saveResults[record.id] = .success(record)
             }
             try await Self.write(written, in: zone, on: connection, logger: logger)
-            // A record moved under another share (or out of one) takes its subtree along: the
-            // new share's participants get it, the old share's see it leave.
-            for record in saves {
-                guard let before = shape.existing[record.id.name], before.record.parent != record.parent else { continue }
-                let rootAfter = shape.shareRoot(after: record.id.name, saving: saves)
-                guard rootAfter != before.shareRoot else { continue }
+            for move in plan.moves {
                 position = try await Self.moveSubtree(
-                    of: record.id.name, in: zone, to: rootAfter, after: position, on: connection, logger: logger)
-                let leaving = Set(shape.audience(of: before.shareRoot)).subtracting(shape.audience(of: rootAfter))
+                    of: move.name, in: zone, to: move.rootAfter, after: position, on: connection, logger: logger)
                 for try await last in try await connection.query(
-                    "SELECT strata_cloud.record_departures(\(zone.owner), \(zone.name), \(record.id.name), \(leaving.sorted()), \(position))",
+                    "SELECT strata_cloud.record_departures(\(zone.owner), \(zone.name), \(move.name), \(move.leaving), \(position))",
                     logger: logger
                 ).decode(Int64.self) {
                     position = last
                 }
             }
             // A parent that gained a child gets a new tag, as CloudKit gives one.
-            for parent in Set(parentNames).sorted() where !deleteNames.contains(parent) {
+            for parent in plan.touchedParents {
                 position += 1
                 try await connection.query(
                     """
@@ -129,11 +113,8 @@ extension CloudStoreDatabase {
             }
             try await connection.query(
                 "UPDATE strata_cloud.zones SET sequence = \(position) WHERE owner = \(zone.owner) AND name = \(zone.name)", logger: logger)
-            let growth =
-                saves.reduce(Int64(0)) { $0 + Int64($1.encodedSize - (shape.existing[$1.id.name]?.record.encodedSize ?? 0)) }
-                - deletes.reduce(Int64(0)) { $0 + Int64(shape.existing[$1.name]?.record.encodedSize ?? 0) }
-            try await Self.useBytes(growth, of: zone.owner, quota: store.limits.maximumBytesPerUser, on: connection, logger: logger)
-            try await Self.markChanged([zone.name], of: zone.owner, notifying: endedShares, on: connection, logger: logger)
+            try await Self.useBytes(plan.growth, of: zone.owner, quota: store.limits.maximumBytesPerUser, on: connection, logger: logger)
+            try await Self.markChanged([zone.name], of: zone.owner, notifying: plan.endedShareAudience, on: connection, logger: logger)
             if let hook = store.beforeModifyCommit.withLock({ $0 }) { await hook() }
             return result
         }
