@@ -1,8 +1,7 @@
 import Crypto
 import Foundation
+import StrataSync
 import Testing
-
-@testable import StrataSync
 
 /// Assets: stored whole and checked on the way in, fetched by hash, reachable by their
 /// uploader and the users they share with, and by nobody else.

@@ -1,7 +1,6 @@
 import Foundation
+import StrataSync
 import Testing
-
-@testable import StrataSync
 
 /// Change feeds: paged records and tombstones since a token, changed and deleted zones,
 /// expired tokens.

@@ -1,7 +1,6 @@
 import Foundation
+import StrataSync
 import Testing
-
-@testable import StrataSync
 
 /// The mock cloud keeps the service's rules for saving and deleting records.
 @Suite(.timeLimit(.minutes(5))) struct CloudRecordTests {

@@ -1,7 +1,6 @@
 import Foundation
+import StrataSync
 import Testing
-
-@testable import StrataSync
 
 /// Shares: what participants see and may do, and how shares end.
 @Suite(.timeLimit(.minutes(5))) struct CloudSharingTests {

@@ -1,9 +1,8 @@
 import Foundation
 import PostgresNIO
 import StrataCloud
+import StrataCloudStore
 import Testing
-
-@testable import StrataCloudStore
 
 /// The request role can do exactly what the API needs (issue #25, finding 7): a read-write
 /// participant moves a shared zone's position forward and nothing else of the zone row; only

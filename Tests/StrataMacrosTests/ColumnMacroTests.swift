@@ -1,7 +1,6 @@
 import MacroTesting
+import StrataMacros
 import Testing
-
-@testable import StrataMacros
 
 @Suite(.timeLimit(.minutes(5)), .macros(tableMacroSpecs, record: .never))
 struct ColumnMacroTests {

@@ -1,10 +1,9 @@
 import MacroTesting
+import StrataMacros
 import SwiftSyntax
 import SwiftSyntaxBuilder
 import SwiftSyntaxMacroExpansion
 import Testing
-
-@testable import StrataMacros
 
 @Suite(.timeLimit(.minutes(5)), .macros(tableMacroSpecs, record: .never))
 struct TableMacroAttributeDiagnosticsTests {

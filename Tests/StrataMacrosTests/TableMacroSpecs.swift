@@ -1,6 +1,5 @@
+import StrataMacros
 import SwiftSyntaxMacros
-
-@testable import StrataMacros
 
 /// The macros a `@Table` expansion involves, shared by every suite that expands one.
 let tableMacroSpecs: [String: any Macro.Type] = [

@@ -1,9 +1,8 @@
 import Dispatch
 import Foundation
+import StrataSQLite
 import StrataTestSupport
 import Testing
-
-@testable import StrataSQLite
 
 /// A task executor whose jobs run on a thread of its own while it is open, and wait while it is
 /// closed: it stands for a cooperative pool whose every thread is blocked.

@@ -1,10 +1,9 @@
 import Foundation
 import StrataSQLite
+import StrataSync
 import StrataSyncTestSupport
 import StrataTestSupport
 import Testing
-
-@testable import StrataSync
 
 /// Local changes to synced tables land in the change log, in the writing transaction.
 @Suite(.timeLimit(.minutes(5))) struct ChangeCaptureTests {

@@ -1,12 +1,11 @@
 import Clocks
 import Foundation
 import StrataSQLite
+import StrataSync
 import StrataSyncTestSupport
 import StrataTestSupport
 import Synchronization
 import Testing
-
-@testable import StrataSync
 
 /// Issue #24's fixes tried by an outside tester who knew only the docs: erase on schema change
 /// across launches, the documented attach, large BLOBs in any order of pages and edits, parents

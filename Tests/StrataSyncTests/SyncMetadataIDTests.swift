@@ -1,9 +1,8 @@
 import StrataQueries
 import StrataSQLite
+import StrataSync
 import StrataSyncTestSupport
 import Testing
-
-@testable import StrataSync
 
 @Table struct Team: Equatable {
     let id: String

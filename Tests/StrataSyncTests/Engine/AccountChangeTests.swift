@@ -1,9 +1,8 @@
 import StrataSQLite
+import StrataSync
 import StrataSyncTestSupport
 import Synchronization
 import Testing
-
-@testable import StrataSync
 
 /// Signing out or switching accounts goes to the delegate; without one, local data goes.
 @Suite(.timeLimit(.minutes(5))) struct AccountChangeTests {

@@ -1,10 +1,9 @@
 import Foundation
 import StrataAssets
 import StrataSQLite
+import StrataSync
 import StrataSyncTestSupport
 import Testing
-
-@testable import StrataSync
 
 /// A column of asset ids syncs the content by hash: uploaded once, downloaded only when
 /// missing, never recompressed.

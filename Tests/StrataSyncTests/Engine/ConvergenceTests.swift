@@ -1,8 +1,7 @@
 import StrataSQLite
+import StrataSync
 import StrataSyncTestSupport
 import Testing
-
-@testable import StrataSync
 
 /// Three devices make seeded random edits over two related tables, interleaved with random
 /// syncs and injected faults (dropped requests, lost responses, rate limits, duplicated

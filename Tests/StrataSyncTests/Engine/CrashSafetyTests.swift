@@ -1,10 +1,9 @@
 import Foundation
 import StrataSQLite
+import StrataSync
 import StrataSyncTestSupport
 import StrataTestSupport
 import Testing
-
-@testable import StrataSync
 
 /// A write that committed is never lost to sync, even when the process dies right after it,
 /// in the middle of a later write, or between the two transactions of a change-log drain.

@@ -1,8 +1,7 @@
 import StrataSQLite
+import StrataSync
 import StrataSyncTestSupport
 import Testing
-
-@testable import StrataSync
 
 /// Failures never lose a change: a lost response, a transient error, a parent missing on fetch.
 @Suite(.timeLimit(.minutes(5))) struct FaultTests {

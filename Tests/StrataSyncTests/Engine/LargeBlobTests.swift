@@ -1,9 +1,8 @@
 import Foundation
 import StrataSQLite
+import StrataSync
 import StrataSyncTestSupport
 import Testing
-
-@testable import StrataSync
 
 /// A plain BLOB value syncs inside its record when small, and as an asset above the threshold:
 /// the record stays small, the content goes up once and arrives as the column's bytes.

@@ -1,8 +1,7 @@
 import StrataSQLite
+import StrataSync
 import StrataSyncTestSupport
 import Testing
-
-@testable import StrataSync
 
 /// Concurrent edits merge per field; the later edit of a field wins, by hybrid logical clock.
 @Suite(.timeLimit(.minutes(5))) struct MergeTests {

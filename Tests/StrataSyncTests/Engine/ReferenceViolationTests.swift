@@ -1,8 +1,7 @@
 import StrataSQLite
+import StrataSync
 import StrataSyncTestSupport
 import Testing
-
-@testable import StrataSync
 
 /// A child saved under a parent another device deleted meanwhile: the foreign key's ON DELETE
 /// applies on the device that saved it, as it did where the parent was deleted.

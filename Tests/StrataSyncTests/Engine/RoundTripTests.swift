@@ -1,9 +1,8 @@
 import StrataSQLite
+import StrataSync
 import StrataSyncTestSupport
 import StrataTestSupport
 import Testing
-
-@testable import StrataSync
 
 /// Inserts, updates and deletes travel between two devices of one user.
 @Suite(.timeLimit(.minutes(5))) struct RoundTripTests {

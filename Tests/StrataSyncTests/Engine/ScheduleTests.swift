@@ -1,10 +1,9 @@
 import Clocks
 import StrataSQLite
+import StrataSync
 import StrataSyncTestSupport
 import StrataTestSupport
 import Testing
-
-@testable import StrataSync
 
 /// A running engine sends after local commits and fetches on hints and polls, on its own
 /// schedule's clock; stopped, it does nothing; idle, it neither wakes nor writes; released, it

@@ -1,8 +1,7 @@
 import StrataSQLite
+import StrataSync
 import StrataSyncTestSupport
 import Testing
-
-@testable import StrataSync
 
 /// Devices on different versions of the app: a newer one adds a column and a table; the older
 /// one keeps what it does not know, never erases it, and applies it after its own migration.

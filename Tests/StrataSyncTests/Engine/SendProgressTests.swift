@@ -1,10 +1,9 @@
 import Foundation
 import StrataSQLite
+import StrataSync
 import StrataSyncTestSupport
 import Synchronization
 import Testing
-
-@testable import StrataSync
 
 /// A parent goes before or with its children whatever the order of edits, and a send that
 /// makes no progress says so (issue #24, item 5).

@@ -1,8 +1,7 @@
 import StrataSQLite
+import StrataSync
 import StrataSyncTestSupport
 import Testing
-
-@testable import StrataSync
 
 /// Moving a child between a private and a shared parent moves its whole subtree: within the
 /// owner's zone (the share's participants see it arrive or go), and between zones (a

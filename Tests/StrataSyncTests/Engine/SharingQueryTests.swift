@@ -1,9 +1,8 @@
 import StrataQueries
 import StrataSQLite
+import StrataSync
 import StrataSyncTestSupport
 import Testing
-
-@testable import StrataSync
 
 @DatabaseFunction(as: ((JSONRepresentation<CloudShare>?) -> Bool).self, isDeterministic: true)
 func isOwner(of share: CloudShare?) -> Bool {
