@@ -23,15 +23,7 @@ extension CloudStoreDatabase {
             var known: [String: CloudShare.Participant] = [:]
             for participant in before { known[participant.user] = participant }
             var saved = share
-            saved.participants =
-                [CloudShare.Participant(user: user, role: .owner, permission: .readWrite, acceptance: .accepted)]
-                + share.participants.filter { $0.user != user }.map { participant in
-                    var participant = participant
-                    participant.role = participant.role == .owner ? .privateUser : participant.role
-                    participant.acceptance = known[participant.user]?.acceptance ?? .pending
-                    if participant.acceptance == .removed { participant.acceptance = .pending }
-                    return participant
-                }
+            saved.participants = CloudSharingRules.savedParticipants(of: share, owner: user) { known[$0]?.acceptance }
             position += 1
             saved.changeTag = "t\(position)"
             saved.currentUser = nil

@@ -65,4 +65,20 @@ struct CloudSharingRulesTests {
         #expect(Self.failures(deleting: ["x"]) == ["x"])
         #expect(Self.failures(deleting: ["missing"]) == ["missing"])
     }
+
+    @Test func theOwnerSavesParticipantsKeepingTheAcceptanceTheCloudKnows() {
+        var share = CloudShare(rootRecordID: Self.id("g"))
+        share.participants = [
+            CloudShare.Participant(user: "mallory", role: .owner, permission: .readWrite, acceptance: .accepted),
+            CloudShare.Participant(user: "bob", permission: .readOnly),
+            CloudShare.Participant(user: "carol", permission: .readWrite),
+            CloudShare.Participant(user: "alice", permission: .readOnly),
+        ]
+        let known: [String: CloudShare.Acceptance] = ["bob": .accepted, "carol": .removed]
+        let saved = CloudSharingRules.savedParticipants(of: share, owner: "alice") { known[$0] }
+        #expect(saved.map(\.user) == ["alice", "mallory", "bob", "carol"])
+        #expect(saved.map(\.role) == [.owner, .privateUser, .privateUser, .privateUser])
+        #expect(saved.map(\.acceptance) == [.accepted, .pending, .accepted, .pending])
+        #expect(saved[0].permission == .readWrite)
+    }
 }

@@ -46,4 +46,21 @@ package enum CloudSharingRules {
         }
         return failures
     }
+
+    /// The participants of a share as the owner saves it: the owner first, as owner with
+    /// read-write access; everyone else as the owner lists them, never as a second owner,
+    /// keeping the acceptance the cloud knows (`knownAcceptance`); a new participant, or one
+    /// who had been removed and is invited again, is pending until they accept.
+    package static func savedParticipants(
+        of share: CloudShare, owner: String, knownAcceptance: (String) -> CloudShare.Acceptance?
+    ) -> [CloudShare.Participant] {
+        [CloudShare.Participant(user: owner, role: .owner, permission: .readWrite, acceptance: .accepted)]
+            + share.participants.filter { $0.user != owner }.map { participant in
+                var participant = participant
+                participant.role = participant.role == .owner ? .privateUser : participant.role
+                participant.acceptance = knownAcceptance(participant.user) ?? .pending
+                if participant.acceptance == .removed { participant.acceptance = .pending }
+                return participant
+            }
+    }
 }

@@ -280,16 +280,9 @@ struct MockCloudDatabase: CloudDatabase {
             var stored = state.shares[root] ?? MockCloudState.StoredShare(share: CloudShare(rootRecordID: root))
             let before = Set(stored.share.participants.filter { stored.share.permission(of: $0.user) > .none }.map(\.user))
             var saved = share
-            // The owner stays the owner; everyone else keeps the acceptance the cloud knows.
-            saved.participants =
-                [CloudShare.Participant(user: user, role: .owner, permission: .readWrite, acceptance: .accepted)]
-                + share.participants.filter { $0.user != user }.map { participant in
-                    var participant = participant
-                    participant.role = participant.role == .owner ? .privateUser : participant.role
-                    participant.acceptance = stored.share.participant(participant.user)?.acceptance ?? .pending
-                    if participant.acceptance == .removed { participant.acceptance = .pending }
-                    return participant
-                }
+            saved.participants = CloudSharingRules.savedParticipants(of: share, owner: user) {
+                stored.share.participant($0)?.acceptance
+            }
             saved.changeTag = state.newTag()
             saved.currentUser = nil
             stored.share = saved
