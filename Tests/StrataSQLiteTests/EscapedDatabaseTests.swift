@@ -211,9 +211,9 @@ func exitTest(_ body: () async -> ExitTest.Result?) async -> ExitTest.Result? {
             await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
                 let pool = try DatabasePool(named: "escaped-\(UUID())")
                 let box = EscapeBox()
-                let done = DispatchSemaphore(value: 0)
-                pool.asyncRead({ db in box.db = db }, completion: { _ in done.signal() })
-                _ = done.wait(timeout: .now() + 10)
+                await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+                    pool.asyncRead({ db in box.db = db }, completion: { _ in finished.resume() })
+                }
                 try box.db?.execute(sql: "SELECT 1")
             }
         }
