@@ -18,7 +18,7 @@ struct CloudServiceTransport: Sendable {
     func post<Response: Decodable>(_ path: String, _ body: some Encodable, as _: Response.Type = Response.self) async throws -> Response {
         let data: Data
         do {
-            data = try CloudWire.makeEncoder().encode(body)
+            data = try CloudWire.encode(body)
         } catch {
             throw CloudServiceClientError.unencodableRequest("\(error)")
         }
@@ -55,7 +55,7 @@ struct CloudServiceTransport: Sendable {
         let (status, headers, bytes) = try await exchange(request)
         guard (200..<300).contains(status) else { throw Self.failure(status: status, headers: headers, body: bytes) }
         do {
-            return try CloudWire.makeDecoder().decode(Response.self, from: bytes)
+            return try CloudWire.decode(Response.self, from: bytes)
         } catch {
             // A 2xx body that does not decode was cut or garbled on the way: as good as lost.
             throw CloudError.networkFailure

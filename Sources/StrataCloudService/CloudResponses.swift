@@ -7,7 +7,7 @@ import StrataCloudWire
 enum CloudResponses {
     /// A 200 response with `value` as its JSON body.
     static func json(_ value: some Encodable, status: HTTPResponse.Status = .ok) throws -> Response {
-        let data = try CloudWire.makeEncoder().encode(value)
+        let data = try CloudWire.encode(value)
         var headers = HTTPFields()
         headers[.contentType] = CloudWire.contentType
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))

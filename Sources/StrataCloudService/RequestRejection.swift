@@ -55,7 +55,7 @@ extension CloudService {
             throw RequestRejection.bodyTooLarge
         }
         do {
-            return try CloudWire.makeDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+            return try CloudWire.decode(T.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
             throw InvalidRequest(decoding: error, as: T.self)
         } catch {

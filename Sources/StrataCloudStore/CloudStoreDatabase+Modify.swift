@@ -97,18 +97,24 @@ extension CloudStoreDatabase {
                     position = last
                 }
             }
-            // A parent that gained a child gets a new tag, as CloudKit gives one.
-            for parent in plan.touchedParents {
-                position += 1
+            // A parent that gained a child gets a new tag, as CloudKit gives one: one statement
+            // for all of them (a first sync of children touches a parent per record).
+            if !plan.touchedParents.isEmpty {
+                let positions = plan.touchedParents.indices.map { position + 1 + Int64($0) }
+                position += Int64(plan.touchedParents.count)
                 try await connection.query(
                     """
-                    UPDATE strata_cloud.records SET change_tag = \("t\(position)"), sequence = \(position)
-                    WHERE owner = \(zone.owner) AND zone = \(zone.name) AND name = \(parent)
+                    UPDATE strata_cloud.records r SET change_tag = 't' || p.position, sequence = p.position
+                    FROM unnest(\(plan.touchedParents)::text[], \(positions)::bigint[]) AS p(name, position)
+                    WHERE r.owner = \(zone.owner) AND r.zone = \(zone.name) AND r.name = p.name
                     """,
                     logger: logger)
-                if let saved = saves.first(where: { $0.id.name == parent }), case .success(var record)? = result.saveResults[saved.id] {
-                    record.changeTag = "t\(position)"
-                    result.saveResults[saved.id] = .success(record)
+                let savedIDs = Dictionary(saves.map { ($0.id.name, $0.id) }, uniquingKeysWith: { $1 })
+                for (parent, parentPosition) in zip(plan.touchedParents, positions) {
+                    if let id = savedIDs[parent], case .success(var record)? = result.saveResults[id] {
+                        record.changeTag = "t\(parentPosition)"
+                        result.saveResults[id] = .success(record)
+                    }
                 }
             }
             try await connection.query(
@@ -174,8 +180,8 @@ extension CloudStoreDatabase {
         for (record, shareRoot, position) in records {
             names.append(record.id.name)
             types.append(record.type)
-            fields.append(try RecordCoding.encodeFields(record.fields))
-            versions.append(try RecordCoding.encodeVersions(record.fieldVersions))
+            fields.append(RecordCoding.encodeFields(record.fields))
+            versions.append(RecordCoding.encodeVersions(record.fieldVersions))
             parents.append(record.parent?.name ?? "")
             hasParent.append(record.parent != nil)
             tags.append(record.changeTag ?? "")

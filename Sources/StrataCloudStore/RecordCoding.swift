@@ -7,12 +7,24 @@ import StrataCloud
 /// stored as the strings `"NaN"`, `"+Infinity"` and `"-Infinity"` where a real goes, as the
 /// wire format sends them, and come back as the same values.
 enum RecordCoding {
-    static func encodeFields(_ fields: [String: CloudValue]) throws -> String {
-        String(decoding: try encoder().encode(fields), as: UTF8.self)
+    // Written and read by hand (StrataCloud's `JSONWriter` and `JSONReader`): every record a
+    // sync moves passes here, and the Codable coders cost more than the rest of its work. Text
+    // the fast reader refuses (written by an earlier version, or by hand) goes to `decoder()`.
+
+    static func encodeFields(_ fields: [String: CloudValue]) -> String {
+        FastJSON.text(ofFields: fields)
     }
 
-    static func encodeVersions(_ versions: [String: HybridTimestamp]) throws -> String {
-        String(decoding: try encoder().encode(versions), as: UTF8.self)
+    static func encodeVersions(_ versions: [String: HybridTimestamp]) -> String {
+        FastJSON.text(ofVersions: versions)
+    }
+
+    static func decodeFields(_ text: String) throws -> [String: CloudValue] {
+        try FastJSON.fields(from: text) ?? decoder().decode([String: CloudValue].self, from: Data(text.utf8))
+    }
+
+    static func decodeVersions(_ text: String) throws -> [String: HybridTimestamp] {
+        try FastJSON.versions(from: text) ?? decoder().decode([String: HybridTimestamp].self, from: Data(text.utf8))
     }
 
     private static let nonFinite = (positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
@@ -37,8 +49,8 @@ enum RecordCoding {
     ) throws -> CloudRecord {
         CloudRecord(
             id: CloudRecordID(name: name, zone: zone), type: type,
-            fields: try decoder().decode([String: CloudValue].self, from: Data(fields.utf8)),
-            fieldVersions: try decoder().decode([String: HybridTimestamp].self, from: Data(versions.utf8)),
+            fields: try decodeFields(fields),
+            fieldVersions: try decodeVersions(versions),
             parent: parent.map { CloudRecordID(name: $0, zone: zone) },
             changeTag: changeTag)
     }

@@ -61,14 +61,15 @@ struct ZoneModifyPlan {
                 Deletion(id: id, type: removed.record.type, audience: shape.audience(of: removed.shareRoot), endsShare: endsShare))
             if endsShare { plan.endedShareAudience += shape.audience(of: id.name) }
         }
+        let pending = ZoneShape.pendingParents(of: saves)
         for record in saves {
-            plan.writes.append((record, shape.shareRoot(after: record.id.name, saving: saves)))
+            plan.writes.append((record, shape.shareRoot(after: record.id.name, pending: pending)))
         }
         // A record moved under another share (or out of one) takes its subtree along: the
         // new share's participants get it, the old share's see it leave.
         for record in saves {
             guard let before = shape.existing[record.id.name], before.record.parent != record.parent else { continue }
-            let rootAfter = shape.shareRoot(after: record.id.name, saving: saves)
+            let rootAfter = shape.shareRoot(after: record.id.name, pending: pending)
             guard rootAfter != before.shareRoot else { continue }
             let leaving = Set(shape.audience(of: before.shareRoot)).subtracting(shape.audience(of: rootAfter))
             plan.moves.append(Move(name: record.id.name, rootAfter: rootAfter, leaving: leaving.sorted()))

@@ -1,4 +1,5 @@
 import Foundation
+import StrataCloud
 
 /// The JSON conventions both ends of the cloud service use, so a value encoded by one decodes to
 /// the same value on the other.
@@ -32,4 +33,18 @@ public enum CloudWire {
     }
 
     private static let nonFinite = (positiveInfinity: "+Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+}
+
+extension CloudWire {
+    /// A body's JSON: the hand-written form for the record-carrying bodies, `makeEncoder()`'s
+    /// otherwise (StrataCloud's `FastJSON`).
+    public static func encode(_ value: some Encodable) throws -> Data {
+        try FastJSON.encode(value, fallback: makeEncoder())
+    }
+
+    /// A body from its JSON: the strict fast reader first, `makeDecoder()` for anything it
+    /// refuses, so a malformed body fails with `JSONDecoder`'s error.
+    public static func decode<T: Decodable>(_ type: T.Type, from data: Data) throws -> T {
+        try FastJSON.decode(type, from: data, fallback: makeDecoder())
+    }
 }

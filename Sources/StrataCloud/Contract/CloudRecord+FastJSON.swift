@@ -1,0 +1,271 @@
+import Foundation
+
+// The hand-written JSON forms of the record types (`FastJSONCodable`), equal to what their
+// `Codable` conformances write and read; FastJSONTests checks the two against each other on
+// random and malformed input.
+
+extension CloudZoneID: FastJSONCodable {
+    package func write(to writer: inout JSONWriter) {
+        writer.raw("{\"name\":")
+        writer.string(name)
+        writer.raw(",\"owner\":")
+        writer.string(owner)
+        writer.raw("}")
+    }
+
+    package init(reading reader: inout JSONReader) throws(JSONReaderError) {
+        var name: String?
+        var owner: String?
+        try reader.object { reader, key throws(JSONReaderError) in
+            switch key {
+            case "name": name = try reader.string()
+            case "owner": owner = try reader.string()
+            default: throw reader.failure("unknown key \(key)")
+            }
+        }
+        guard let name, let owner else { throw reader.failure("a zone without its name or owner") }
+        self.init(name: name, owner: owner)
+    }
+}
+
+extension CloudRecordID: FastJSONCodable {
+    package func write(to writer: inout JSONWriter) {
+        writer.raw("{\"name\":")
+        writer.string(name)
+        writer.raw(",\"zone\":")
+        zone.write(to: &writer)
+        writer.raw("}")
+    }
+
+    package init(reading reader: inout JSONReader) throws(JSONReaderError) {
+        var name: String?
+        var zone: CloudZoneID?
+        try reader.object { reader, key throws(JSONReaderError) in
+            switch key {
+            case "name": name = try reader.string()
+            case "zone": zone = try CloudZoneID(reading: &reader)
+            default: throw reader.failure("unknown key \(key)")
+            }
+        }
+        guard let name, let zone else { throw reader.failure("a record id without its name or zone") }
+        self.init(name: name, zone: zone)
+    }
+}
+
+extension HybridTimestamp: FastJSONCodable {
+    package func write(to writer: inout JSONWriter) {
+        writer.string(description)
+    }
+
+    package init(reading reader: inout JSONReader) throws(JSONReaderError) {
+        let text = try reader.string()
+        guard text.unicodeScalars.count <= Self.maximumTextLength, let timestamp = HybridTimestamp(text) else {
+            throw reader.failure("not a hybrid timestamp")
+        }
+        self = timestamp
+    }
+}
+
+extension CloudAssetReference: FastJSONCodable {
+    package func write(to writer: inout JSONWriter) {
+        writer.raw("{\"hash\":")
+        writer.string(hash)
+        writer.raw(",\"size\":")
+        writer.integer(size)
+        writer.raw("}")
+    }
+
+    package init(reading reader: inout JSONReader) throws(JSONReaderError) {
+        var hash: String?
+        var size: Int64?
+        try reader.object { reader, key throws(JSONReaderError) in
+            switch key {
+            case "hash": hash = try reader.string()
+            case "size": size = try reader.integer()
+            default: throw reader.failure("unknown key \(key)")
+            }
+        }
+        guard let hash, let size else { throw reader.failure("an asset reference without its hash or size") }
+        self.init(hash: hash, size: size)
+    }
+}
+
+extension CloudValue: FastJSONCodable {
+    package func write(to writer: inout JSONWriter) {
+        switch self {
+        case .null: writer.raw("{\"null\":{}}")
+        case .integer(let value):
+            writer.raw("{\"integer\":{\"_0\":")
+            writer.integer(value)
+            writer.raw("}}")
+        case .real(let value):
+            writer.raw("{\"real\":{\"_0\":")
+            writer.real(value)
+            writer.raw("}}")
+        case .text(let value):
+            writer.raw("{\"text\":{\"_0\":")
+            writer.string(value)
+            writer.raw("}}")
+        case .bytes(let value):
+            writer.raw("{\"bytes\":{\"_0\":")
+            writer.base64(value)
+            writer.raw("}}")
+        case .asset(let reference):
+            writer.raw("{\"asset\":{\"_0\":")
+            reference.write(to: &writer)
+            writer.raw("}}")
+        }
+    }
+
+    package init(reading reader: inout JSONReader) throws(JSONReaderError) {
+        var value: CloudValue?
+        try reader.object { reader, key throws(JSONReaderError) in
+            guard value == nil else { throw reader.failure("a value with two cases") }
+            if key == "null" {
+                try reader.object { reader, key throws(JSONReaderError) in throw reader.failure("unknown key \(key)") }
+                value = .null
+                return
+            }
+            try reader.object { reader, payloadKey throws(JSONReaderError) in
+                guard payloadKey == "_0" else { throw reader.failure("unknown key \(payloadKey)") }
+                switch key {
+                case "integer": value = .integer(try reader.integer())
+                case "real": value = .real(try reader.real())
+                case "text": value = .text(try reader.string())
+                case "bytes":
+                    guard let data = Data(base64Encoded: try reader.string()) else { throw reader.failure("not base64") }
+                    value = .bytes(data)
+                case "asset": value = .asset(try CloudAssetReference(reading: &reader))
+                default: throw reader.failure("unknown case \(key)")
+                }
+            }
+            guard value != nil else { throw reader.failure("a value case without its payload") }
+        }
+        guard let value else { throw reader.failure("a value without a case") }
+        self = value
+    }
+}
+
+extension CloudRecord: FastJSONCodable {
+    package func write(to writer: inout JSONWriter) {
+        // Sorted keys: changeTag, fieldVersions, fields, id, parent, type; nil optionals left out.
+        writer.raw("{")
+        if let changeTag {
+            writer.raw("\"changeTag\":")
+            writer.string(changeTag)
+            writer.raw(",")
+        }
+        writer.raw("\"fieldVersions\":")
+        writer.object(fieldVersions) { writer, version in version.write(to: &writer) }
+        writer.raw(",\"fields\":")
+        writer.object(fields) { writer, value in value.write(to: &writer) }
+        writer.raw(",\"id\":")
+        id.write(to: &writer)
+        if let parent {
+            writer.raw(",\"parent\":")
+            parent.write(to: &writer)
+        }
+        writer.raw(",\"type\":")
+        writer.string(type)
+        writer.raw("}")
+    }
+
+    package init(reading reader: inout JSONReader) throws(JSONReaderError) {
+        var id: CloudRecordID?
+        var type: String?
+        var fields: [String: CloudValue]?
+        var versions: [String: HybridTimestamp]?
+        var parent: CloudRecordID?
+        var changeTag: String?
+        try reader.object { reader, key throws(JSONReaderError) in
+            switch key {
+            case "id": id = try CloudRecordID(reading: &reader)
+            case "type": type = try reader.string()
+            case "fields": fields = try reader.dictionary { reader throws(JSONReaderError) in try CloudValue(reading: &reader) }
+            case "fieldVersions":
+                versions = try reader.dictionary { reader throws(JSONReaderError) in try HybridTimestamp(reading: &reader) }
+            case "parent": parent = try reader.consumeNull() ? nil : try CloudRecordID(reading: &reader)
+            case "changeTag": changeTag = try reader.consumeNull() ? nil : try reader.string()
+            default: throw reader.failure("unknown key \(key)")
+            }
+        }
+        guard let id, let type, let fields, let versions else { throw reader.failure("a record without its id, type, fields or versions") }
+        self.init(id: id, type: type, fields: fields, fieldVersions: versions, parent: parent, changeTag: changeTag)
+    }
+}
+
+extension CloudTombstone: FastJSONCodable {
+    package func write(to writer: inout JSONWriter) {
+        writer.raw("{\"id\":")
+        id.write(to: &writer)
+        writer.raw(",\"type\":")
+        writer.string(type)
+        writer.raw("}")
+    }
+
+    package init(reading reader: inout JSONReader) throws(JSONReaderError) {
+        var id: CloudRecordID?
+        var type: String?
+        try reader.object { reader, key throws(JSONReaderError) in
+            switch key {
+            case "id": id = try CloudRecordID(reading: &reader)
+            case "type": type = try reader.string()
+            default: throw reader.failure("unknown key \(key)")
+            }
+        }
+        guard let id, let type else { throw reader.failure("a tombstone without its id or type") }
+        self.init(id: id, type: type)
+    }
+}
+
+extension CloudChangeToken: FastJSONCodable {
+    package func write(to writer: inout JSONWriter) {
+        writer.raw("{\"value\":")
+        writer.string(value)
+        writer.raw("}")
+    }
+
+    package init(reading reader: inout JSONReader) throws(JSONReaderError) {
+        var value: String?
+        try reader.object { reader, key throws(JSONReaderError) in
+            guard key == "value" else { throw reader.failure("unknown key \(key)") }
+            value = try reader.string()
+        }
+        guard let value else { throw reader.failure("a token without its value") }
+        self.init(value)
+    }
+}
+
+extension FastJSON {
+    /// A record's fields as a JSON object (what the stores keep).
+    package static func text(ofFields fields: [String: CloudValue]) -> String {
+        var writer = JSONWriter(capacity: 48 * fields.count + 2)
+        writer.object(fields) { writer, value in value.write(to: &writer) }
+        return writer.text
+    }
+
+    /// A record's field versions as a JSON object.
+    package static func text(ofVersions versions: [String: HybridTimestamp]) -> String {
+        var writer = JSONWriter(capacity: 64 * versions.count + 2)
+        writer.object(versions) { writer, version in version.write(to: &writer) }
+        return writer.text
+    }
+
+    /// Fields from their JSON object; nil when the fast reader refuses the text.
+    package static func fields(from text: String) -> [String: CloudValue]? {
+        var reader = JSONReader(text)
+        guard let fields = try? reader.dictionary({ reader throws(JSONReaderError) in try CloudValue(reading: &reader) }),
+            (try? reader.end()) != nil
+        else { return nil }
+        return fields
+    }
+
+    /// Field versions from their JSON object; nil when the fast reader refuses the text.
+    package static func versions(from text: String) -> [String: HybridTimestamp]? {
+        var reader = JSONReader(text)
+        guard let versions = try? reader.dictionary({ reader throws(JSONReaderError) in try HybridTimestamp(reading: &reader) }),
+            (try? reader.end()) != nil
+        else { return nil }
+        return versions
+    }
+}

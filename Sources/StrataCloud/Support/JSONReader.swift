@@ -1,0 +1,287 @@
+import Foundation
+
+/// Why ``JSONReader`` stopped: the text is not exactly the shape the fast path reads.
+///
+/// Never shown to users: a caller that gets one decodes the same bytes again with
+/// `JSONDecoder`, whose answer (a value, or an error naming the coding path) is the one that
+/// counts (``FastJSON``).
+package struct JSONReaderError: Error, CustomStringConvertible {
+    package var offset: Int
+    package var reason: String
+    package var description: String { "at byte \(offset): \(reason)" }
+}
+
+/// Reads JSON byte by byte, strictly: only what the shapes it is asked for allow, in the
+/// grammar of RFC 8259. Anything else (an unknown or repeated key, a number with a fraction
+/// where an integer goes, a lone surrogate, invalid UTF-8) throws ``JSONReaderError``, so a
+/// value read here is always the value `JSONDecoder` would read; the reverse need not hold.
+package struct JSONReader {
+    private let bytes: [UInt8]
+    private var index = 0
+
+    package init(_ data: Data) {
+        bytes = [UInt8](data)
+    }
+
+    package init(_ text: String) {
+        bytes = Array(text.utf8)
+    }
+
+    package func failure(_ reason: String) -> JSONReaderError {
+        JSONReaderError(offset: index, reason: reason)
+    }
+
+    private mutating func skipSpace() {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    private mutating func next() throws(JSONReaderError) -> UInt8 {
+        skipSpace()
+        guard index < bytes.count else { throw failure("unexpected end") }
+        return bytes[index]
+    }
+
+    private mutating func expect(_ byte: UInt8) throws(JSONReaderError) {
+        guard try next() == byte else { throw failure("expected \(Character(Unicode.Scalar(byte)))") }
+        index += 1
+    }
+
+    /// Only whitespace is left.
+    package mutating func end() throws(JSONReaderError) {
+        skipSpace()
+        guard index == bytes.count else { throw failure("text after the value") }
+    }
+
+    /// Consumes `null` when it comes next.
+    package mutating func consumeNull() throws(JSONReaderError) -> Bool {
+        guard try next() == UInt8(ascii: "n") else { return false }
+        try literal("null")
+        return true
+    }
+
+    private mutating func literal(_ word: StaticString) throws(JSONReaderError) {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw failure("unexpected end") }
+        for offset in 0..<count where bytes[index + offset] != word.utf8Start[offset] {
+            throw failure("expected \(word)")
+        }
+        index += count
+    }
+
+    package mutating func bool() throws(JSONReaderError) -> Bool {
+        if try next() == UInt8(ascii: "t") {
+            try literal("true")
+            return true
+        }
+        try literal("false")
+        return false
+    }
+
+    /// An object: `body` reads each key's value; a key seen twice throws.
+    package mutating func object(_ body: (inout JSONReader, String) throws(JSONReaderError) -> Void) throws(JSONReaderError) {
+        try expect(UInt8(ascii: "{"))
+        if try next() == UInt8(ascii: "}") {
+            index += 1
+            return
+        }
+        var seen: Set<String> = []
+        while true {
+            let key = try string()
+            guard seen.insert(key).inserted else { throw failure("the key \"\(key)\" twice") }
+            try expect(UInt8(ascii: ":"))
+            try body(&self, key)
+            let separator = try next()
+            index += 1
+            if separator == UInt8(ascii: "}") { return }
+            guard separator == UInt8(ascii: ",") else { throw failure("expected , or }") }
+        }
+    }
+
+    /// An object of string keys to values `value` reads.
+    package mutating func dictionary<Value>(
+        _ value: (inout JSONReader) throws(JSONReaderError) -> Value
+    ) throws(JSONReaderError) -> [String: Value] {
+        var result: [String: Value] = [:]
+        try object { reader, key throws(JSONReaderError) in result[key] = try value(&reader) }
+        return result
+    }
+
+    /// An array of elements `element` reads.
+    package mutating func array<Element>(
+        _ element: (inout JSONReader) throws(JSONReaderError) -> Element
+    ) throws(JSONReaderError) -> [Element] {
+        try expect(UInt8(ascii: "["))
+        var result: [Element] = []
+        if try next() == UInt8(ascii: "]") {
+            index += 1
+            return result
+        }
+        while true {
+            result.append(try element(&self))
+            let separator = try next()
+            index += 1
+            if separator == UInt8(ascii: "]") { return result }
+            guard separator == UInt8(ascii: ",") else { throw failure("expected , or ]") }
+        }
+    }
+
+    /// A string, its escapes resolved; invalid UTF-8 and lone surrogates throw.
+    package mutating func string() throws(JSONReaderError) -> String {
+        try expect(UInt8(ascii: "\""))
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                defer { index += 1 }
+                return try validated(bytes[start..<index])
+            }
+            if byte == UInt8(ascii: "\\") { return try escapedString(from: start) }
+            guard byte >= 0x20 else { throw failure("a control character in a string") }
+            index += 1
+        }
+        throw failure("unterminated string")
+    }
+
+    private func validated(_ utf8: ArraySlice<UInt8>) throws(JSONReaderError) -> String {
+        guard let text = String(validating: utf8, as: UTF8.self) else { throw failure("invalid UTF-8") }
+        return text
+    }
+
+    private mutating func escapedString(from start: Int) throws(JSONReaderError) -> String {
+        var utf8 = Array(bytes[start..<index])
+        while index < bytes.count {
+            let byte = bytes[index]
+            index += 1
+            switch byte {
+            case UInt8(ascii: "\""):
+                return try validated(utf8[...])
+            case UInt8(ascii: "\\"):
+                guard index < bytes.count else { throw failure("unterminated string") }
+                let escaped = bytes[index]
+                index += 1
+                switch escaped {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(escaped)
+                case UInt8(ascii: "b"): utf8.append(0x08)
+                case UInt8(ascii: "f"): utf8.append(0x0C)
+                case UInt8(ascii: "n"): utf8.append(0x0A)
+                case UInt8(ascii: "r"): utf8.append(0x0D)
+                case UInt8(ascii: "t"): utf8.append(0x09)
+                case UInt8(ascii: "u"): utf8.append(contentsOf: try unicodeEscape())
+                default: throw failure("unknown escape")
+                }
+            default:
+                guard byte >= 0x20 else { throw failure("a control character in a string") }
+                utf8.append(byte)
+            }
+        }
+        throw failure("unterminated string")
+    }
+
+    /// The scalar of `\uXXXX` (the `\u` read), a surrogate pair taking a second escape.
+    private mutating func unicodeEscape() throws(JSONReaderError) -> String.UTF8View {
+        let first = try hexQuad()
+        var value = UInt32(first)
+        if (0xD800..<0xDC00).contains(first) {
+            guard index + 2 <= bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                throw failure("a lone surrogate")
+            }
+            index += 2
+            let second = try hexQuad()
+            guard (0xDC00..<0xE000).contains(second) else { throw failure("a lone surrogate") }
+            value = 0x10000 + ((UInt32(first) - 0xD800) << 10) + (UInt32(second) - 0xDC00)
+        } else if (0xDC00..<0xE000).contains(first) {
+            throw failure("a lone surrogate")
+        }
+        guard let scalar = Unicode.Scalar(value) else { throw failure("not a Unicode scalar") }
+        return String(Character(scalar)).utf8
+    }
+
+    private mutating func hexQuad() throws(JSONReaderError) -> UInt16 {
+        guard index + 4 <= bytes.count else { throw failure("unterminated escape") }
+        var value: UInt16 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw failure("not a hex digit")
+            }
+            value = value << 4 | UInt16(digit)
+            index += 1
+        }
+        return value
+    }
+
+    /// An integer written as one: no fraction, no exponent, within `Int64`.
+    package mutating func integer() throws(JSONReaderError) -> Int64 {
+        _ = try next()
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        let start = index
+        var value: Int64 = 0
+        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") {
+            let digit = Int64(bytes[index] - UInt8(ascii: "0"))
+            // Accumulated negatively, so Int64.min fits.
+            let (shifted, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = shifted.subtractingReportingOverflow(digit)
+            guard !overflow, !overflow2 else { throw failure("an integer out of range") }
+            value = sum
+            index += 1
+        }
+        guard index > start, bytes[start] != UInt8(ascii: "0") || index == start + 1 else { throw failure("not an integer") }
+        if index < bytes.count, [UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E")].contains(bytes[index]) {
+            throw failure("not an integer")
+        }
+        if negative { return value }
+        guard value != .min else { throw failure("an integer out of range") }
+        return -value
+    }
+
+    /// A finite number, or one of the strings `"NaN"`, `"+Infinity"`, `"-Infinity"`.
+    package mutating func real() throws(JSONReaderError) -> Double {
+        if try next() == UInt8(ascii: "\"") {
+            switch try string() {
+            case "NaN": return .nan
+            case "+Infinity": return .infinity
+            case "-Infinity": return -.infinity
+            default: throw failure("a string where a number goes")
+            }
+        }
+        let start = index
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let integerStart = index
+        let integerDigits = digits()
+        guard integerDigits > 0, integerDigits == 1 || bytes[integerStart] != UInt8(ascii: "0") else { throw failure("not a number") }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { throw failure("not a number") }
+        }
+        let mantissaEnd = index
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { throw failure("not a number") }
+        }
+        guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)), value.isFinite else {
+            throw failure("a number out of range")
+        }
+        // `JSONDecoder` refuses a nonzero literal too small for a Double, rather than read 0.
+        if value == 0, bytes[start..<mantissaEnd].contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) {
+            throw failure("a number out of range")
+        }
+        return value
+    }
+
+    private mutating func digits() -> Int {
+        let start = index
+        while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
+        return index - start
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// Writes JSON byte by byte, for the record shapes that make up nearly all sync traffic.
+///
+/// `JSONEncoder` reaches every value through `Encodable`'s generic, boxed containers: profiled
+/// on a first sync it took a fifth of the process's time, several times the cost of the bytes
+/// themselves (Documentation/Performance.md, "Sync at real volumes"). What this writes decodes
+/// with `JSONDecoder` to the same values; object keys are written sorted, so equal values give
+/// equal bytes, as the `.sortedKeys` encoders they replace promised.
+package struct JSONWriter {
+    package private(set) var bytes: [UInt8] = []
+
+    package init(capacity: Int = 512) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// The bytes as `Data`.
+    package var data: Data { Data(bytes) }
+
+    /// The bytes as a `String` (they are UTF-8 by construction).
+    package var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// Syntax and keys, written as they are: `"name":`, `{`, `,`.
+    package mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// Bytes that are already JSON.
+    package mutating func append(contentsOf json: Data) {
+        bytes.append(contentsOf: json)
+    }
+
+    /// A JSON string: quote, backslash and control characters escaped as `JSONEncoder` escapes
+    /// them; `/` and every other character written as UTF-8.
+    package mutating func string(_ value: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var value = value
+        value.withUTF8 { utf8 in
+            var start = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                escape(byte)
+                start = index + 1
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        default:
+            let hex: [UInt8] = Array("0123456789abcdef".utf8)
+            bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+        }
+    }
+
+    package mutating func integer(_ value: Int64) {
+        if value >= 0 && value < 10 {
+            bytes.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        // Digits least significant first, then reversed in place: no buffer to allocate.
+        let start = bytes.count
+        var magnitude = value.magnitude
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        bytes[start...].reverse()
+    }
+
+    /// A real; NaN and the infinities, which JSON has no literal for, as the strings `"NaN"`,
+    /// `"+Infinity"` and `"-Infinity"` (the wire's and the stores' `nonConformingFloat` strategy).
+    package mutating func real(_ value: Double) {
+        if value.isNaN {
+            raw("\"NaN\"")
+        } else if value.isInfinite {
+            raw(value < 0 ? "\"-Infinity\"" : "\"+Infinity\"")
+        } else {
+            bytes.append(contentsOf: value.description.utf8)
+        }
+    }
+
+    package mutating func bool(_ value: Bool) {
+        raw(value ? "true" : "false")
+    }
+
+    /// Bytes as a base64 string (the `.base64` data strategy).
+    package mutating func base64(_ data: Data) {
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: data.base64EncodedData())
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// An object of string keys, written in sorted key order.
+    package mutating func object<Value>(_ dictionary: [String: Value], _ write: (inout JSONWriter, Value) -> Void) {
+        bytes.append(UInt8(ascii: "{"))
+        var first = true
+        for key in dictionary.keys.sorted(by: Self.keyOrder) {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            string(key)
+            bytes.append(UInt8(ascii: ":"))
+            // The key came from the dictionary.
+            if let value = dictionary[key] { write(&self, value) }
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// An array.
+    package mutating func array<Element>(_ elements: some Sequence<Element>, _ write: (inout JSONWriter, Element) -> Void) {
+        bytes.append(UInt8(ascii: "["))
+        var first = true
+        for element in elements {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            write(&self, element)
+        }
+        bytes.append(UInt8(ascii: "]"))
+    }
+
+    /// A fixed order of keys (by UTF-16 code units), so equal dictionaries write equal bytes.
+    static func keyOrder(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf16.lexicographicallyPrecedes(rhs.utf16)
+    }
+}

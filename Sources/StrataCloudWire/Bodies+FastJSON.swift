@@ -1,0 +1,144 @@
+import Foundation
+import StrataCloud
+
+// The hand-written JSON forms of the bodies that carry records by the hundred (StrataCloud's
+// `FastJSONCodable`), equal to their `Codable` forms. Results carrying an error are rare (a
+// conflict, a refusal): they are written through `JSONEncoder`, and a body holding one is
+// read by `JSONDecoder` (the fast reader refuses it, and `FastJSON` falls back).
+
+extension ModifyRecordsRequest: FastJSONCodable {
+    package func write(to writer: inout JSONWriter) throws {
+        writer.raw("{\"deleting\":")
+        writer.array(deleting) { writer, id in id.write(to: &writer) }
+        writer.raw(",\"saving\":")
+        writer.array(saving) { writer, record in record.write(to: &writer) }
+        writer.raw("}")
+    }
+
+    package init(reading reader: inout JSONReader) throws(JSONReaderError) {
+        var saving: [CloudRecord]?
+        var deleting: [CloudRecordID]?
+        try reader.object { reader, key throws(JSONReaderError) in
+            switch key {
+            case "saving": saving = try reader.array { reader throws(JSONReaderError) in try CloudRecord(reading: &reader) }
+            case "deleting": deleting = try reader.array { reader throws(JSONReaderError) in try CloudRecordID(reading: &reader) }
+            default: throw reader.failure("unknown key \(key)")
+            }
+        }
+        guard let saving, let deleting else { throw reader.failure("a modify request without saving or deleting") }
+        self.init(saving: saving, deleting: deleting)
+    }
+}
+
+extension ModifyRecordsResponse: FastJSONCodable {
+    package func write(to writer: inout JSONWriter) throws {
+        writer.raw("{\"deleteResults\":[")
+        for (index, result) in deleteResults.enumerated() {
+            if index > 0 { writer.raw(",") }
+            writer.raw("{")
+            if let error = result.error {
+                writer.raw("\"error\":")
+                try writer.encoded(error)
+                writer.raw(",")
+            }
+            writer.raw("\"id\":")
+            result.id.write(to: &writer)
+            writer.raw("}")
+        }
+        writer.raw("],\"saveResults\":[")
+        for (index, result) in saveResults.enumerated() {
+            if index > 0 { writer.raw(",") }
+            writer.raw("{")
+            if let error = result.error {
+                writer.raw("\"error\":")
+                try writer.encoded(error)
+                writer.raw(",")
+            }
+            writer.raw("\"id\":")
+            result.id.write(to: &writer)
+            if let record = result.record {
+                writer.raw(",\"record\":")
+                record.write(to: &writer)
+            }
+            writer.raw("}")
+        }
+        writer.raw("]}")
+    }
+
+    package init(reading reader: inout JSONReader) throws(JSONReaderError) {
+        var saves: [RecordResult]?
+        var deletes: [DeleteResult]?
+        try reader.object { reader, key throws(JSONReaderError) in
+            switch key {
+            case "saveResults":
+                saves = try reader.array { reader throws(JSONReaderError) in
+                    var id: CloudRecordID?
+                    var record: CloudRecord?
+                    try reader.object { reader, key throws(JSONReaderError) in
+                        switch key {
+                        case "id": id = try CloudRecordID(reading: &reader)
+                        case "record": record = try reader.consumeNull() ? nil : try CloudRecord(reading: &reader)
+                        default: throw reader.failure("unknown key \(key)")
+                        }
+                    }
+                    guard let id, let record else { throw reader.failure("a save result without its id or record") }
+                    return RecordResult(id: id, result: .success(record))
+                }
+            case "deleteResults":
+                deletes = try reader.array { reader throws(JSONReaderError) in
+                    var id: CloudRecordID?
+                    try reader.object { reader, key throws(JSONReaderError) in
+                        guard key == "id" else { throw reader.failure("unknown key \(key)") }
+                        id = try CloudRecordID(reading: &reader)
+                    }
+                    guard let id else { throw reader.failure("a delete result without its id") }
+                    return DeleteResult(id: id, result: .success(()))
+                }
+            default: throw reader.failure("unknown key \(key)")
+            }
+        }
+        guard let saves, let deletes else { throw reader.failure("a modify response without its results") }
+        saveResults = saves
+        deleteResults = deletes
+    }
+}
+
+extension ZoneChangesResponse: FastJSONCodable {
+    package func write(to writer: inout JSONWriter) throws {
+        writer.raw("{\"changed\":")
+        writer.array(changed) { writer, record in record.write(to: &writer) }
+        writer.raw(",\"deleted\":")
+        writer.array(deleted) { writer, tombstone in tombstone.write(to: &writer) }
+        writer.raw(",\"moreComing\":")
+        writer.bool(moreComing)
+        writer.raw(",\"token\":")
+        token.write(to: &writer)
+        writer.raw("}")
+    }
+
+    package init(reading reader: inout JSONReader) throws(JSONReaderError) {
+        var changed: [CloudRecord]?
+        var deleted: [CloudTombstone]?
+        var moreComing: Bool?
+        var token: CloudChangeToken?
+        try reader.object { reader, key throws(JSONReaderError) in
+            switch key {
+            case "changed": changed = try reader.array { reader throws(JSONReaderError) in try CloudRecord(reading: &reader) }
+            case "deleted": deleted = try reader.array { reader throws(JSONReaderError) in try CloudTombstone(reading: &reader) }
+            case "moreComing": moreComing = try reader.bool()
+            case "token": token = try CloudChangeToken(reading: &reader)
+            default: throw reader.failure("unknown key \(key)")
+            }
+        }
+        guard let changed, let deleted, let moreComing, let token else { throw reader.failure("a page without all its parts") }
+        self.init(CloudZoneChanges(changed: changed, deleted: deleted, token: token, moreComing: moreComing))
+    }
+}
+
+extension JSONWriter {
+    /// A value written by `JSONEncoder` with the wire's strategies, for the rare parts of a
+    /// fast body that have no hand-written form.
+    mutating func encoded(_ value: some Encodable) throws {
+        append(contentsOf: try CloudWire.makeEncoder().encode(value))
+    }
+}
