@@ -16,6 +16,8 @@ extension SyncEngine {
 
     /// The send ended, however it ended.
     func finishSendProgress() {
+        // Observers hear of a change only when there is one.
+        guard statusStorage.withLock({ $0.progress.toSend > 0 }) else { return }
         updateStatus { $0.progress.finishSending() }
     }
 
@@ -31,6 +33,7 @@ extension SyncEngine {
 
     /// The fetch ended, however it ended.
     func finishFetchProgress() {
+        guard statusStorage.withLock({ $0.progress.toFetch > 0 }) else { return }
         updateStatus { $0.progress.finishFetching() }
     }
 }
