@@ -304,6 +304,9 @@ public struct CloudStoreDatabase: CloudDatabase {
             }
             let end = page.moreComing ? last : max(start, zoneState.sequence, zoneState.horizon)
             page.token = CloudChangeToken(access == 0 ? "z:\(end)" : "z:\(end):\(access)")
+            // Every change after the page holds a position of its own between the page's last
+            // and the zone's: an upper bound in O(1), where counting would cost a scan per page.
+            page.remainingEstimate = page.moreComing ? Int(clamping: max(1, zoneState.sequence - last)) : 0
             return page
         }
     }

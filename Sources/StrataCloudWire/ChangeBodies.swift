@@ -60,6 +60,9 @@ public struct ZoneChangesResponse: Codable, Sendable, Hashable {
     public var token: CloudChangeToken
     /// Whether more changes wait.
     public var moreComing: Bool
+    /// About how many changes wait after this page; absent from services that predate it, and
+    /// then decoded as nil.
+    public var remainingEstimate: Int?
 
     /// The wire form of `changes`.
     public init(_ changes: CloudZoneChanges) {
@@ -67,10 +70,12 @@ public struct ZoneChangesResponse: Codable, Sendable, Hashable {
         deleted = changes.deleted
         token = changes.token
         moreComing = changes.moreComing
+        remainingEstimate = changes.remainingEstimate
     }
 
     /// The page this response describes.
     public var changes: CloudZoneChanges {
-        CloudZoneChanges(changed: changed, deleted: deleted, token: token, moreComing: moreComing)
+        CloudZoneChanges(
+            changed: changed, deleted: deleted, token: token, moreComing: moreComing, remainingEstimate: remainingEstimate)
     }
 }

@@ -30,6 +30,34 @@ import Testing
         }
     }
 
+    /// Every cloud estimates what waits after a page (issue #27): exactly, for records each
+    /// saved once; never below the truth, whatever came since; 0 on the last page.
+    @Test(arguments: CloudKind.available) func pagesEstimateWhatRemains(_ kind: CloudKind) async throws {
+        try await kind.run {
+            try await database.saveZones([zone])
+            try await put(["a", "b", "c", "d", "e"])
+            var token: CloudChangeToken?
+            var estimates: [Int?] = []
+            while true {
+                let page = try await database.fetchZoneChanges(zone, since: token, limit: 2)
+                estimates.append(page.remainingEstimate)
+                token = page.token
+                if !page.moreComing { break }
+            }
+            #expect(estimates == [3, 1, 0])
+            // Saves and deletes since: never less than what comes.
+            try await put(["f", "g"])
+            _ = try await database.modifyRecords(saving: [], deleting: [CloudRecordID(name: "b", zone: zone)])
+            let first = try await database.fetchZoneChanges(zone, since: token, limit: 1)
+            #expect(first.moreComing)
+            let rest = try await database.fetchZoneChanges(zone, since: first.token, limit: 100)
+            let remaining = rest.changed.count + rest.deleted.count
+            #expect(remaining == 2)
+            #expect((first.remainingEstimate ?? 0) >= remaining)
+            #expect(rest.remainingEstimate == 0)
+        }
+    }
+
     @Test(arguments: CloudKind.available) func aTokenFromBeforeAPurgeHasExpired(_ kind: CloudKind) async throws {
         try await kind.run {
             try await database.saveZones([zone])

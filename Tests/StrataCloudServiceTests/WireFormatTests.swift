@@ -17,6 +17,20 @@ import Testing
         .requestRateLimited(retryAfter: nil), .requestRateLimited(retryAfter: .milliseconds(250)),
     ]
 
+    /// A page's `remainingEstimate` travels when there is one, and is absent (and decodes as
+    /// nil) when there is not: clients and services from before it still understand each other.
+    @Test func aZonePagesEstimateIsOptionalOnTheWire() throws {
+        let page = CloudZoneChanges(changed: [], deleted: [], token: CloudChangeToken("z:2"), moreComing: true, remainingEstimate: 40)
+        let data = try CloudWire.makeEncoder().encode(ZoneChangesResponse(page))
+        #expect(String(decoding: data, as: UTF8.self).contains("\"remainingEstimate\":40"))
+        #expect(try CloudWire.makeDecoder().decode(ZoneChangesResponse.self, from: data).changes.remainingEstimate == 40)
+        let old = Data(#"{"changed":[],"deleted":[],"token":{"value":"z:2"},"moreComing":true}"#.utf8)
+        #expect(try CloudWire.makeDecoder().decode(ZoneChangesResponse.self, from: old).changes.remainingEstimate == nil)
+        let withoutEstimate = CloudZoneChanges(changed: [], deleted: [], token: CloudChangeToken("z:2"), moreComing: false)
+        let encoded = try CloudWire.makeEncoder().encode(ZoneChangesResponse(withoutEstimate))
+        #expect(!String(decoding: encoded, as: UTF8.self).contains("remainingEstimate"))
+    }
+
     @Test func everyCloudErrorSurvivesJSON() throws {
         for error in Self.everyError {
             let data = try CloudWire.makeEncoder().encode(ErrorResponse(error))

@@ -116,13 +116,21 @@ public struct CloudZoneChanges: Sendable {
     public var token: CloudChangeToken
     /// Whether more changes wait: fetch again from ``token``.
     public var moreComing: Bool
+    /// About how many changes (records and tombstones) wait after this page: 0 when
+    /// ``moreComing`` is false, otherwise at least 1 and usually an upper bound (a record
+    /// saved twice since the token may count twice). Nil from a cloud that does not say; a
+    /// sync engine shows it as progress, and never relies on it.
+    public var remainingEstimate: Int?
 
     /// A page from its parts.
-    public init(changed: [CloudRecord], deleted: [CloudTombstone], token: CloudChangeToken, moreComing: Bool) {
+    public init(
+        changed: [CloudRecord], deleted: [CloudTombstone], token: CloudChangeToken, moreComing: Bool, remainingEstimate: Int? = nil
+    ) {
         self.changed = changed
         self.deleted = deleted
         self.token = token
         self.moreComing = moreComing
+        self.remainingEstimate = remainingEstimate
     }
 }
 

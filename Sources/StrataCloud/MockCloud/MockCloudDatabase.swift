@@ -260,7 +260,8 @@ struct MockCloudDatabase: CloudDatabase {
             let moreComing = changes.count > page.count
             let end = moreComing ? (page.last?.0 ?? start) : max(start, zone.lastChange, zone.horizon)
             var result = CloudZoneChanges(
-                changed: [], deleted: [], token: CloudChangeToken(access == 0 ? "z:\(end)" : "z:\(end):\(access)"), moreComing: moreComing)
+                changed: [], deleted: [], token: CloudChangeToken(access == 0 ? "z:\(end)" : "z:\(end):\(access)"), moreComing: moreComing,
+                remainingEstimate: changes.count - page.count)
             for (_, change) in page {
                 switch change {
                 case .saved(let record): result.changed.append(record)

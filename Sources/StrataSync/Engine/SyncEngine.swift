@@ -41,6 +41,7 @@ public final class SyncEngine: Sendable, Observable {
     let statusStorage = Mutex(SyncEngineStatus())
     let tasks = Mutex<[Task<Void, Never>]>([])
     let registrar = ObservationRegistrar()
+    let statusSubscribers = Mutex(StatusSubscribers())
 
     /// Creates an engine syncing `tables` (and `privateTables`, which are never shared).
     ///
@@ -113,6 +114,8 @@ public final class SyncEngine: Sendable, Observable {
         for task in tasks.withLock({ $0 }) { task.cancel() }
         work.cancelAll()
         signal.finish()
+        // Finished outside the lock: finishing runs each stream's onTermination.
+        for continuation in statusSubscribers.withLock({ $0.removeAll() }) { continuation.finish() }
     }
 
     /// The engine's state; reading it inside observation tracking tracks it.
@@ -123,7 +126,13 @@ public final class SyncEngine: Sendable, Observable {
 
     func updateStatus(_ change: (inout SyncEngineStatus) -> Void) {
         registrar.withMutation(of: self, keyPath: \.status) {
-            statusStorage.withLock { change(&$0) }
+            statusStorage.withLock { status in
+                change(&status)
+                status.revision += 1
+                // Under the status lock, so every stream receives the changes in their order.
+                let current = status
+                statusSubscribers.withLock { $0.yield(current) }
+            }
         }
     }
 

@@ -12,6 +12,13 @@ public struct SyncEngineStatus: Sendable {
     public var quarantinedCount = 0
     /// The last failure, cleared by the next send or fetch that succeeds.
     public var lastError: (any Error)?
+    /// How far the send and fetch under way have come, per zone: what a progress bar shows.
+    /// Empty when neither runs.
+    public var progress = SyncProgress()
+    /// How many times the status changed since the engine was created: each change has a
+    /// larger one, so a reader of ``SyncEngine/statusUpdates()`` can tell when it has caught up
+    /// with ``SyncEngine/status``.
+    public internal(set) var revision = 0
 
     /// Whether a send or a fetch is under way.
     public var isSynchronizing: Bool { isSendingChanges || isFetchingChanges }

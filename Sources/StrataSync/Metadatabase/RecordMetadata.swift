@@ -71,6 +71,17 @@ struct RecordMetadata: Sendable, Hashable {
             ?? 0
     }
 
+    /// How many records wait to be sent in each zone.
+    static func pendingCountsByZone(in db: Database) throws -> [CloudZoneID: Int] {
+        let rows = try db.fetchAll(
+            sql: """
+                SELECT zoneName, ownerName, count(*) FROM \(MetadatabaseTable.metadata.qualifiedName)
+                WHERE pendingOperation IS NOT NULL GROUP BY zoneName, ownerName
+                """
+        ) { row in (CloudZoneID(name: try row[0], owner: try row[1]), try row[2] as Int) }
+        return Dictionary(rows, uniquingKeysWith: +)
+    }
+
     /// Inserts or updates the row; the share columns, which the sharing calls own, stay.
     func save(in db: Database) throws {
         try db.execute(

@@ -1,20 +1,26 @@
 import StrataSync
 
 /// A container over another (a `MockCloud`'s) whose private database's modify requests pass
-/// through `modify` first: a test answers them itself, delays them or blocks them.
+/// through `modify` first (and its zone fetches through `fetchZone`, when given): a test
+/// answers them itself, delays them or blocks them.
 struct InterceptingContainer: CloudContainer {
     typealias Modify =
         @Sendable (
             _ saving: [CloudRecord], _ deleting: [CloudRecordID], _ next: any CloudDatabase
         ) async throws -> CloudModifyResult
+    typealias FetchZone =
+        @Sendable (
+            _ zone: CloudZoneID, _ token: CloudChangeToken?, _ limit: Int, _ next: any CloudDatabase
+        ) async throws -> CloudZoneChanges
 
     let base: any CloudContainer
     let modify: Modify
+    var fetchZone: FetchZone? = nil
 
     var identifier: String { base.identifier }
     func accountStatus() async throws -> CloudAccountStatus { try await base.accountStatus() }
     func currentUser() async throws -> String { try await base.currentUser() }
-    var privateDatabase: any CloudDatabase { InterceptingDatabase(base: base.privateDatabase, modify: modify) }
+    var privateDatabase: any CloudDatabase { InterceptingDatabase(base: base.privateDatabase, modify: modify, fetchZone: fetchZone) }
     var sharedDatabase: any CloudDatabase { base.sharedDatabase }
     func changeHints() -> AsyncStream<Void> { base.changeHints() }
     func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
@@ -23,6 +29,7 @@ struct InterceptingContainer: CloudContainer {
 struct InterceptingDatabase: CloudDatabase {
     let base: any CloudDatabase
     let modify: InterceptingContainer.Modify
+    var fetchZone: InterceptingContainer.FetchZone? = nil
 
     var scope: CloudDatabaseScope { base.scope }
     func saveZones(_ zones: [CloudZoneID]) async throws { try await base.saveZones(zones) }
@@ -37,7 +44,8 @@ struct InterceptingDatabase: CloudDatabase {
         try await base.fetchDatabaseChanges(since: token)
     }
     func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
-        try await base.fetchZoneChanges(zone, since: token, limit: limit)
+        guard let fetchZone else { return try await base.fetchZoneChanges(zone, since: token, limit: limit) }
+        return try await fetchZone(zone, token, limit, base)
     }
     func missingAssets(_ hashes: [String]) async throws -> Set<String> { try await base.missingAssets(hashes) }
     func uploadAssets(_ assets: [CloudAsset]) async throws { try await base.uploadAssets(assets) }

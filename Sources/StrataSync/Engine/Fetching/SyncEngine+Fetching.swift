@@ -37,6 +37,7 @@ extension SyncEngine {
     }
 
     func performFetchBody() async throws {
+        defer { finishFetchProgress() }
         let user = try await availableUser()
         try await fetchDatabase(.private, user: user)
         try await fetchDatabase(.shared, user: user)
@@ -116,6 +117,7 @@ extension SyncEngine {
             // files together, and a page applied twice changes nothing, where a token saved
             // without its page would skip it forever.
             try await database.write { db in try EngineState.set(zoneKey, to: page.token.value, in: db) }
+            recordFetchProgress(page, in: zone, since: token)
             token = page.token
             logFetched(report)
             if !page.moreComing { break }

@@ -67,6 +67,8 @@ extension SyncEngine {
         builder.blobAssetThreshold = configuration.blobAssetThreshold
         let outgoing = builder
         let pendingAtStart = try await database.write { db in try RecordMetadata.pendingCount(in: db) }
+        try await startSendProgress()
+        defer { finishSendProgress() }
         var plan = SendPlan(batchSize: configuration.batchSize, pending: pendingAtStart)
         sending: while true {
             let batchLimit = plan.limit
@@ -107,6 +109,7 @@ extension SyncEngine {
                 }
             }
             logEvents(outcome.events, title: "sent")
+            recordSendProgress(outcome)
             if outcome.needsZone { try await cloud.saveZones([zone]) }
             if outcome.needsFetch { try await performFetchBody() }
             let goesOn = plan.record(
@@ -184,6 +187,8 @@ extension SyncEngine {
         var needsFetch = false
         var failures: [String: CloudError] = [:]
         var events: [SyncEvent] = []
+        /// Records the cloud accepted, per zone: what progress counts as sent.
+        var accepted: [CloudZoneID: Int] = [:]
     }
 
     /// Records the cloud's answers to a batch, in one transaction.
@@ -209,6 +214,7 @@ extension SyncEngine {
                     }
                     try metadata.save(in: db)
                     outcome.progress += 1
+                    outcome.accepted[id.zone, default: 0] += 1
                     outcome.events.append(SyncEvent(action: .sent, recordType: name.table, recordName: id.name))
                 case .failure(let error):
                     try handleSaveFailure(error, item: item, incoming: incoming, outcome: &outcome, in: db)
@@ -227,6 +233,7 @@ extension SyncEngine {
                         }
                     }
                     outcome.progress += 1
+                    outcome.accepted[id.zone, default: 0] += 1
                     outcome.events.append(SyncEvent(action: .deleted, recordType: name.table, recordName: id.name))
                 case .failure(.referenceViolation):
                     // The cloud holds children this device has not seen: fetch them, so the
