@@ -111,6 +111,10 @@ extension ZoneChangesResponse: FastJSONCodable {
         writer.array(deleted) { writer, tombstone in tombstone.write(to: &writer) }
         writer.raw(",\"moreComing\":")
         writer.bool(moreComing)
+        if let remainingEstimate {
+            writer.raw(",\"remainingEstimate\":")
+            writer.integer(Int64(remainingEstimate))
+        }
         writer.raw(",\"token\":")
         token.write(to: &writer)
         writer.raw("}")
@@ -121,17 +125,24 @@ extension ZoneChangesResponse: FastJSONCodable {
         var deleted: [CloudTombstone]?
         var moreComing: Bool?
         var token: CloudChangeToken?
+        var remainingEstimate: Int?
         try reader.object { reader, key throws(JSONReaderError) in
             switch key {
             case "changed": changed = try reader.array { reader throws(JSONReaderError) in try CloudRecord(reading: &reader) }
             case "deleted": deleted = try reader.array { reader throws(JSONReaderError) in try CloudTombstone(reading: &reader) }
             case "moreComing": moreComing = try reader.bool()
             case "token": token = try CloudChangeToken(reading: &reader)
+            case "remainingEstimate":
+                if try reader.consumeNull() { break }
+                guard let estimate = Int(exactly: try reader.integer()) else { throw reader.failure("an estimate out of range") }
+                remainingEstimate = estimate
             default: throw reader.failure("unknown key \(key)")
             }
         }
         guard let changed, let deleted, let moreComing, let token else { throw reader.failure("a page without all its parts") }
-        self.init(CloudZoneChanges(changed: changed, deleted: deleted, token: token, moreComing: moreComing))
+        self.init(
+            CloudZoneChanges(
+                changed: changed, deleted: deleted, token: token, moreComing: moreComing, remainingEstimate: remainingEstimate))
     }
 }
 

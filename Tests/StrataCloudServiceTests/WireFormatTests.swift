@@ -57,6 +57,39 @@ import Testing
         #expect(throws: CloudError.referenceViolation(other)) { try decoded.deleteResults[other]?.get() }
     }
 
+    /// The bodies with a hand-written form (`CloudWire.encode`, `CloudWire.decode`) read back as
+    /// `JSONEncoder`'s and `JSONDecoder`'s do, both ways, results with errors included.
+    @Test func fastBodiesAgreeWithTheCodableForms() throws {
+        let record = CloudRecord(
+            id: Self.id, type: "t", fields: ["a": .text("é\"\n/"), "b": .integer(.min), "c": .bytes(Data([0, 255])), "d": .null],
+            fieldVersions: ["a": HybridTimestamp(milliseconds: 5, counter: 1, node: "n")], parent: Self.id, changeTag: "t1")
+        let other = CloudRecordID(name: "s", zone: Self.id.zone)
+        func check<T: Codable & Equatable>(_ value: T) throws {
+            let fast = try CloudWire.encode(value)
+            #expect(try CloudWire.makeDecoder().decode(T.self, from: fast) == value)
+            #expect(try CloudWire.decode(T.self, from: CloudWire.makeEncoder().encode(value)) == value)
+            #expect(try CloudWire.decode(T.self, from: fast) == value)
+        }
+        try check(ModifyRecordsRequest(saving: [record, CloudRecord(id: other, type: "t")], deleting: [other]))
+        try check(ModifyRecordsRequest(saving: [], deleting: []))
+        try check(ModifyRecordsResponse(CloudModifyResult(saveResults: [Self.id: .success(record)], deleteResults: [other: .success(())])))
+        try check(
+            ModifyRecordsResponse(
+                CloudModifyResult(
+                    saveResults: [Self.id: .success(record), other: .failure(.serverRecordChanged(record))],
+                    deleteResults: [Self.id: .success(()), other: .failure(.referenceViolation(other))])))
+        for estimate in [nil, 0, 7] as [Int?] {
+            try check(
+                ZoneChangesResponse(
+                    CloudZoneChanges(
+                        changed: [record], deleted: [CloudTombstone(id: other, type: "t")], token: CloudChangeToken("z:9"),
+                        moreComing: estimate != nil, remainingEstimate: estimate)))
+        }
+        // An explicit null estimate is an absent one.
+        let page = Data(#"{"changed":[],"deleted":[],"moreComing":false,"remainingEstimate":null,"token":{"value":"z:1"}}"#.utf8)
+        #expect(try CloudWire.decode(ZoneChangesResponse.self, from: page).remainingEstimate == nil)
+    }
+
     @Test func anUnknownErrorCodeIsMalformed() {
         var body = CloudErrorBody(.limitExceeded)
         body.code = "somethingNew"
