@@ -31,9 +31,13 @@ let package = Package(
             path: "Sources/CZlibBench",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        // What both benchmarks share: the report's environment (machine, commit, date, load),
+        // JSON and SVG escaping, peak resident memory, the failure type.
+        .target(name: "BenchSupport", path: "Sources/BenchSupport"),
         .executableTarget(
             name: "StrataBench",
             dependencies: [
+                "BenchSupport",
                 "CSQLiteBench",
                 "CZlibBench",
                 .product(name: "StrataAssets", package: "Strata"),
@@ -53,11 +57,14 @@ let package = Package(
                 .enableUpcomingFeature("MemberImportVisibility")
             ]
         ),
-        // The live cloud on loopback: first sync, push latency, concurrent devices. Not part of
-        // quick.sh (it needs a PostgreSQL server).
+        // Issue #27's sync targets: the live cloud on loopback (service processes over PostgreSQL)
+        // and the engine against MockCloud. quick.sh runs only its engine phase, which needs no
+        // PostgreSQL server.
         .executableTarget(
             name: "StrataCloudBench",
             dependencies: [
+                "BenchSupport",
+                "CSQLiteBench",
                 .product(name: "StrataSQLite", package: "Strata"),
                 .product(name: "StrataSync", package: "Strata"),
                 .product(name: "StrataCloudStore", package: "Strata"),
