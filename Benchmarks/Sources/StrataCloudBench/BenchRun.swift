@@ -5,11 +5,15 @@ import Foundation
 enum BenchRun {
     static func run(_ options: Options) async throws {
         let engineRows = options.engineRows ?? options.rows
+        // Only the phases that run: their sizes are what the figures mean.
+        let sizes = [
+            ("first", "first sync \(options.rows) rows"), ("million", "million \(options.millionRows) rows"),
+            ("engine", "engine \(engineRows) rows"), ("push", "push \(options.pushSamples) samples, \(options.idleDevices) idle devices"),
+            ("devices", "devices \(options.devices) × \(options.rowsPerDevice) rows"),
+        ].filter { options.runs($0.0) }.map(\.1).joined(separator: ", ")
         var header = ReportHeader(
             machine: machineDescription(), swift: swiftVersion(), commit: gitCommit(), date: isoDate(), loadAtStart: loadAverage(),
-            sizes:
-                "first sync \(options.rows) rows, million \(options.millionRows), engine \(engineRows), devices \(options.devices) × \(options.rowsPerDevice), push \(options.pushSamples) samples with \(options.idleDevices) idle devices"
-        )
+            sizes: sizes)
         header.printLines()
         var results = Results()
         let runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)

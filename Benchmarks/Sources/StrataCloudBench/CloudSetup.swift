@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import BenchSupport
 import Foundation
 import Logging
@@ -58,10 +59,22 @@ enum CloudSetup {
         return url
     }
 
+    /// The HTTP client of every simulated device. `HTTPClient.shared` (the containers' default)
+    /// opens at most 8 HTTP/1 connections per host and queues the rest: in one process holding
+    /// many devices, their open change streams took all 8 and every other request waited
+    /// forever, and 20 devices sending at once shared 8 connections. Real devices each have
+    /// their own connections, so this client's per-host limit is far above any phase's count.
+    static let httpClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.connectionPool = .init(idleTimeout: .seconds(600), concurrentHTTP1ConnectionsPerHostSoftLimit: 1_024)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
     /// How a device of `user` reaches the service at `baseURL`.
     static func container(_ baseURL: URL, user: String) -> CloudServiceContainer {
         CloudServiceContainer(
-            baseURL: baseURL, token: { try await CloudServiceTokens.issue(user: user, key: key) }, identifier: "strata.cloud.bench")
+            baseURL: baseURL, token: { try await CloudServiceTokens.issue(user: user, key: key) }, identifier: "strata.cloud.bench",
+            httpClient: httpClient)
     }
 
     /// A device: a database file in `folder` with the two tables, and an engine driven by hand.
