@@ -21,7 +21,9 @@ func renderSVG(_ header: ReportHeader, _ results: Results) -> String {
         10, y, "\(header.machine)\(header.swift.map { " · \($0)" } ?? "") · \(header.date) · commit \(header.commit)",
         attributes: "fill=\"#555\"")
     y += 15
-    body += text(10, y, "load average (1, 5, 15 min) \(header.load) · \(header.sizes)", attributes: "fill=\"#555\"")
+    body += text(10, y, "load average (1, 5, 15 min) \(header.load)", attributes: "fill=\"#555\"")
+    y += 15
+    body += text(10, y, header.sizes, attributes: "fill=\"#555\"")
     y += 15
     body += text(
         10, y, "each bar on its own scale; dashed line = target; green meets it, red does not", attributes: "fill=\"#555\"")
