@@ -17,6 +17,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
         // Direct access to the system SQLite for the hand-written C API baseline.
@@ -31,9 +32,13 @@ let package = Package(
             path: "Sources/CZlibBench",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+        // What both benchmarks share: the report's environment (machine, commit, date, load),
+        // JSON and SVG escaping, peak resident memory, the failure type.
+        .target(name: "BenchSupport", path: "Sources/BenchSupport"),
         .executableTarget(
             name: "StrataBench",
             dependencies: [
+                "BenchSupport",
                 "CSQLiteBench",
                 "CZlibBench",
                 .product(name: "StrataAssets", package: "Strata"),
@@ -53,11 +58,14 @@ let package = Package(
                 .enableUpcomingFeature("MemberImportVisibility")
             ]
         ),
-        // The live cloud on loopback: first sync, push latency, concurrent devices. Not part of
-        // quick.sh (it needs a PostgreSQL server).
+        // Issue #27's sync targets: the live cloud on loopback (service processes over PostgreSQL)
+        // and the engine against MockCloud. quick.sh runs only its engine phase, which needs no
+        // PostgreSQL server.
         .executableTarget(
             name: "StrataCloudBench",
             dependencies: [
+                "BenchSupport",
+                "CSQLiteBench",
                 .product(name: "StrataSQLite", package: "Strata"),
                 .product(name: "StrataSync", package: "Strata"),
                 .product(name: "StrataCloudStore", package: "Strata"),
@@ -65,6 +73,7 @@ let package = Package(
                 .product(name: "StrataCloudClient", package: "Strata"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/StrataCloudBench"

@@ -1,3 +1,4 @@
+import BenchSupport
 import CZlibBench
 import Foundation
 import StrataAssets

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 /// One library under test. Every method marked "timed" is what the harness measures; the
@@ -116,11 +117,6 @@ func blockingAwait<T: Sendable>(_ operation: @escaping @Sendable () async throws
     }
     done.wait()
     return try box.result!.get()
-}
-
-struct BenchFailure: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }
 
 final class ResultBox<T>: @unchecked Sendable {

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 struct Options {
@@ -200,26 +201,6 @@ func renderTable(_ results: [Measurement]) -> String {
     return output.joined(separator: "\n")
 }
 
-private func jsonString(_ text: String) -> String {
-    var result = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": result += "\\\""
-        case "\\": result += "\\\\"
-        case "\n": result += "\\n"
-        case "\t": result += "\\t"
-        case let s where s.value < 0x20: result += String(format: "\\u%04x", s.value)
-        default: result.unicodeScalars.append(scalar)
-        }
-    }
-    return result + "\""
-}
-
-private func jsonNumber(_ value: Double) -> String {
-    // Plenty of digits for microsecond timings, and valid JSON.
-    value.isFinite ? String(format: "%.9g", value) : "null"
-}
-
 /// What every report names: where, when and what was measured.
 struct ReportHeader {
     var machine: String
@@ -272,13 +253,6 @@ func renderJSON(_ header: ReportHeader, results: [Measurement], observation: [Ob
     json += "\n]}\n"
     return json
 }
-
-private func xmlEscape(_ text: String) -> String {
-    text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-        .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-}
-
-private func svgNumber(_ value: Double) -> String { String(format: "%.1f", value) }
 
 /// Bar charts: for every row workload and size, one bar per library, its median time divided
 /// by sqlite-c's (1.0 = as fast as the C API; shorter is faster); then the observation
@@ -452,61 +426,4 @@ func renderSVG(_ header: ReportHeader, results: [Measurement], observation: [Obs
         <rect width="100%" height="100%" fill="white"/>
 
         """ + body + "</svg>\n"
-}
-
-// MARK: - Environment
-
-func machineDescription() -> String {
-    var info = utsname()
-    uname(&info)
-    func field<T>(_ value: T) -> String {
-        withUnsafeBytes(of: value) { bytes in
-            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
-        }
-    }
-    let cores = ProcessInfo.processInfo.activeProcessorCount
-    return "\(field(info.sysname)) \(field(info.release)) \(field(info.machine)), \(cores) cores"
-}
-
-func run(_ executable: String, _ arguments: [String]) -> String? {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = FileHandle.nullDevice
-    do { try process.run() } catch { return nil }
-    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else { return nil }
-    return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-}
-
-func gitCommit() -> String {
-    // This file is Benchmarks/Sources/StrataBench/Harness.swift in the repository.
-    let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().path
-    for git in ["/usr/bin/git", "/usr/local/bin/git", "/bin/git"] where FileManager.default.isExecutableFile(atPath: git) {
-        for directory in [repository, FileManager.default.currentDirectoryPath] {
-            if let commit = run(git, ["-C", directory, "rev-parse", "--short", "HEAD"]), !commit.isEmpty {
-                return commit
-            }
-        }
-    }
-    return "unknown"
-}
-
-/// Now, UTC, ISO 8601 to the minute.
-func isoDate() -> String {
-    let formatter = DateFormatter()
-    formatter.locale = Locale(identifier: "en_US_POSIX")
-    formatter.timeZone = TimeZone(identifier: "UTC")
-    formatter.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
-    return formatter.string(from: Date())
-}
-
-/// The 1-, 5- and 15-minute load averages (Linux), or "unknown".
-func loadAverage() -> String {
-    guard let text = try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8) else { return "unknown" }
-    return text.split(separator: " ").prefix(3).joined(separator: " ")
 }

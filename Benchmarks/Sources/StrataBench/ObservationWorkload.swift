@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 // The observation workloads (Strata's StrataObservation against GRDB's ValueObservation):

@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 import Logging
 import StrataSQLite
@@ -84,22 +85,12 @@ struct SyncMemoryWorkload {
     /// resident memory at the start, that peak, and the seconds it took.
     static func measurePeak(_ clock: ContinuousClock, _ body: () async throws -> Void) async throws -> (Int, Int, Double) {
         // "5" resets VmHWM to the current resident size (Linux 4.0 and later).
-        try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)
-        let before = residentBytes(field: "VmRSS:")
+        ResidentMemory.resetPeak()
+        let before = ResidentMemory.bytes(field: "VmRSS:")
         let duration = try await clock.measure { try await body() }
-        let peak = residentBytes(field: "VmHWM:")
+        let peak = ResidentMemory.bytes(field: "VmHWM:")
         let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         return (max(0, peak - before), peak, seconds)
-    }
-
-    /// A `kB` field of /proc/self/status, in bytes; 0 where there is none.
-    static func residentBytes(field: String) -> Int {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return 0 }
-        for line in status.split(separator: "\n") where line.hasPrefix(field) {
-            let digits = line.dropFirst(field.count).filter(\.isNumber)
-            return (Int(digits) ?? 0) * 1024
-        }
-        return 0
     }
 }
 

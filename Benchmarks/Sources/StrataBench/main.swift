@@ -1,3 +1,4 @@
+import BenchSupport
 import Foundation
 
 // strata-bench: Strata against the raw SQLite C API and GRDB, same schema, same data, same

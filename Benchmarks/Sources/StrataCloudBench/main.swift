@@ -1,21 +1,27 @@
+import BenchSupport
 import Foundation
 
-// strata-cloud-bench: the live cloud measured end to end on loopback, against PostgreSQL doing
-// the same work raw. Needs a PostgreSQL server it may create databases on:
-//   swift run -c release --package-path Benchmarks strata-cloud-bench postgres://postgres@127.0.0.1:5432/postgres
-// (Tests/postgres.sh start DIR prints such a URL.) See Documentation/Cloud.md for results.
+// strata-cloud-bench: issue #27's sync targets, measured and written as JSON and a chart.
+// The live cloud runs in child processes of this same executable (`serve`, `device`), over a
+// PostgreSQL server it may create a database on:
+//   swift run -c release --package-path Benchmarks strata-cloud-bench [options] postgres://postgres@127.0.0.1:5432/postgres
+// (Tests/postgres.sh start DIR prints such a URL.) Benchmarks/README.md describes each phase.
 
 setvbuf(stdout, nil, _IOLBF, 0)
-guard let text = CommandLine.arguments.dropFirst().first ?? ProcessInfo.processInfo.environment["STRATA_TEST_POSTGRES"],
-    let serverURL = URL(string: text)
-else {
-    FileHandle.standardError.write(Data("usage: strata-cloud-bench postgres://user@host:port/database\n".utf8))
-    exit(2)
+let arguments = Array(CommandLine.arguments.dropFirst())
+do {
+    switch arguments.first {
+    case "serve":
+        guard arguments.count == 2, let url = URL(string: arguments[1]) else {
+            throw BenchFailure("usage: strata-cloud-bench serve DATABASE-URL")
+        }
+        try await ServeCommand.run(databaseURL: url)
+    case "device":
+        try await DeviceCommand.run(Array(arguments.dropFirst()))
+    default:
+        try await BenchRun.run(try Options.parse(arguments))
+    }
+} catch {
+    FileHandle.standardError.write(Data("strata-cloud-bench: \(error)\n".utf8))
+    exit(1)
 }
-let rows = Int(ProcessInfo.processInfo.environment["STRATA_CLOUD_BENCH_ROWS"] ?? "") ?? 10_000
-let bench = try await CloudBench.start(serverURL: serverURL)
-print("strata-cloud-bench: service and store in this process, PostgreSQL on \(serverURL.host ?? "?"), loopback HTTP")
-try await FirstSync.run(bench, rows: rows)
-try await PushLatency.run(bench, samples: 100)
-try await ConcurrentDevices.run(bench, devices: 20, rowsPerDevice: 500)
-try await bench.stop()

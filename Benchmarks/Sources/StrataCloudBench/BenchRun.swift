@@ -1,0 +1,52 @@
+import BenchSupport
+import Foundation
+
+/// A measuring run: the selected phases in order, then the reports.
+enum BenchRun {
+    static func run(_ options: Options) async throws {
+        let engineRows = options.engineRows ?? options.rows
+        // Only the phases that run: their sizes are what the figures mean.
+        let sizes = [
+            ("first", "first sync \(options.rows) rows"), ("million", "million \(options.millionRows) rows"),
+            ("engine", "engine \(engineRows) rows"), ("push", "push \(options.pushSamples) samples, \(options.idleDevices) idle devices"),
+            ("devices", "devices \(options.devices) × \(options.rowsPerDevice) rows"),
+        ].filter { options.runs($0.0) }.map(\.1).joined(separator: ", ")
+        var header = ReportHeader(
+            machine: machineDescription(), swift: swiftVersion(), commit: gitCommit(), date: isoDate(), loadAtStart: loadAverage(),
+            sizes: sizes)
+        header.printLines()
+        var results = Results()
+        let runID = String(UInt32.random(in: 0...UInt32.max), radix: 36)
+        let cloudPhases = Options.phases.filter { $0 != "engine" && options.runs($0) }
+        var databaseURL: URL?
+        if !cloudPhases.isEmpty {
+            if let server = options.serverURL {
+                databaseURL = try await CloudSetup.createDatabase(server: server)
+            } else {
+                print("no PostgreSQL server (argument or $STRATA_TEST_POSTGRES): skipping \(cloudPhases.joined(separator: ", "))")
+            }
+        }
+        if let databaseURL, options.runs("first") {
+            try await FirstSyncPhase.run(databaseURL: databaseURL, rows: options.rows, runID: runID, results: &results)
+        }
+        if let databaseURL, options.runs("million") {
+            try await MillionRowsPhase.run(databaseURL: databaseURL, rows: options.millionRows, runID: runID, results: &results)
+        }
+        if options.runs("engine") {
+            try await EnginePhase.run(rows: engineRows, results: &results)
+        }
+        if let databaseURL, options.runs("push") {
+            try await PushPhase.run(
+                databaseURL: databaseURL, samples: options.pushSamples, idle: options.idleDevices, runID: runID, results: &results)
+        }
+        if let databaseURL, options.runs("devices") {
+            try await DevicesPhase.run(
+                databaseURL: databaseURL, devices: options.devices, rowsPerDevice: options.rowsPerDevice, runID: runID,
+                results: &results)
+        }
+        header.loadAtEnd = loadAverage()
+        print("load     \(header.loadAtEnd) (1, 5, 15 min) at end")
+        if let path = options.jsonPath { try renderJSON(header, results).write(toFile: path, atomically: true, encoding: .utf8) }
+        if let path = options.svgPath { try renderSVG(header, results).write(toFile: path, atomically: true, encoding: .utf8) }
+    }
+}

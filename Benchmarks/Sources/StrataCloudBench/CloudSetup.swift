@@ -1,0 +1,105 @@
+import AsyncHTTPClient
+import BenchSupport
+import Foundation
+import Logging
+import PostgresNIO
+import StrataCloudClient
+import StrataCloudService
+import StrataCloudStore
+import StrataSQLite
+import StrataSync
+
+/// What every process of a run agrees on: the signing key, the PostgreSQL settings, how a
+/// device of a user reaches a service.
+enum CloudSetup {
+    static let key = "strata-cloud-bench-key-0123456789abcdef"
+
+    /// Errors only: info lines would be timed too.
+    static let logger: Logger = {
+        var logger = Logger(label: "strata.cloud.bench")
+        logger.logLevel = .error
+        return logger
+    }()
+
+    static func configuration(_ url: URL, database: String? = nil, connections: Int = 40) -> PostgresClient.Configuration {
+        var configuration = PostgresClient.Configuration(
+            host: url.host ?? "127.0.0.1", port: url.port ?? 5432, username: url.user ?? "postgres",
+            password: url.password, database: database ?? String(url.path.dropFirst()), tls: .disable)
+        configuration.options.maximumConnections = connections
+        return configuration
+    }
+
+    /// Runs `body` with a client of `url`'s database, running while it does.
+    static func withClient<T: Sendable>(
+        _ url: URL, database: String? = nil, _ body: @Sendable (PostgresClient) async throws -> T
+    ) async throws -> T {
+        let client = PostgresClient(configuration: configuration(url, database: database, connections: 4), backgroundLogger: logger)
+        return try await withThrowingTaskGroup(of: T?.self) { group in
+            group.addTask {
+                await client.run()
+                return nil
+            }
+            defer { group.cancelAll() }
+            return try await body(client)
+        }
+    }
+
+    /// A new database for this run, with the store's schema: its URL.
+    static func createDatabase(server: URL) async throws -> URL {
+        let name = "strata_bench_\(UInt32.random(in: 0...UInt32.max))"
+        try await withClient(server) { admin in
+            _ = try await admin.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: logger)
+        }
+        var components = URLComponents(url: server, resolvingAgainstBaseURL: false)
+        components?.path = "/" + name
+        guard let url = components?.url else { throw BenchFailure("cannot name database \(name) in \(server)") }
+        try await withClient(url) { client in
+            _ = try await CloudStore(client: client, logger: logger).migrate()
+        }
+        return url
+    }
+
+    /// The HTTP client of every simulated device. `HTTPClient.shared` (the containers' default)
+    /// opens at most 8 HTTP/1 connections per host and queues the rest: in one process holding
+    /// many devices, their open change streams took all 8 and every other request waited
+    /// forever, and 20 devices sending at once shared 8 connections. Real devices each have
+    /// their own connections, so this client's per-host limit is far above any phase's count.
+    static let httpClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration.singletonConfiguration
+        configuration.connectionPool = .init(idleTimeout: .seconds(600), concurrentHTTP1ConnectionsPerHostSoftLimit: 1_024)
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    /// How a device of `user` reaches the service at `baseURL`.
+    static func container(_ baseURL: URL, user: String) -> CloudServiceContainer {
+        CloudServiceContainer(
+            baseURL: baseURL, token: { try await CloudServiceTokens.issue(user: user, key: key) }, identifier: "strata.cloud.bench",
+            httpClient: httpClient)
+    }
+
+    /// A device: a database file in `folder` with the two tables, and an engine driven by hand.
+    static func device(
+        _ id: String, folder: String, container: any CloudContainer, fetchPageSize: Int? = nil
+    ) async throws -> (database: DatabasePool, engine: SyncEngine) {
+        let database = try DatabasePool(path: "\(folder)/\(id).sqlite")
+        try await database.write { db in try db.execute(sql: BenchRows.schema()) }
+        var configuration = SyncEngineConfiguration(deviceID: id, schedule: nil)
+        if let fetchPageSize { configuration.fetchPageSize = fetchPageSize }
+        let engine = try SyncEngine(
+            for: database, tableNames: BenchRows.tableNames, container: container, configuration: configuration, logger: logger,
+            startImmediately: false)
+        return (database, engine)
+    }
+}
+
+/// Seconds of a duration, as a Double.
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+/// A new temporary folder, removed by the caller.
+func makeTemporaryFolder(_ name: String) throws -> String {
+    let folder = NSTemporaryDirectory() + "/strata-cloud-bench-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    return folder
+}

@@ -1,0 +1,71 @@
+import BenchSupport
+import Foundation
+import StrataSQLite
+import StrataSync
+
+/// Target 3: the engine alone, with `MockCloud` in memory (no service, no PostgreSQL), against
+/// inserting the same rows through Strata into identical unsynced tables (`plain_projects`,
+/// `plain_tasks`) of the same kind of file:
+/// - capture: the inserts into synced tables (capture triggers log each row) ÷ the same inserts
+///   into the unsynced ones; three interleaved rounds, medians, so that a slow moment of the
+///   machine does not land on one side only;
+/// - upload: `sendChanges()` of the rows from a fresh device ÷ the insert;
+/// - apply: `fetchChanges()` of them on a second device ÷ the insert.
+/// strata-bench's `sync` workload measures the same on a one-table schema.
+enum EnginePhase {
+    static func run(rows: Int, results: inout Results) async throws {
+        print("engine alone: \(rows) rows against MockCloud, each ÷ a plain insert of the same rows")
+        let folder = try makeTemporaryFolder("engine")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let clock = ContinuousClock()
+        let cloud = MockCloud()
+
+        let pool = try DatabasePool(path: folder + "/capture.sqlite")
+        try await pool.write { db in try db.execute(sql: BenchRows.schema() + BenchRows.schema(prefix: "plain_")) }
+        // Installs capture on the synced tables; this engine never sends.
+        let capturing = try SyncEngine(
+            for: pool, tableNames: BenchRows.tableNames, container: cloud.container(user: "capture"),
+            configuration: SyncEngineConfiguration(deviceID: "capture", schedule: nil), logger: CloudSetup.logger,
+            startImmediately: false)
+        var plain: [Double] = []
+        var captured: [Double] = []
+        for round in 0..<3 {
+            let key = "round-\(round)"
+            plain.append(seconds(try await clock.measure { try await insert(rows, key: key, prefix: "plain_", into: pool) }))
+            captured.append(seconds(try await clock.measure { try await insert(rows, key: key, prefix: "", into: pool) }))
+        }
+        _ = capturing
+        pool.close()
+        let insertTime = median(plain)
+
+        let sender = try await CloudSetup.device("a", folder: folder, container: cloud.container(user: "engine"))
+        try await insert(rows, key: "engine", prefix: "", into: sender.database)
+        let upload = seconds(try await clock.measure { try await sender.engine.sendChanges() })
+        let receiver = try await CloudSetup.device("b", folder: folder, container: cloud.container(user: "engine"))
+        let apply = seconds(try await clock.measure { try await receiver.engine.fetchChanges() })
+        let arrived = try await StrataRowWriter.count(in: receiver.database)
+        guard arrived == rows else { throw BenchFailure("engine: device B has \(arrived) rows, device A \(rows)") }
+        sender.database.close()
+        receiver.database.close()
+        let cInsert = seconds(try clock.measure { try SQLiteCRowWriter.insert(rows: rows, key: "c", path: folder + "/c.sqlite") })
+
+        results.add("engine_upload_vs_insert", upload / insertTime, "x")
+        results.add("engine_apply_vs_insert", apply / insertTime, "x")
+        results.add("capture_vs_insert", median(captured) / insertTime, "x")
+        results.add("engine_insert_s", insertTime, "s")
+        results.add("engine_capture_insert_s", median(captured), "s")
+        results.add("engine_upload_s", upload, "s")
+        results.add("engine_apply_s", apply, "s")
+        results.add("engine_sqlite_c_insert_s", cInsert, "s")
+    }
+
+    /// All rows in one transaction, as the capture comparison wants.
+    private static func insert(_ rows: Int, key: String, prefix: String, into pool: DatabasePool) async throws {
+        try await pool.write { db in try StrataRowWriter.insert(0..<rows, key: key, prefix: prefix, in: db) }
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        return sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+    }
+}

@@ -1,0 +1,97 @@
+import BenchSupport
+import Foundation
+import StrataSQLite
+
+/// Target 4: push latency, from a commit on device A to the row being visible on device B,
+/// while `idle` other devices (each another user) hold an open change-hint stream to the same
+/// instance. A commits one row and sends; the service hears the commit through
+/// LISTEN/NOTIFY and pushes a hint down B's stream; B fetches and reads the row.
+enum PushPhase {
+    static func run(databaseURL: URL, samples: Int, idle: Int, runID: String, results: inout Results) async throws {
+        print("push latency: \(samples) samples, \(idle) idle devices subscribed")
+        let folder = try makeTemporaryFolder("push")
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let instance = try await CloudInstance.start(databaseURL: databaseURL)
+        let subscribers = try await IdleSubscribers(baseURL: instance.baseURL, count: idle, runID: runID)
+        defer { subscribers.cancel() }
+
+        let container = CloudSetup.container(instance.baseURL, user: "push-\(runID)")
+        let phone = try await CloudSetup.device("phone", folder: folder, container: container)
+        let laptop = try await CloudSetup.device("laptop", folder: folder, container: container)
+        // The zone exists on both sides and B's stream is connected before the clock starts.
+        try await phone.database.write { db in try StrataRowWriter.insert(0..<1, key: "warm", in: db) }
+        try await phone.engine.sendChanges()
+        try await laptop.engine.fetchChanges()
+        var hints = container.changeHints().makeAsyncIterator()
+        _ = await hints.next()
+
+        var latencies: [Double] = []
+        let clock = ContinuousClock()
+        // Five warm-up samples are not counted.
+        for sample in -5..<samples {
+            let key = "push-\(sample)"
+            let started = clock.now
+            try await phone.database.write { db in try StrataRowWriter.insert(0..<1, key: key, in: db) }
+            try await phone.engine.sendChanges()
+            var visible = false
+            while !visible {
+                guard await hints.next() != nil else { throw BenchFailure("B's change-hint stream ended") }
+                try await laptop.engine.fetchChanges()
+                visible = try await laptop.database.read { db in
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM projects WHERE id = ?", arguments: ["\(key)-0"]) == 1
+                }
+            }
+            if sample >= 0 { latencies.append(seconds(clock.now - started) * 1_000) }
+        }
+        let sent = try await StrataRowWriter.count(in: phone.database)
+        let arrived = try await StrataRowWriter.count(in: laptop.database)
+        guard sent == arrived else { throw BenchFailure("push: device B has \(arrived) rows, device A \(sent)") }
+        phone.database.close()
+        laptop.database.close()
+        subscribers.cancel()
+        _ = try await instance.stop()
+
+        latencies.sort()
+        results.add("push_p50_ms", percentile(latencies, 0.50), "ms")
+        results.add("push_p99_ms", percentile(latencies, 0.99), "ms")
+        results.add("push_max_ms", latencies.last ?? 0, "ms")
+    }
+
+    /// The value below which `fraction` of the sorted `values` lie (nearest rank).
+    static func percentile(_ sorted: [Double], _ fraction: Double) -> Double {
+        guard !sorted.isEmpty else { return 0 }
+        let rank = Int((fraction * Double(sorted.count)).rounded(.up)) - 1
+        return sorted[min(sorted.count - 1, max(0, rank))]
+    }
+}
+
+/// `count` devices of other users, each holding an open change-hint stream and draining it,
+/// as idle apps do. Ready once every stream has connected (each yields a hint on connect).
+struct IdleSubscribers {
+    let tasks: [Task<Void, Never>]
+
+    init(baseURL: URL, count: Int, runID: String) async throws {
+        let (connected, signal) = AsyncStream<Void>.makeStream()
+        tasks = (0..<count).map { index in
+            let hints = CloudSetup.container(baseURL, user: "idle-\(index)-\(runID)").changeHints()
+            return Task {
+                var first = true
+                for await _ in hints {
+                    if first { signal.yield() }
+                    first = false
+                }
+            }
+        }
+        var ready = 0
+        guard count > 0 else { return }
+        for await _ in connected {
+            ready += 1
+            if ready == count { break }
+        }
+        if ready < count { throw BenchFailure("only \(ready) of \(count) idle streams connected") }
+    }
+
+    func cancel() {
+        for task in tasks { task.cancel() }
+    }
+}
