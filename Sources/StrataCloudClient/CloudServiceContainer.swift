@@ -48,13 +48,13 @@ public final class CloudServiceContainer: CloudContainer {
     ///   - baseURL: Where the service answers, e.g. `http://127.0.0.1:8080`.
     ///   - token: Provides the bearer token of each request (called again when one expires).
     ///   - identifier: The container's identifier: the metadatabase is kept per identifier.
-    ///   - httpClient: The client to send requests with; the process-wide one by default. The
+    ///   - httpClient: The client to send requests with; ``sharedHTTPClient`` by default. The
     ///     caller shuts down a client it created, after the container is gone.
     ///   - timeout: How long one request may take, from sending to the last byte of its answer.
     ///   - maximumResponseBytes: The largest answer read; a larger one is a network failure.
     ///   - reconnection: How a dropped change stream is retried.
     public init(
-        baseURL: URL, token: @escaping TokenProvider, identifier: String, httpClient: HTTPClient = .shared,
+        baseURL: URL, token: @escaping TokenProvider, identifier: String, httpClient: HTTPClient = CloudServiceContainer.sharedHTTPClient,
         timeout: Duration = .seconds(60), maximumResponseBytes: Int = 256 * 1024 * 1024,
         reconnection: Reconnection = Reconnection()
     ) {
@@ -69,7 +69,7 @@ public final class CloudServiceContainer: CloudContainer {
 
     /// A container with a fixed bearer token.
     public convenience init(
-        baseURL: URL, token: String, identifier: String, httpClient: HTTPClient = .shared,
+        baseURL: URL, token: String, identifier: String, httpClient: HTTPClient = CloudServiceContainer.sharedHTTPClient,
         reconnection: Reconnection = Reconnection()
     ) {
         self.init(baseURL: baseURL, token: { token }, identifier: identifier, httpClient: httpClient, reconnection: reconnection)

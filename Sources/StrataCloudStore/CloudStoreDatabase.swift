@@ -219,7 +219,8 @@ public struct CloudStoreDatabase: CloudDatabase {
     /// already in it became visible.
     public func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
         guard reaches(zone) else { throw CloudError.permissionFailure(nil) }
-        let (start, tokenAccess) = try Self.zonePosition(of: token)
+        let issued = try ZoneFeedToken(token)
+        let (start, tokenAccess) = (issued.position, issued.access)
         // Bounded before any arithmetic: a limit of Int.max must not overflow `pageSize + 1`.
         let pageSize = min(max(1, limit), CloudStore.maximumPageSize)
         let (user, logger, scope) = (user, logger, scope)
@@ -236,7 +237,7 @@ public struct CloudStoreDatabase: CloudDatabase {
             }
             // A token ahead of the zone comes from a database restored to an earlier point:
             // changes after it would be skipped, so the device starts the zone over.
-            if token != nil && (start < zoneState.horizon || start > max(zoneState.sequence, zoneState.horizon)) {
+            if token != nil && (issued.hasExpired(zoneHorizon: zoneState.horizon) || start > max(zoneState.sequence, zoneState.horizon)) {
                 throw CloudError.changeTokenExpired
             }
             var access: Int64 = 0
@@ -303,7 +304,7 @@ public struct CloudStoreDatabase: CloudDatabase {
                 }
             }
             let end = page.moreComing ? last : max(start, zoneState.sequence, zoneState.horizon)
-            page.token = CloudChangeToken(access == 0 ? "z:\(end)" : "z:\(end):\(access)")
+            page.token = ZoneFeedToken(position: end, access: access, horizon: zoneState.horizon).token
             // Every change after the page holds a position of its own between the page's last
             // and the zone's: an upper bound in O(1), where counting would cost a scan per page.
             page.remainingEstimate = page.moreComing ? Int(clamping: max(1, zoneState.sequence - last)) : 0
@@ -319,15 +320,5 @@ public struct CloudStoreDatabase: CloudDatabase {
             throw CloudError.changeTokenExpired
         }
         return position
-    }
-
-    /// A zone token's position, and the access it was issued under (`z:position[:access]`).
-    static func zonePosition(of token: CloudChangeToken?) throws -> (position: Int64, access: Int64) {
-        guard let token else { return (0, 0) }
-        let parts = token.value.split(separator: ":")
-        guard parts.count == 2 || parts.count == 3, parts[0] == "z", let position = Int64(parts[1]), position >= 0,
-            let access = parts.count == 3 ? Int64(parts[2]) : 0
-        else { throw CloudError.changeTokenExpired }
-        return (position, access)
     }
 }

@@ -71,6 +71,38 @@ import Testing
         }
     }
 
+    /// A zone fetched from scratch after a purge pages through to its end: the pages' tokens
+    /// sit before the purge point, and used to expire one by one, so a device started the zone
+    /// over forever. A purge during the paging still expires them (deletions may be gone).
+    @Test(arguments: CloudKind.available) func aZoneFetchedFromScratchAfterAPurgePagesToItsEnd(_ kind: CloudKind) async throws {
+        try await kind.run {
+            try await database.saveZones([zone])
+            try await put(["a", "b", "c"])
+            _ = try await database.modifyRecords(saving: [], deleting: [CloudRecordID(name: "b", zone: zone)])
+            try await cloud.purgeTombstones(in: zone)
+            var token: CloudChangeToken?
+            var names: [String] = []
+            for _ in 0..<10 {
+                let page = try await database.fetchZoneChanges(zone, since: token, limit: 1)
+                names += page.changed.map(\.id.name)
+                token = page.token
+                if !page.moreComing { break }
+            }
+            #expect(names == ["a", "c"])
+            let caughtUp = try await database.fetchZoneChanges(zone, since: token, limit: 10)
+            #expect(caughtUp.changed.isEmpty && caughtUp.deleted.isEmpty)
+            let first = try await database.fetchZoneChanges(zone, since: nil, limit: 1)
+            try await cloud.purgeTombstones(in: zone)
+            await #expect(throws: CloudError.changeTokenExpired) {
+                _ = try await database.fetchZoneChanges(zone, since: first.token, limit: 1)
+            }
+            // The finished fetch's token, from before that purge, has expired too.
+            await #expect(throws: CloudError.changeTokenExpired) {
+                _ = try await database.fetchZoneChanges(zone, since: token, limit: 10)
+            }
+        }
+    }
+
     @Test(arguments: CloudKind.available) func databaseChangesNameChangedAndDeletedZones(_ kind: CloudKind) async throws {
         try await kind.run {
             let other = CloudZoneID(name: "other", owner: "alice")

@@ -61,6 +61,23 @@ import Testing
         }
     }
 
+    /// Each open change stream holds an HTTP connection for as long as it is open. The default
+    /// client used to be `HTTPClient.shared`, which opens at most 8 connections to one host:
+    /// with 8 streams open in a process, every other request to the service waited forever.
+    @Test(.timeLimit(.minutes(1))) func manyOpenChangeStreamsLeaveRoomForRequests() async throws {
+        try await ServiceHarness.with(cloud: MockCloud()) { harness in
+            var streams: [AsyncStream<Void>.Iterator] = []
+            for index in 0..<12 {
+                var hints = try await harness.container(user: "user-\(index)").changeHints().makeAsyncIterator()
+                #expect(await hints.next() != nil)
+                streams.append(hints)
+            }
+            let container = try await harness.container(user: "alice")
+            #expect(try await container.accountStatus() == .available)
+            #expect(streams.count == 12)
+        }
+    }
+
     @Test func aDroppedStreamReconnectsAndHintsAgain() async throws {
         try await ServiceHarness.with(cloud: MockCloud()) { harness in
             let container = try await harness.container(user: "alice")

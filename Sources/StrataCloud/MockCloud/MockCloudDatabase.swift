@@ -221,8 +221,9 @@ struct MockCloudDatabase: CloudDatabase {
         return try cloud.serve(.fetchZoneChanges, user: user) { state in
             guard state.canAccess(zoneID, user: user, scope: scope) else { throw CloudError.permissionFailure(nil) }
             guard let zone = state.zones[zoneID] else { throw CloudError.zoneNotFound(zoneID) }
-            let (start, tokenAccess) = try Self.zonePosition(of: token)
-            if token != nil && start < zone.horizon { throw CloudError.changeTokenExpired }
+            let issued = try ZoneFeedToken(token)
+            let (start, tokenAccess) = (issued.position, issued.access)
+            if token != nil && issued.hasExpired(zoneHorizon: zone.horizon) { throw CloudError.changeTokenExpired }
             enum Change { case saved(CloudRecord), deleted(CloudTombstone) }
             let records = zone.records
             let snapshot = state
@@ -260,7 +261,8 @@ struct MockCloudDatabase: CloudDatabase {
             let moreComing = changes.count > page.count
             let end = moreComing ? (page.last?.0 ?? start) : max(start, zone.lastChange, zone.horizon)
             var result = CloudZoneChanges(
-                changed: [], deleted: [], token: CloudChangeToken(access == 0 ? "z:\(end)" : "z:\(end):\(access)"), moreComing: moreComing,
+                changed: [], deleted: [], token: ZoneFeedToken(position: end, access: access, horizon: zone.horizon).token,
+                moreComing: moreComing,
                 remainingEstimate: changes.count - page.count)
             for (_, change) in page {
                 switch change {
@@ -330,19 +332,6 @@ struct MockCloudDatabase: CloudDatabase {
                 state.recordDepartures(under: root.name, in: root.zone, audience: [user])
             }
         }
-    }
-
-    /// The position a zone token encodes, and the participant access it was issued under
-    /// (`z:position[:access]`).
-    private static func zonePosition(of token: CloudChangeToken?) throws -> (Int64, Int64) {
-        guard let token else { return (0, 0) }
-        let parts = token.value.split(separator: ":")
-        guard parts.count == 2 || parts.count == 3, parts[0] == "z", let position = Int64(parts[1]) else {
-            throw CloudError.changeTokenExpired
-        }
-        let access = parts.count == 3 ? Int64(parts[2]) : 0
-        guard let access else { throw CloudError.changeTokenExpired }
-        return (position, access)
     }
 
     /// The sequence position a token encodes.
