@@ -78,6 +78,22 @@ extension CloudStoreDatabase {
                         logger: logger)
                 }
             }
+            // A parent that gained a child gets a new tag, as CloudKit gives one, in one statement
+            // (a first sync of children touches a parent per record). Its new position comes
+            // before the request's saves: the feed lists a parent before its new children, so a
+            // device fetching in pages does not get children whose parent is on the next page
+            // (they would wait, and be retried, page after page).
+            if !plan.touchedParents.isEmpty {
+                let positions = plan.touchedParents.indices.map { position + 1 + Int64($0) }
+                position += Int64(plan.touchedParents.count)
+                try await connection.query(
+                    """
+                    UPDATE strata_cloud.records r SET change_tag = 't' || p.position, sequence = p.position
+                    FROM unnest(\(plan.touchedParents)::text[], \(positions)::bigint[]) AS p(name, position)
+                    WHERE r.owner = \(zone.owner) AND r.zone = \(zone.name) AND r.name = p.name
+                    """,
+                    logger: logger)
+            }
             var written: [(record: CloudRecord, shareRoot: String?, position: Int64)] = []
             for (record, shareRoot) in plan.writes {
                 var record = record
@@ -95,26 +111,6 @@ extension CloudStoreDatabase {
                     logger: logger
                 ).decode(Int64.self) {
                     position = last
-                }
-            }
-            // A parent that gained a child gets a new tag, as CloudKit gives one: one statement
-            // for all of them (a first sync of children touches a parent per record).
-            if !plan.touchedParents.isEmpty {
-                let positions = plan.touchedParents.indices.map { position + 1 + Int64($0) }
-                position += Int64(plan.touchedParents.count)
-                try await connection.query(
-                    """
-                    UPDATE strata_cloud.records r SET change_tag = 't' || p.position, sequence = p.position
-                    FROM unnest(\(plan.touchedParents)::text[], \(positions)::bigint[]) AS p(name, position)
-                    WHERE r.owner = \(zone.owner) AND r.zone = \(zone.name) AND r.name = p.name
-                    """,
-                    logger: logger)
-                let savedIDs = Dictionary(saves.map { ($0.id.name, $0.id) }, uniquingKeysWith: { $1 })
-                for (parent, parentPosition) in zip(plan.touchedParents, positions) {
-                    if let id = savedIDs[parent], case .success(var record)? = result.saveResults[id] {
-                        record.changeTag = "t\(parentPosition)"
-                        result.saveResults[id] = .success(record)
-                    }
                 }
             }
             try await connection.query(

@@ -34,7 +34,8 @@ struct ZoneModifyPlan {
     /// Each saved record with the shared root it will be under.
     var writes: [(record: CloudRecord, shareRoot: String?)] = []
     var moves: [Move] = []
-    /// Parents in this zone that gained a child and were not deleted, sorted.
+    /// Parents in this zone that gained a child, sorted; not those the request deletes, nor those
+    /// it saves (their save gives them a new tag).
     var touchedParents: [String] = []
     /// How the owner's stored bytes change.
     var growth: Int64 = 0
@@ -76,7 +77,7 @@ struct ZoneModifyPlan {
         }
         let deleted = Set(deletes.map(\.name))
         let parents = saves.compactMap { $0.parent?.zone == zone ? $0.parent?.name : nil }
-        plan.touchedParents = Set(parents).subtracting(deleted).sorted()
+        plan.touchedParents = Set(parents).subtracting(deleted).subtracting(saves.map(\.id.name)).sorted()
         plan.growth =
             saves.reduce(Int64(0)) { $0 + Int64($1.encodedSize - (shape.existing[$1.id.name]?.record.encodedSize ?? 0)) }
             - deletes.reduce(Int64(0)) { $0 + Int64(shape.existing[$1.name]?.record.encodedSize ?? 0) }

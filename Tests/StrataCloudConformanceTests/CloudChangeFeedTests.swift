@@ -58,6 +58,41 @@ import Testing
         }
     }
 
+    /// A parent that gains children gets a new tag; the feed lists it before those children,
+    /// so a device reading the feed in pages never gets a child whose parent is on a later
+    /// page (it would have to wait for it).
+    @Test(arguments: CloudKind.available) func aParentThatGainsChildrenComesBeforeThemInTheFeed(_ kind: CloudKind) async throws {
+        try await kind.run {
+            try await database.saveZones([zone])
+            try await put(["p", "q"])
+            let start = try await database.fetchZoneChanges(zone, since: nil, limit: 10)
+            let token = start.token
+            let qTag = start.changed.first { $0.id.name == "q" }?.changeTag
+            let parent = CloudRecordID(name: "p", zone: zone)
+            let children = ["c1", "c2", "c3"].map { CloudRecord(id: CloudRecordID(name: $0, zone: zone), type: "players", parent: parent) }
+            // "q" is saved with a child of its own in the same request: its save is its new tag.
+            let saves =
+                children + [
+                    CloudRecord(id: CloudRecordID(name: "d1", zone: zone), type: "players", parent: CloudRecordID(name: "q", zone: zone)),
+                    CloudRecord(id: CloudRecordID(name: "q", zone: zone), type: "games", changeTag: qTag),
+                ]
+            let result = try await database.modifyRecords(saving: saves, deleting: [])
+            var order: [String] = []
+            var next: CloudChangeToken? = token
+            for _ in 0..<10 {
+                let page = try await database.fetchZoneChanges(zone, since: next, limit: 1)
+                order += page.changed.map(\.id.name)
+                next = page.token
+                if !page.moreComing { break }
+            }
+            #expect(order == ["p", "c1", "c2", "c3", "d1", "q"])
+            // The tags a client was told are the ones the cloud holds.
+            let q = CloudRecordID(name: "q", zone: zone)
+            let held = try await database.fetchRecords([q])
+            #expect(try result.saveResults[q]?.get().changeTag == held[q]?.get().changeTag)
+        }
+    }
+
     @Test(arguments: CloudKind.available) func aTokenFromBeforeAPurgeHasExpired(_ kind: CloudKind) async throws {
         try await kind.run {
             try await database.saveZones([zone])

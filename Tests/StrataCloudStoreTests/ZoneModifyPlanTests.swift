@@ -53,6 +53,9 @@ struct ZoneModifyPlanTests {
         #expect(plan.writes.map(\.shareRoot) == ["g", nil])
         #expect(plan.touchedParents == ["p", "x"])
         #expect(plan.moves.isEmpty)
+        // A parent saved in the same request gets its new tag from its own save.
+        let withParent = try Self.plan(saving: [Self.record("c", parent: "p"), Self.record("p", tag: "t2"), Self.record("d", parent: "x")]).get()
+        #expect(withParent.touchedParents == ["x"])
     }
 
     @Test func aMoveBetweenSharesTellsWhoSeesItLeave() throws {

@@ -165,16 +165,20 @@ struct MockCloudDatabase: CloudDatabase {
         }
         let moved = saves.filter { save in before[save.id.name].map { $0.record.parent != save.parent } ?? false }.map(\.id.name)
         let rootsBefore = moved.map { state.sharedRoot(of: $0, in: zoneID, parentOf: parentBefore) }
-        for var record in saves {
-            record.changeTag = state.newTag()
-            zone.records[record.id.name] = MockCloudState.StoredRecord(record: record, sequence: state.nextSequence())
-            zone.tombstones[record.id.name] = nil
-        }
-        for parent in Set(saves.compactMap(\.parent)).sorted(by: { $0.name < $1.name }) {
+        // Parents that gained a child get a new tag before the saves, so the feed lists them
+        // before their new children (as the store does); a parent saved here gets its tag from
+        // its save.
+        let savedNames = Set(saves.map(\.id.name))
+        for parent in Set(saves.compactMap(\.parent)).filter({ !savedNames.contains($0.name) }).sorted(by: { $0.name < $1.name }) {
             guard var stored = zone.records[parent.name] else { continue }
             stored.record.changeTag = state.newTag()
             stored.sequence = state.nextSequence()
             zone.records[parent.name] = stored
+        }
+        for var record in saves {
+            record.changeTag = state.newTag()
+            zone.records[record.id.name] = MockCloudState.StoredRecord(record: record, sequence: state.nextSequence())
+            zone.tombstones[record.id.name] = nil
         }
         let after = zone.records
         for (name, rootBefore) in zip(moved, rootsBefore) {
