@@ -54,7 +54,8 @@ struct ZoneModifyPlanTests {
         #expect(plan.touchedParents == ["p", "x"])
         #expect(plan.moves.isEmpty)
         // A parent saved in the same request gets its new tag from its own save.
-        let withParent = try Self.plan(saving: [Self.record("c", parent: "p"), Self.record("p", tag: "t2"), Self.record("d", parent: "x")]).get()
+        let withParent = try Self.plan(saving: [Self.record("c", parent: "p"), Self.record("p", tag: "t2"), Self.record("d", parent: "x")])
+            .get()
         #expect(withParent.touchedParents == ["x"])
     }
 
