@@ -27,7 +27,7 @@ public struct SyncEngineConfiguration: Sendable {
         physicalTime: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) },
         zoneName: String = "strata.default",
         batchSize: Int = 400,
-        fetchPageSize: Int = 200,
+        fetchPageSize: Int = 400,
         schedule: SyncSchedule? = SyncSchedule(),
         blobAssetThreshold: Int = 256 * 1024,
         sendsBeforeSharing: Bool = false

@@ -5,7 +5,15 @@ struct RecordMetadata: Sendable, Hashable {
     var name: RecordName
     var zone: CloudZoneID
     var parent: RecordName?
-    var lastKnownServerRecord: CloudRecord?
+    /// The record as the cloud last returned it; nil when unknown, or while it is only stored
+    /// (``storedServerRecord``). Read it with ``serverRecord()``.
+    var lastKnownServerRecord: CloudRecord? {
+        didSet { storedServerRecord = nil }
+    }
+    /// The stored JSON of the last known server record, not decoded yet: most reads of a
+    /// metadata row replace the record without looking at it (an answer to a send, an incoming
+    /// copy), and decoding it was a tenth of a first sync's time.
+    private(set) var storedServerRecord: String?
     var serverChangeTag: String?
     var fieldVersions: [String: HybridTimestamp]
     var pendingOperation: ChangeLog.Operation?
@@ -33,9 +41,8 @@ struct RecordMetadata: Sendable, Hashable {
         let parentType: String? = try row[4]
         let parentKey: String? = try row[5]
         if let parentType, let parentKey { metadata.parent = RecordName(table: parentType, primaryKey: parentKey) }
+        metadata.storedServerRecord = try row[6]
         do {
-            let record: String? = try row[6]
-            metadata.lastKnownServerRecord = try record.map { try SyncJSON.decode(CloudRecord.self, from: $0) }
             metadata.fieldVersions = try SyncJSON.versions(try row[8])
         } catch {
             throw SyncEngineError.corruptMetadata(recordName: name.text, detail: "\(error)")
@@ -48,6 +55,19 @@ struct RecordMetadata: Sendable, Hashable {
         let modified: String? = try row[12]
         metadata.userModificationTime = modified.flatMap { HybridTimestamp($0) }
         return metadata
+    }
+
+    /// The last known server record, decoded from its stored JSON when it was not set since.
+    ///
+    /// - Throws: ``SyncEngineError/corruptMetadata(recordName:detail:)`` for JSON that does not decode.
+    func serverRecord() throws -> CloudRecord? {
+        if let lastKnownServerRecord { return lastKnownServerRecord }
+        guard let storedServerRecord else { return nil }
+        do {
+            return try SyncJSON.decode(CloudRecord.self, from: storedServerRecord)
+        } catch {
+            throw SyncEngineError.corruptMetadata(recordName: name.text, detail: "\(error)")
+        }
     }
 
     /// The metadata of one record, if the engine knows it.
@@ -102,7 +122,7 @@ struct RecordMetadata: Sendable, Hashable {
             arguments: StatementArguments(
                 ([
                     name.table, name.primaryKey, zone.name, zone.owner, parent?.table, parent?.primaryKey,
-                    try lastKnownServerRecord.map { try SyncJSON.encode($0) }, serverChangeTag,
+                    try lastKnownServerRecord.map { try SyncJSON.encode($0) } ?? storedServerRecord, serverChangeTag,
                     try SyncJSON.encode(fieldVersions), pendingOperation?.rawValue, pendingRevision,
                     pendingTransaction, userModificationTime?.description,
                 ] as [(any DatabaseValueConvertible)?]).map { $0 ?? DatabaseValue.null }))

@@ -76,15 +76,31 @@ extension SyncEngine {
         // After an expired token the zone is fetched whole; records the cloud no longer has
         // were deleted while their tombstones were forgotten, and go here too.
         var refetchedNames: Set<String>?
+        let pageSize = configuration.fetchPageSize
+        // The next page is asked for as soon as a page arrives, and travels while this one is
+        // applied: a long fetch waits for the cloud or for SQLite, not for both in turn. Only
+        // the page's token decides what comes next, and it is saved after the page is applied,
+        // as before: a crash still re-applies at most one page.
+        var prefetched: Task<CloudZoneChanges, any Error>?
+        defer { prefetched?.cancel() }
         while true {
             let page: CloudZoneChanges
             do {
-                page = try await cloud.fetchZoneChanges(zone, since: token, limit: configuration.fetchPageSize)
+                if let next = prefetched {
+                    prefetched = nil
+                    page = try await withTaskCancellationHandler { try await next.value } onCancel: { next.cancel() }
+                } else {
+                    page = try await cloud.fetchZoneChanges(zone, since: token, limit: pageSize)
+                }
             } catch CloudError.changeTokenExpired where token != nil {
                 logger.notice("the change token of zone \(zone) expired: fetching the zone from scratch")
                 token = nil
                 refetchedNames = []
                 continue
+            }
+            if page.moreComing {
+                let next = page.token
+                prefetched = Task { try await cloud.fetchZoneChanges(zone, since: next, limit: pageSize) }
             }
             refetchedNames?.formUnion(page.changed.map(\.id.name))
             let transfer = AssetTransfer(database: database, cloud: cloud)

@@ -4,17 +4,35 @@ enum ColumnAffinity {
     case integer, text, blob, real, numeric
 
     init(declaredType: String) {
-        let type = declaredType.uppercased()
-        if type.contains("INT") {
+        // Byte comparisons, not `uppercased()` and Foundation's `contains`: this runs for every
+        // column of every incoming record.
+        let type = Array(declaredType.utf8)
+        func has(_ word: StaticString) -> Bool { Self.contains(type, word) }
+        if has("INT") {
             self = .integer
-        } else if type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT") {
+        } else if has("CHAR") || has("CLOB") || has("TEXT") {
             self = .text
-        } else if type.isEmpty || type.contains("BLOB") {
+        } else if type.isEmpty || has("BLOB") {
             self = .blob
-        } else if type.contains("REAL") || type.contains("FLOA") || type.contains("DOUB") {
+        } else if has("REAL") || has("FLOA") || has("DOUB") {
             self = .real
         } else {
             self = .numeric
+        }
+    }
+
+    /// Whether `text` holds `word` (uppercase ASCII), ignoring ASCII case.
+    private static func contains(_ text: [UInt8], _ word: StaticString) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard text.count >= count else { return false }
+        return word.withUTF8Buffer { needle in
+            (0...(text.count - count)).contains { start in
+                (0..<count).allSatisfy { offset in
+                    let byte = text[start + offset]
+                    let upper = byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z") ? byte - 32 : byte
+                    return upper == needle[offset]
+                }
+            }
         }
     }
 

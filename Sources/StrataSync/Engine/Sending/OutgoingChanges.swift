@@ -87,6 +87,8 @@ struct OutgoingChanges {
     private func withPendingParents(of chosen: [RecordMetadata], limit: Int, in db: Database) throws -> [RecordMetadata] {
         var batch = chosen
         var names = Set(chosen.map(\.name))
+        // Parents already looked at: many children share one, and it is read once.
+        var examined: Set<RecordName> = []
         var unexamined = chosen.filter { $0.pendingOperation == .save }
         var added = false
         while let child = unexamined.popLast() {
@@ -99,8 +101,8 @@ struct OutgoingChanges {
                 value != .null
             else { continue }
             let parentName = RecordName(table: reference.parentTable, primaryKey: CloudValue(value).keyText)
-            guard !names.contains(parentName), let parent = try RecordMetadata.fetch(parentName, in: db),
-                parent.pendingOperation == .save
+            guard !names.contains(parentName), examined.insert(parentName).inserted,
+                let parent = try RecordMetadata.fetch(parentName, in: db), parent.pendingOperation == .save
             else { continue }
             names.insert(parentName)
             batch.append(parent)
@@ -135,7 +137,7 @@ struct OutgoingChanges {
     func record(for metadata: RecordMetadata, in db: Database) throws -> CloudRecord? {
         guard let table = schema.table(named: metadata.name.table) else { return nil }
         guard let values = try IncomingChanges.localValues(of: metadata.name, table: table, in: db) else { return nil }
-        let known = metadata.lastKnownServerRecord
+        let known = try metadata.serverRecord()
         var fields = known?.fields ?? [:]
         var versions = known?.fieldVersions ?? [:]
         for (column, value) in zip(table.valueColumns, values) {

@@ -300,7 +300,7 @@ extension SyncEngine {
     /// record (re-inserted after a refused delete), and nothing stays pending.
     private func restoreServerCopy(of item: OutgoingChanges.Item, incoming: IncomingChanges, in db: Database) throws {
         guard var metadata = try RecordMetadata.fetch(item.metadata.name, in: db) else { return }
-        guard let server = metadata.lastKnownServerRecord else {
+        guard let server = try metadata.serverRecord() else {
             // Never in the cloud: a child added under a read-only record; it goes.
             if let table = schema.table(named: metadata.name.table) {
                 try db.execute(
