@@ -88,7 +88,11 @@ extension SyncEngine {
             do {
                 if let next = prefetched {
                     prefetched = nil
-                    page = try await withTaskCancellationHandler { try await next.value } onCancel: { next.cancel() }
+                    page = try await withTaskCancellationHandler {
+                        try await next.value
+                    } onCancel: {
+                        next.cancel()
+                    }
                 } else {
                     page = try await cloud.fetchZoneChanges(zone, since: token, limit: pageSize)
                 }
