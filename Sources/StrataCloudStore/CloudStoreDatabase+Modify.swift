@@ -83,14 +83,18 @@ extension CloudStoreDatabase {
             // before the request's saves: the feed lists a parent before its new children, so a
             // device fetching in pages does not get children whose parent is on the next page
             // (they would wait, and be retried, page after page).
+            // The names go in as one array the primary key is searched with: joined with
+            // `unnest`, PostgreSQL took the zone's records for the outer side while its
+            // statistics did not know the user, and compared every record with every name.
             if !plan.touchedParents.isEmpty {
-                let positions = plan.touchedParents.indices.map { position + 1 + Int64($0) }
+                let base = position
                 position += Int64(plan.touchedParents.count)
                 try await connection.query(
                     """
-                    UPDATE strata_cloud.records r SET change_tag = 't' || p.position, sequence = p.position
-                    FROM unnest(\(plan.touchedParents)::text[], \(positions)::bigint[]) AS p(name, position)
-                    WHERE r.owner = \(zone.owner) AND r.zone = \(zone.name) AND r.name = p.name
+                    UPDATE strata_cloud.records r
+                    SET change_tag = 't' || (\(base) + array_position(\(plan.touchedParents)::text[], r.name)),
+                        sequence = \(base) + array_position(\(plan.touchedParents)::text[], r.name)
+                    WHERE r.owner = \(zone.owner) AND r.zone = \(zone.name) AND r.name = ANY(\(plan.touchedParents)::text[])
                     """,
                     logger: logger)
             }

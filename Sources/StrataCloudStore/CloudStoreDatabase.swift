@@ -258,7 +258,7 @@ public struct CloudStoreDatabase: CloudDatabase {
                 ? """
                 UNION ALL
                 (SELECT d.sequence, d.name, d.type, NULL, NULL, NULL, NULL
-                FROM strata_cloud.departures d WHERE d.owner = $1 AND d.zone = $2 AND d.sequence > $4
+                FROM strata_cloud.departures d WHERE d.owner = $1 AND d.zone = $2 AND d.sequence > $4 AND d.sequence >= 0
                     AND NOT EXISTS (SELECT 1 FROM strata_cloud.tombstones t WHERE t.owner = $1 AND t.zone = $2 AND t.name = d.name)
                     AND NOT EXISTS (SELECT 1 FROM strata_cloud.records r WHERE r.owner = $1 AND r.zone = $2 AND r.name = d.name)
                 ORDER BY d.sequence LIMIT $5)
@@ -277,10 +277,10 @@ public struct CloudStoreDatabase: CloudDatabase {
                 unsafeSQL: """
                     SELECT sequence, name, type, fields, field_versions, parent, change_tag FROM (
                         (SELECT sequence, name, type, fields::text, field_versions::text, parent, change_tag
-                        FROM strata_cloud.records WHERE owner = $1 AND zone = $2 AND sequence > $3 ORDER BY sequence LIMIT $5)
+                        FROM strata_cloud.records WHERE owner = $1 AND zone = $2 AND sequence > $3 AND sequence >= 0 ORDER BY sequence LIMIT $5)
                         UNION ALL
                         (SELECT sequence, name, type, NULL, NULL, NULL, NULL
-                        FROM strata_cloud.tombstones WHERE owner = $1 AND zone = $2 AND sequence > $4 ORDER BY sequence LIMIT $5)
+                        FROM strata_cloud.tombstones WHERE owner = $1 AND zone = $2 AND sequence > $4 AND sequence >= 0 ORDER BY sequence LIMIT $5)
                         \(departures)
                     ) AS changes ORDER BY sequence LIMIT $5
                     """, binds: bindings)

@@ -21,7 +21,25 @@ enum CloudStoreMigrations {
         Migration(version: 4, statements: ["CREATE INDEX assets_by_hash ON strata_cloud.assets (hash)"]),
         // The request role may do what the API needs and no more (CloudStoreHardening).
         Migration(version: 5, statements: CloudStoreHardening.statements),
+        Migration(version: 6, statements: feedIndexStatements),
     ]
+
+    /// Migration 6: the feed indexes become partial (`WHERE sequence >= 0`, which every
+    /// position satisfies), so only a query that bounds `sequence` can use them.
+    ///
+    /// A feed index starts with the same `(owner, zone)` as the primary key. While
+    /// PostgreSQL's statistics do not know an owner yet (a new user's first sync, before
+    /// autovacuum's next `ANALYZE`), it estimates one row for the owner's zone, and costs a
+    /// lookup by name through the smaller feed index as cheap as through the primary key: it
+    /// then read every record of the zone for each lookup (1.2 ms a lookup at 10,000 records,
+    /// 130 ms for a request retagging 100 parents), and a first sync slowed with the square of
+    /// its size. Feed queries say `sequence >= 0` in so many words.
+    static let feedIndexStatements: [String] = ["records", "tombstones", "departures"].flatMap { table in
+        [
+            "DROP INDEX strata_cloud.\(table)_feed",
+            "CREATE INDEX \(table)_feed ON strata_cloud.\(table) (owner, zone, sequence) WHERE sequence >= 0",
+        ]
+    }
 
     /// Migration 3: each user's stored bytes, kept as records are written, for quotas.
     static let quotaStatements: [String] = [
