@@ -83,18 +83,23 @@ extension CloudStoreDatabase {
             // before the request's saves: the feed lists a parent before its new children, so a
             // device fetching in pages does not get children whose parent is on the next page
             // (they would wait, and be retried, page after page).
-            // The names go in as one array the primary key is searched with: joined with
-            // `unnest`, PostgreSQL took the zone's records for the outer side while its
-            // statistics did not know the user, and compared every record with every name.
+            // Found one name at a time on the whole primary key (see `ZoneShape.load`), then
+            // updated by row: joined with `unnest`, or with `name = ANY`, PostgreSQL read every
+            // record of the zone while its statistics did not know the user.
             if !plan.touchedParents.isEmpty {
                 let base = position
                 position += Int64(plan.touchedParents.count)
                 try await connection.query(
                     """
-                    UPDATE strata_cloud.records r
-                    SET change_tag = 't' || (\(base) + array_position(\(plan.touchedParents)::text[], r.name)),
-                        sequence = \(base) + array_position(\(plan.touchedParents)::text[], r.name)
-                    WHERE r.owner = \(zone.owner) AND r.zone = \(zone.name) AND r.name = ANY(\(plan.touchedParents)::text[])
+                    UPDATE strata_cloud.records r SET change_tag = 't' || (\(base) + found.ordinal), sequence = \(base) + found.ordinal
+                    FROM (
+                        SELECT record.ctid AS row, n.ordinal FROM unnest(\(plan.touchedParents)::text[]) WITH ORDINALITY AS n(wanted, ordinal)
+                        CROSS JOIN LATERAL (
+                            SELECT x.ctid FROM strata_cloud.records x
+                            WHERE x.owner = \(zone.owner) AND x.zone = \(zone.name) AND x.name = n.wanted OFFSET 0
+                        ) AS record
+                    ) AS found
+                    WHERE r.ctid = found.row
                     """,
                     logger: logger)
             }
@@ -205,7 +210,16 @@ extension CloudStoreDatabase {
             """,
             logger: logger)
         try await connection.query(
-            "DELETE FROM strata_cloud.tombstones WHERE owner = \(zone.owner) AND zone = \(zone.name) AND name = ANY(\(names))",
+            """
+            DELETE FROM strata_cloud.tombstones t USING (
+                SELECT found.ctid AS row FROM unnest(\(names)::text[]) AS n(wanted)
+                CROSS JOIN LATERAL (
+                    SELECT x.ctid FROM strata_cloud.tombstones x
+                    WHERE x.owner = \(zone.owner) AND x.zone = \(zone.name) AND x.name = n.wanted OFFSET 0
+                ) AS found
+            ) AS gone
+            WHERE t.ctid = gone.row
+            """,
             logger: logger)
     }
 }

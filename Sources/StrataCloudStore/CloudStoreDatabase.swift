@@ -129,8 +129,10 @@ public struct CloudStoreDatabase: CloudDatabase {
                 var found: [String: CloudRecord] = [:]
                 let rows = try await connection.query(
                     """
-                    SELECT \(unescaped: RecordCoding.columns) FROM strata_cloud.records
-                    WHERE owner = \(zone.owner) AND zone = \(zone.name) AND name = ANY(\(names))
+                    SELECT \(unescaped: RecordCoding.columns) FROM unnest(\(names)::text[]) AS n(wanted)
+                    CROSS JOIN LATERAL (
+                        SELECT * FROM strata_cloud.records r
+                        WHERE r.owner = \(zone.owner) AND r.zone = \(zone.name) AND r.name = n.wanted OFFSET 0) AS record
                     """,
                     logger: logger)
                 for try await row in rows.decode(RecordCoding.Row.self) {

@@ -22,6 +22,11 @@ struct ZoneShape {
     /// The shared roots the request's user may write as a participant.
     var writableRoots: Set<String> = []
 
+    /// Records are looked up one name at a time (`unnest` with a `LATERAL` subquery that
+    /// `OFFSET 0` keeps from being flattened), each on the whole primary key. With `name =
+    /// ANY(names)`, PostgreSQL, while its statistics did not know the user (a new user's first
+    /// sync), searched the primary key by owner and zone alone and filtered every record of the
+    /// zone by name: 27 ms a request at 40,000 records, growing with the zone.
     static func load(
         _ zone: CloudZoneID, names: [String], children parents: [String], on connection: PostgresConnection, logger: Logger
     ) async throws -> ZoneShape {
@@ -29,8 +34,10 @@ struct ZoneShape {
         let (owner, name) = (zone.owner, zone.name)
         for try await row in try await connection.query(
             """
-            SELECT \(unescaped: RecordCoding.columns), share_root FROM strata_cloud.records
-            WHERE owner = \(owner) AND zone = \(name) AND name = ANY(\(names))
+            SELECT \(unescaped: RecordCoding.columns), share_root FROM unnest(\(names)::text[]) AS n(wanted)
+            CROSS JOIN LATERAL (
+                SELECT * FROM strata_cloud.records r WHERE r.owner = \(owner) AND r.zone = \(name) AND r.name = n.wanted OFFSET 0
+            ) AS record
             """,
             logger: logger
         ).decode((String, String, String, String, String?, String, String?).self) {
@@ -40,7 +47,13 @@ struct ZoneShape {
         }
         if !parents.isEmpty {
             for try await (child, parent) in try await connection.query(
-                "SELECT name, parent FROM strata_cloud.records WHERE owner = \(owner) AND zone = \(name) AND parent = ANY(\(parents))",
+                """
+                SELECT child.name, child.parent FROM unnest(\(parents)::text[]) AS p(wanted)
+                CROSS JOIN LATERAL (
+                    SELECT r.name, r.parent FROM strata_cloud.records r
+                    WHERE r.owner = \(owner) AND r.zone = \(name) AND r.parent = p.wanted OFFSET 0
+                ) AS child
+                """,
                 logger: logger
             ).decode((String, String).self) {
                 shape.children.append((child, parent))

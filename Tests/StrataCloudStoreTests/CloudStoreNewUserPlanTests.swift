@@ -32,23 +32,32 @@ struct CloudStoreNewUserPlanTests {
             }
         }
         let names = "ARRAY[" + (1...400).map { "'r\($0 * 37)'" }.joined(separator: ", ") + "]::text[]"
+        // The statements' shapes as the store writes them (ZoneShape.load, the touched
+        // parents' retag, the saved names' tombstones).
+        let lateral = { (table: String, column: String) in
+            """
+            unnest(\(names)) AS n(wanted) CROSS JOIN LATERAL (
+                SELECT x.ctid, x.name FROM strata_cloud.\(table) x
+                WHERE x.owner = '\(newcomer)' AND x.zone = 'z' AND x.\(column) = n.wanted OFFSET 0) AS found
+            """
+        }
         let lookups: [(String, String)] = [
             ("a record by name", "SELECT name FROM strata_cloud.records WHERE owner = '\(newcomer)' AND zone = 'z' AND name = 'r5'"),
-            (
-                "a request's records by name (ZoneShape)",
-                "SELECT name FROM strata_cloud.records WHERE owner = '\(newcomer)' AND zone = 'z' AND name = ANY(\(names))"
-            ),
+            ("a request's records by name", "SELECT found.name FROM \(lateral("records", "name"))"),
+            ("the children of deleted records", "SELECT found.name FROM \(lateral("records", "parent"))"),
             (
                 "touched parents retagged",
                 """
-                UPDATE strata_cloud.records r SET change_tag = 't' || (100000 + array_position(\(names), r.name)),
-                    sequence = 100000 + array_position(\(names), r.name)
-                WHERE r.owner = '\(newcomer)' AND r.zone = 'z' AND r.name = ANY(\(names))
+                UPDATE strata_cloud.records r SET sequence = r.sequence + 100000
+                FROM (SELECT found.ctid AS row FROM \(lateral("records", "name"))) AS matched WHERE r.ctid = matched.row
                 """
             ),
             (
                 "tombstones of saved names",
-                "DELETE FROM strata_cloud.tombstones WHERE owner = '\(newcomer)' AND zone = 'z' AND name = ANY(\(names))"
+                """
+                DELETE FROM strata_cloud.tombstones t
+                USING (SELECT found.ctid AS row FROM \(lateral("tombstones", "name"))) AS gone WHERE t.ctid = gone.row
+                """
             ),
         ]
         for (label, sql) in lookups {
