@@ -20,8 +20,12 @@ extension ModifyRecordsRequest: FastJSONCodable {
         var deleting: [CloudRecordID]?
         try reader.object { reader, key throws(JSONReaderError) in
             switch key {
-            case "saving": saving = try reader.array { reader throws(JSONReaderError) in try CloudRecord(reading: &reader) }
-            case "deleting": deleting = try reader.array { reader throws(JSONReaderError) in try CloudRecordID(reading: &reader) }
+            case "saving":
+                guard saving == nil else { throw reader.failure("a key twice") }
+                saving = try reader.array { reader throws(JSONReaderError) in try CloudRecord(reading: &reader) }
+            case "deleting":
+                guard deleting == nil else { throw reader.failure("a key twice") }
+                deleting = try reader.array { reader throws(JSONReaderError) in try CloudRecordID(reading: &reader) }
             default: throw reader.failure("unknown key \(key)")
             }
         }
@@ -71,13 +75,18 @@ extension ModifyRecordsResponse: FastJSONCodable {
         try reader.object { reader, key throws(JSONReaderError) in
             switch key {
             case "saveResults":
+                guard saves == nil else { throw reader.failure("a key twice") }
                 saves = try reader.array { reader throws(JSONReaderError) in
                     var id: CloudRecordID?
                     var record: CloudRecord?
                     try reader.object { reader, key throws(JSONReaderError) in
                         switch key {
-                        case "id": id = try CloudRecordID(reading: &reader)
-                        case "record": record = try reader.consumeNull() ? nil : try CloudRecord(reading: &reader)
+                        case "id":
+                            guard id == nil else { throw reader.failure("a key twice") }
+                            id = try CloudRecordID(reading: &reader)
+                        case "record":
+                            guard record == nil else { throw reader.failure("a key twice") }
+                            record = try reader.consumeNull() ? nil : try CloudRecord(reading: &reader)
                         default: throw reader.failure("unknown key \(key)")
                         }
                     }
@@ -85,10 +94,11 @@ extension ModifyRecordsResponse: FastJSONCodable {
                     return RecordResult(id: id, result: .success(record))
                 }
             case "deleteResults":
+                guard deletes == nil else { throw reader.failure("a key twice") }
                 deletes = try reader.array { reader throws(JSONReaderError) in
                     var id: CloudRecordID?
                     try reader.object { reader, key throws(JSONReaderError) in
-                        guard key == "id" else { throw reader.failure("unknown key \(key)") }
+                        guard key == "id", id == nil else { throw reader.failure("unknown or repeated key \(key)") }
                         id = try CloudRecordID(reading: &reader)
                     }
                     guard let id else { throw reader.failure("a delete result without its id") }
@@ -126,13 +136,24 @@ extension ZoneChangesResponse: FastJSONCodable {
         var moreComing: Bool?
         var token: CloudChangeToken?
         var remainingEstimate: Int?
+        var estimateSeen = false
         try reader.object { reader, key throws(JSONReaderError) in
             switch key {
-            case "changed": changed = try reader.array { reader throws(JSONReaderError) in try CloudRecord(reading: &reader) }
-            case "deleted": deleted = try reader.array { reader throws(JSONReaderError) in try CloudTombstone(reading: &reader) }
-            case "moreComing": moreComing = try reader.bool()
-            case "token": token = try CloudChangeToken(reading: &reader)
+            case "changed":
+                guard changed == nil else { throw reader.failure("a key twice") }
+                changed = try reader.array { reader throws(JSONReaderError) in try CloudRecord(reading: &reader) }
+            case "deleted":
+                guard deleted == nil else { throw reader.failure("a key twice") }
+                deleted = try reader.array { reader throws(JSONReaderError) in try CloudTombstone(reading: &reader) }
+            case "moreComing":
+                guard moreComing == nil else { throw reader.failure("a key twice") }
+                moreComing = try reader.bool()
+            case "token":
+                guard token == nil else { throw reader.failure("a key twice") }
+                token = try CloudChangeToken(reading: &reader)
             case "remainingEstimate":
+                guard !estimateSeen else { throw reader.failure("a key twice") }
+                estimateSeen = true
                 if try reader.consumeNull() { break }
                 guard let estimate = Int(exactly: try reader.integer()) else { throw reader.failure("an estimate out of range") }
                 remainingEstimate = estimate

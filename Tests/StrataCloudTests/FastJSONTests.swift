@@ -84,6 +84,20 @@ struct FastJSONTests {
         try Self.expectAgreement(CloudValue.self, text)
     }
 
+    /// Repeated keys at every level: the fast reader refuses them (no set of keys per object:
+    /// each shape notices a key it already read), and `JSONDecoder` decides.
+    @Test(arguments: [
+        #"{"fieldVersions":{},"fields":{},"id":{"name":"a","zone":{"name":"z","owner":"o"}},"type":"t","type":"u"}"#,
+        #"{"fieldVersions":{},"fields":{"a":{"null":{}},"a":{"integer":{"_0":1}}},"id":{"name":"a","zone":{"name":"z","owner":"o"}},"type":"t"}"#,
+        #"{"fieldVersions":{},"fields":{},"id":{"name":"a","name":"b","zone":{"name":"z","owner":"o"}},"type":"t"}"#,
+        #"{"fieldVersions":{},"fields":{},"id":{"name":"a","zone":{"name":"z","owner":"o","owner":"p"}},"type":"t"}"#,
+        #"{"fieldVersions":{},"fields":{},"id":{"name":"a","zone":{"name":"z","owner":"o"}},"parent":null,"parent":null,"type":"t"}"#,
+        #"{"changeTag":"x","changeTag":"y","fieldVersions":{},"fields":{},"id":{"name":"a","zone":{"name":"z","owner":"o"}},"type":"t"}"#,
+    ])
+    func repeatedKeysAreNeverReadDifferently(_ text: String) throws {
+        try Self.expectAgreement(CloudRecord.self, text)
+    }
+
     @Test func mutatedRecordsAreReadAsJSONDecoderReadsThemOrRefused() throws {
         var random = SplitMix(seed: 99)
         let alphabet = Array(#"{}[]":,\ 0123456789-+.eEtrufalsn_abcdefu"#.utf8)

@@ -18,8 +18,12 @@ extension CloudZoneID: FastJSONCodable {
         var owner: String?
         try reader.object { reader, key throws(JSONReaderError) in
             switch key {
-            case "name": name = try reader.string()
-            case "owner": owner = try reader.string()
+            case "name":
+                guard name == nil else { throw reader.failure("a key twice") }
+                name = try reader.string()
+            case "owner":
+                guard owner == nil else { throw reader.failure("a key twice") }
+                owner = try reader.string()
             default: throw reader.failure("unknown key \(key)")
             }
         }
@@ -42,8 +46,12 @@ extension CloudRecordID: FastJSONCodable {
         var zone: CloudZoneID?
         try reader.object { reader, key throws(JSONReaderError) in
             switch key {
-            case "name": name = try reader.string()
-            case "zone": zone = try CloudZoneID(reading: &reader)
+            case "name":
+                guard name == nil else { throw reader.failure("a key twice") }
+                name = try reader.string()
+            case "zone":
+                guard zone == nil else { throw reader.failure("a key twice") }
+                zone = try CloudZoneID(reading: &reader)
             default: throw reader.failure("unknown key \(key)")
             }
         }
@@ -80,8 +88,12 @@ extension CloudAssetReference: FastJSONCodable {
         var size: Int64?
         try reader.object { reader, key throws(JSONReaderError) in
             switch key {
-            case "hash": hash = try reader.string()
-            case "size": size = try reader.integer()
+            case "hash":
+                guard hash == nil else { throw reader.failure("a key twice") }
+                hash = try reader.string()
+            case "size":
+                guard size == nil else { throw reader.failure("a key twice") }
+                size = try reader.integer()
             default: throw reader.failure("unknown key \(key)")
             }
         }
@@ -127,7 +139,7 @@ extension CloudValue: FastJSONCodable {
                 return
             }
             try reader.object { reader, payloadKey throws(JSONReaderError) in
-                guard payloadKey == "_0" else { throw reader.failure("unknown key \(payloadKey)") }
+                guard payloadKey == "_0", value == nil else { throw reader.failure("unknown or repeated key \(payloadKey)") }
                 switch key {
                 case "integer": value = .integer(try reader.integer())
                 case "real": value = .real(try reader.real())
@@ -176,16 +188,29 @@ extension CloudRecord: FastJSONCodable {
         var fields: [String: CloudValue]?
         var versions: [String: HybridTimestamp]?
         var parent: CloudRecordID?
+        var parentSeen = false
         var changeTag: String?
         try reader.object { reader, key throws(JSONReaderError) in
             switch key {
-            case "id": id = try CloudRecordID(reading: &reader)
-            case "type": type = try reader.string()
-            case "fields": fields = try reader.dictionary { reader throws(JSONReaderError) in try CloudValue(reading: &reader) }
+            case "id":
+                guard id == nil else { throw reader.failure("a key twice") }
+                id = try CloudRecordID(reading: &reader)
+            case "type":
+                guard type == nil else { throw reader.failure("a key twice") }
+                type = try reader.string()
+            case "fields":
+                guard fields == nil else { throw reader.failure("a key twice") }
+                fields = try reader.dictionary { reader throws(JSONReaderError) in try CloudValue(reading: &reader) }
             case "fieldVersions":
+                guard versions == nil else { throw reader.failure("a key twice") }
                 versions = try reader.dictionary { reader throws(JSONReaderError) in try HybridTimestamp(reading: &reader) }
-            case "parent": parent = try reader.consumeNull() ? nil : try CloudRecordID(reading: &reader)
-            case "changeTag": changeTag = try reader.consumeNull() ? nil : try reader.string()
+            case "parent":
+                guard !parentSeen else { throw reader.failure("a key twice") }
+                parentSeen = true
+                parent = try reader.consumeNull() ? nil : try CloudRecordID(reading: &reader)
+            case "changeTag":
+                guard changeTag == nil else { throw reader.failure("a key twice") }
+                changeTag = try reader.consumeNull() ? nil : try reader.string()
             default: throw reader.failure("unknown key \(key)")
             }
         }
@@ -208,8 +233,12 @@ extension CloudTombstone: FastJSONCodable {
         var type: String?
         try reader.object { reader, key throws(JSONReaderError) in
             switch key {
-            case "id": id = try CloudRecordID(reading: &reader)
-            case "type": type = try reader.string()
+            case "id":
+                guard id == nil else { throw reader.failure("a key twice") }
+                id = try CloudRecordID(reading: &reader)
+            case "type":
+                guard type == nil else { throw reader.failure("a key twice") }
+                type = try reader.string()
             default: throw reader.failure("unknown key \(key)")
             }
         }
@@ -228,7 +257,7 @@ extension CloudChangeToken: FastJSONCodable {
     package init(reading reader: inout JSONReader) throws(JSONReaderError) {
         var value: String?
         try reader.object { reader, key throws(JSONReaderError) in
-            guard key == "value" else { throw reader.failure("unknown key \(key)") }
+            guard key == "value", value == nil else { throw reader.failure("unknown or repeated key \(key)") }
             value = try reader.string()
         }
         guard let value else { throw reader.failure("a token without its value") }

@@ -82,17 +82,16 @@ package struct JSONReader {
         return false
     }
 
-    /// An object: `body` reads each key's value; a key seen twice throws.
+    /// An object: `body` reads each key's value, and throws for a key it already read (a set
+    /// of keys per object cost more than the rest of reading a record's fields).
     package mutating func object(_ body: (inout JSONReader, String) throws(JSONReaderError) -> Void) throws(JSONReaderError) {
         try expect(UInt8(ascii: "{"))
         if try next() == UInt8(ascii: "}") {
             index += 1
             return
         }
-        var seen: Set<String> = []
         while true {
             let key = try string()
-            guard seen.insert(key).inserted else { throw failure("the key \"\(key)\" twice") }
             try expect(UInt8(ascii: ":"))
             try body(&self, key)
             let separator = try next()
@@ -107,7 +106,9 @@ package struct JSONReader {
         _ value: (inout JSONReader) throws(JSONReaderError) -> Value
     ) throws(JSONReaderError) -> [String: Value] {
         var result: [String: Value] = [:]
-        try object { reader, key throws(JSONReaderError) in result[key] = try value(&reader) }
+        try object { reader, key throws(JSONReaderError) in
+            guard result.updateValue(try value(&reader), forKey: key) == nil else { throw reader.failure("the key \(key) twice") }
+        }
         return result
     }
 
