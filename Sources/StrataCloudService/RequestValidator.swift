@@ -110,7 +110,8 @@ struct RequestValidator: Sendable {
     /// the hash; run before the store is asked, since the sizes bound the work of checking.
     func consistency(of asset: CloudAsset, _ field: @autoclosure () -> String) throws(CloudError) {
         for (index, chunk) in asset.chunks.enumerated() where chunk.size > asset.chunkSize {
-            throw .invalidAsset(asset.hash, reason: "\(field()).chunks[\(index)].size \(chunk.size) is over its chunkSize \(asset.chunkSize)")
+            throw .invalidAsset(
+                asset.hash, reason: "\(field()).chunks[\(index)].size \(chunk.size) is over its chunkSize \(asset.chunkSize)")
         }
     }
 
