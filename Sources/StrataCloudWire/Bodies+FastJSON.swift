@@ -39,27 +39,13 @@ extension ModifyRecordsResponse: FastJSONCodable {
         writer.raw("{\"deleteResults\":[")
         for (index, result) in deleteResults.enumerated() {
             if index > 0 { writer.raw(",") }
-            writer.raw("{")
-            if let error = result.error {
-                writer.raw("\"error\":")
-                try writer.encoded(error)
-                writer.raw(",")
-            }
-            writer.raw("\"id\":")
-            result.id.write(to: &writer)
+            try Self.writeStart(of: result.id, error: result.error, to: &writer)
             writer.raw("}")
         }
         writer.raw("],\"saveResults\":[")
         for (index, result) in saveResults.enumerated() {
             if index > 0 { writer.raw(",") }
-            writer.raw("{")
-            if let error = result.error {
-                writer.raw("\"error\":")
-                try writer.encoded(error)
-                writer.raw(",")
-            }
-            writer.raw("\"id\":")
-            result.id.write(to: &writer)
+            try Self.writeStart(of: result.id, error: result.error, to: &writer)
             if let record = result.record {
                 writer.raw(",\"record\":")
                 record.write(to: &writer)
@@ -67,6 +53,18 @@ extension ModifyRecordsResponse: FastJSONCodable {
             writer.raw("}")
         }
         writer.raw("]}")
+    }
+
+    /// A result's opening brace, its error if any, and its id (sorted keys: error, id, record).
+    private static func writeStart(of id: CloudRecordID, error: CloudErrorBody?, to writer: inout JSONWriter) throws {
+        writer.raw("{")
+        if let error {
+            writer.raw("\"error\":")
+            try writer.encoded(error)
+            writer.raw(",")
+        }
+        writer.raw("\"id\":")
+        id.write(to: &writer)
     }
 
     package init(reading reader: inout JSONReader) throws(JSONReaderError) {
