@@ -25,6 +25,22 @@ func useFromAnotherThread(_ db: Database) {
     _ = done.wait(timeout: .now() + 10)
 }
 
+/// Runs `body` on a thread of its own and waits for it without blocking a thread: an exit
+/// test's child uses the synchronous accesses (and `useFromAnotherThread(_:)` waits for its
+/// thread), which must not block the cooperative pool.
+func onOwnThread(_ body: @escaping @Sendable () throws -> Void) async throws {
+    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+        Thread {
+            do {
+                try body()
+                continuation.resume()
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }.start()
+    }
+}
+
 /// Runs each job on a thread of its own: what `exitTest(_:)` runs Swift Testing's exit-test
 /// machinery on.
 final class ThreadPerJobExecutor: TaskExecutor {
@@ -67,9 +83,11 @@ func exitTest(_ body: () async -> ExitTest.Result?) async -> ExitTest.Result? {
     @Test func queueRead() async {
         let result = await exitTest {
             await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                let queue = try DatabaseQueue()
-                let db = try queue.read { $0 }
-                try db.execute(sql: "SELECT 1")
+                try await onOwnThread {
+                    let queue = try DatabaseQueue()
+                    let db = try queue.read { $0 }
+                    try db.execute(sql: "SELECT 1")
+                }
             }
         }
         expectMisuse(result, naming: ["database.queue", "Database.execute(sql:arguments:)", "`SELECT 1`", "escaped from the `read`"])
@@ -78,9 +96,11 @@ func exitTest(_ body: () async -> ExitTest.Result?) async -> ExitTest.Result? {
     @Test func queueWrite() async {
         let result = await exitTest {
             await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                let queue = try DatabaseQueue()
-                let db = try queue.write { $0 }
-                _ = try Int.fetchOne(db, sql: "SELECT 1")
+                try await onOwnThread {
+                    let queue = try DatabaseQueue()
+                    let db = try queue.write { $0 }
+                    _ = try Int.fetchOne(db, sql: "SELECT 1")
+                }
             }
         }
         expectMisuse(result, naming: ["Database.cachedStatement(sql:)", "escaped from the `write`"])
@@ -90,9 +110,11 @@ func exitTest(_ body: () async -> ExitTest.Result?) async -> ExitTest.Result? {
     @Test func queueWriteWithoutTransaction() async {
         let result = await exitTest {
             await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                let queue = try DatabaseQueue()
-                let db = try queue.writeWithoutTransaction { $0 }
-                _ = db.lastInsertedRowID
+                try await onOwnThread {
+                    let queue = try DatabaseQueue()
+                    let db = try queue.writeWithoutTransaction { $0 }
+                    _ = db.lastInsertedRowID
+                }
             }
         }
         expectMisuse(result, naming: ["Database.lastInsertedRowID", "escaped from the `writeWithoutTransaction`"])
@@ -101,9 +123,11 @@ func exitTest(_ body: () async -> ExitTest.Result?) async -> ExitTest.Result? {
     @Test func queueBarrierWriteWithoutTransaction() async {
         let result = await exitTest {
             await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                let queue = try DatabaseQueue()
-                let db = try queue.barrierWriteWithoutTransaction { $0 }
-                _ = try db.makeStatement(sql: "SELECT 1")
+                try await onOwnThread {
+                    let queue = try DatabaseQueue()
+                    let db = try queue.barrierWriteWithoutTransaction { $0 }
+                    _ = try db.makeStatement(sql: "SELECT 1")
+                }
             }
         }
         expectMisuse(result, naming: ["Database.makeStatement(sql:)", "escaped from the `barrierWriteWithoutTransaction`"])
@@ -128,9 +152,11 @@ func exitTest(_ body: () async -> ExitTest.Result?) async -> ExitTest.Result? {
     @Test func queueUsedWhileAnotherAccessRuns() async {
         let result = await exitTest {
             await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                let queue = try DatabaseQueue()
-                let db = try queue.read { $0 }
-                try queue.write { _ in useFromAnotherThread(db) }
+                try await onOwnThread {
+                    let queue = try DatabaseQueue()
+                    let db = try queue.read { $0 }
+                    try queue.write { _ in useFromAnotherThread(db) }
+                }
             }
         }
         expectMisuse(result, naming: ["it is lent to the `write` closure running on another thread"])
@@ -140,8 +166,10 @@ func exitTest(_ body: () async -> ExitTest.Result?) async -> ExitTest.Result? {
     @Test func usedFromAnotherThreadInsideTheAccess() async {
         let result = await exitTest {
             await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                let queue = try DatabaseQueue()
-                try queue.read { db in useFromAnotherThread(db) }
+                try await onOwnThread {
+                    let queue = try DatabaseQueue()
+                    try queue.read { db in useFromAnotherThread(db) }
+                }
             }
         }
         expectMisuse(result, naming: ["it is lent to the `read` closure running on another thread"])
@@ -152,9 +180,11 @@ func exitTest(_ body: () async -> ExitTest.Result?) async -> ExitTest.Result? {
     @Test func poolRead() async {
         let result = await exitTest {
             await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                let pool = try DatabasePool(named: "escaped-\(UUID())")
-                let db = try pool.read { $0 }
-                try db.execute(sql: "SELECT 1")
+                try await onOwnThread {
+                    let pool = try DatabasePool(named: "escaped-\(UUID())")
+                    let db = try pool.read { $0 }
+                    try db.execute(sql: "SELECT 1")
+                }
             }
         }
         expectMisuse(result, naming: ["database.reader1", "escaped from the `read`"])
@@ -175,9 +205,11 @@ func exitTest(_ body: () async -> ExitTest.Result?) async -> ExitTest.Result? {
     @Test func poolWrite() async {
         let result = await exitTest {
             await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                let pool = try DatabasePool(named: "escaped-\(UUID())")
-                let db = try pool.write { $0 }
-                try db.execute(sql: "CREATE TABLE t (x)")
+                try await onOwnThread {
+                    let pool = try DatabasePool(named: "escaped-\(UUID())")
+                    let db = try pool.write { $0 }
+                    try db.execute(sql: "CREATE TABLE t (x)")
+                }
             }
         }
         expectMisuse(result, naming: ["database.writer", "escaped from the `write`"])
@@ -198,9 +230,11 @@ func exitTest(_ body: () async -> ExitTest.Result?) async -> ExitTest.Result? {
     @Test func poolBarrierWriteWithoutTransaction() async {
         let result = await exitTest {
             await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                let pool = try DatabasePool(named: "escaped-\(UUID())")
-                let db = try pool.barrierWriteWithoutTransaction { $0 }
-                try db.add(function: DatabaseFunction("f", argumentCount: 0) { _ in 1 })
+                try await onOwnThread {
+                    let pool = try DatabasePool(named: "escaped-\(UUID())")
+                    let db = try pool.barrierWriteWithoutTransaction { $0 }
+                    try db.add(function: DatabaseFunction("f", argumentCount: 0) { _ in 1 })
+                }
             }
         }
         expectMisuse(result, naming: ["Database.add(function:)", "escaped from the `barrierWriteWithoutTransaction`"])
@@ -227,13 +261,15 @@ func exitTest(_ body: () async -> ExitTest.Result?) async -> ExitTest.Result? {
     @Test func prepareDatabase() async {
         let result = await exitTest {
             await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                let box = EscapeBox()
-                var configuration = Configuration()
-                configuration.label = "prepared"
-                configuration.prepareDatabase { db in box.db = db }
-                let queue = try DatabaseQueue(configuration: configuration)
-                try box.db?.execute(sql: "SELECT 1")
-                _ = queue
+                try await onOwnThread {
+                    let box = EscapeBox()
+                    var configuration = Configuration()
+                    configuration.label = "prepared"
+                    configuration.prepareDatabase { db in box.db = db }
+                    let queue = try DatabaseQueue(configuration: configuration)
+                    try box.db?.execute(sql: "SELECT 1")
+                    _ = queue
+                }
             }
         }
         expectMisuse(result, naming: ["prepared.queue", "escaped from the `Configuration.prepareDatabase`"])
@@ -244,9 +280,11 @@ func exitTest(_ body: () async -> ExitTest.Result?) async -> ExitTest.Result? {
     @Test func statement() async {
         let result = await exitTest {
             await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                let queue = try DatabaseQueue()
-                let statement = try queue.read { db in try db.makeStatement(sql: "SELECT 42") }
-                try statement.execute()
+                try await onOwnThread {
+                    let queue = try DatabaseQueue()
+                    let statement = try queue.read { db in try db.makeStatement(sql: "SELECT 42") }
+                    try statement.execute()
+                }
             }
         }
         expectMisuse(result, naming: ["executing a Statement", "`SELECT 42`", "escaped from the `read`"])
@@ -255,9 +293,11 @@ func exitTest(_ body: () async -> ExitTest.Result?) async -> ExitTest.Result? {
     @Test func cursor() async {
         let result = await exitTest {
             await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-                let queue = try DatabaseQueue()
-                let cursor = try queue.read { db in try Int.fetchCursor(db, sql: "SELECT 1 UNION ALL SELECT 2") }
-                _ = try cursor.next()
+                try await onOwnThread {
+                    let queue = try DatabaseQueue()
+                    let cursor = try queue.read { db in try Int.fetchCursor(db, sql: "SELECT 1 UNION ALL SELECT 2") }
+                    _ = try cursor.next()
+                }
             }
         }
         expectMisuse(result, naming: ["RecordCursor.next()", "escaped from the `read`"])
