@@ -20,6 +20,10 @@ public enum SyncEngineError: Error, Sendable, Hashable, CustomStringConvertible 
     /// A fetched record refers to the content of a large value that is not on this device
     /// and was not downloaded with it; the record is not applied.
     case missingContent(recordName: String, column: String, hash: String)
+    /// A zone's fetch stopped making progress: the cloud said more changes come but did not
+    /// move its token, or its tokens kept expiring as fast as the zone was fetched again.
+    /// Retrying the same way cannot help; what was applied stays applied.
+    case fetchStalled(zone: CloudZoneID, reason: String)
 
     /// What failed, naming the record or table.
     public var description: String {
@@ -38,6 +42,7 @@ public enum SyncEngineError: Error, Sendable, Hashable, CustomStringConvertible 
                 + (records.count > 5 ? ", …)" : ")") + (lastFailure.map { "; last failure: \($0)" } ?? "")
         case .missingContent(let name, let column, let hash):
             "record \(name) needs the content \(hash) of column \(column), which is not on this device"
+        case .fetchStalled(let zone, let reason): "fetching zone \(zone) made no progress: \(reason)"
         }
     }
 }

@@ -68,6 +68,10 @@ extension SyncEngine {
         try await database.write { db in try EngineState.set(databaseKey, to: changes.token.value, in: db) }
     }
 
+    /// How many times one fetch starts a zone over after its token expired before it gives up
+    /// (``SyncEngineError/fetchStalled(zone:reason:)``).
+    static let maximumZoneRestarts = 3
+
     private func fetchZone(_ zone: CloudZoneID, cloud: any CloudDatabase, localZone: CloudZoneID) async throws {
         let zoneKey = EngineState.zoneToken(zone)
         var token = try await database.write { db in try EngineState.value(zoneKey, in: db) }.map(CloudChangeToken.init)
@@ -81,6 +85,7 @@ extension SyncEngine {
         // applied: a long fetch waits for the cloud or for SQLite, not for both in turn. Only
         // the page's token decides what comes next, and it is saved after the page is applied,
         // as before: a crash still re-applies at most one page.
+        var restarts = 0
         var prefetched: Task<CloudZoneChanges, any Error>?
         defer { prefetched?.cancel() }
         while true {
@@ -97,10 +102,20 @@ extension SyncEngine {
                     page = try await cloud.fetchZoneChanges(zone, since: token, limit: pageSize)
                 }
             } catch CloudError.changeTokenExpired where token != nil {
+                restarts += 1
+                guard restarts <= Self.maximumZoneRestarts else {
+                    throw SyncEngineError.fetchStalled(
+                        zone: zone,
+                        reason: "its change token expired \(restarts) times during one fetch (tombstones purged again and again)")
+                }
                 logger.notice("the change token of zone \(zone) expired: fetching the zone from scratch")
                 token = nil
                 refetchedNames = []
                 continue
+            }
+            if page.moreComing && page.token == token {
+                throw SyncEngineError.fetchStalled(
+                    zone: zone, reason: "the cloud said more changes come but gave the same token \(page.token)")
             }
             if page.moreComing {
                 let next = page.token

@@ -3,9 +3,13 @@ import StrataSQLite
 /// The send and fetch loops' one call each per batch or page, into ``SyncEngineStatus/progress``.
 extension SyncEngine {
     /// A send starts: what each zone has pending is its estimated total.
-    func startSendProgress() async throws {
+    ///
+    /// Returns how many records wait in all: the send's plan starts from it, and one grouped
+    /// count serves both.
+    func startSendProgress() async throws -> Int {
         let pending = try await database.write { db in try RecordMetadata.pendingCountsByZone(in: db) }
         updateStatus { $0.progress.startSending(pending) }
+        return pending.values.reduce(0, +)
     }
 
     /// A batch's answers were recorded.

@@ -66,8 +66,7 @@ extension SyncEngine {
         var builder = OutgoingChanges(schema: schema)
         builder.blobAssetThreshold = configuration.blobAssetThreshold
         let outgoing = builder
-        let pendingAtStart = try await database.write { db in try RecordMetadata.pendingCount(in: db) }
-        try await startSendProgress()
+        let pendingAtStart = try await startSendProgress()
         defer { finishSendProgress() }
         var plan = SendPlan(batchSize: configuration.batchSize, pending: pendingAtStart)
         sending: while true {
