@@ -158,4 +158,6 @@ struct SilentContainer: CloudContainer {
     var sharedDatabase: any CloudDatabase { base.sharedDatabase }
     func changeHints() -> AsyncStream<Void> { base.changeHints() }
     func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
+    func publishPublicKey(_ key: Data) async throws { try await base.publishPublicKey(key) }
+    func publicKeys(of users: [String]) async throws -> [String: Data] { try await base.publicKeys(of: users) }
 }

@@ -32,6 +32,8 @@ struct FaultyContainer: CloudContainer {
     var sharedDatabase: any CloudDatabase { base.sharedDatabase }
     func changeHints() -> AsyncStream<Void> { base.changeHints() }
     func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
+    func publishPublicKey(_ key: Data) async throws { try await base.publishPublicKey(key) }
+    func publicKeys(of users: [String]) async throws -> [String: Data] { try await base.publicKeys(of: users) }
 }
 
 /// What the service answers outside the happy path (issue #25, findings 2, 5, 6 and 8): JSON

@@ -114,6 +114,8 @@ final class StreamingCloud: CloudContainer, CloudDatabase, Sendable {
     var privateDatabase: any CloudDatabase { self }
     var sharedDatabase: any CloudDatabase { self }
     func changeHints() -> AsyncStream<Void> { AsyncStream { $0.finish() } }
+    func publishPublicKey(_ key: Data) async throws {}
+    func publicKeys(of users: [String]) async throws -> [String: Data] { [:] }
 
     // CloudDatabase
     var scope: CloudDatabaseScope { .private }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A user's view of the cloud on one device: who is signed in, and their private and shared
 /// databases.
 public protocol CloudContainer: Sendable {
@@ -24,4 +26,16 @@ public protocol CloudContainer: Sendable {
     /// - Throws: ``CloudError/unknownItem(_:)`` when the URL names no share the user may join
     ///   (never invited, removed, or not a share URL).
     func acceptShare(url: String) async throws -> CloudShare
+
+    /// Publishes the signed-in user's public key (32 bytes of a Curve25519 key-agreement key),
+    /// replacing the one they published before; other users' sync engines seal share keys to
+    /// it. Only the user themselves can publish theirs.
+    ///
+    /// - Throws: ``CloudPublicKeyError/wrongSize(_:)`` for a key that is not 32 bytes (the
+    ///   service answers such a request with `invalidRequest` naming the field `key`).
+    func publishPublicKey(_ key: Data) async throws
+    /// The public keys these users published; a user who published none is absent. At most
+    /// ``CloudLimits/maximumItemsPerRequest`` users, else ``CloudError/limitExceeded``.
+    func publicKeys(of users: [String]) async throws -> [String: Data]
 }
+

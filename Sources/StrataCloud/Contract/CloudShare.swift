@@ -75,6 +75,11 @@ public struct CloudShare: Sendable, Hashable, Codable {
     /// The user the cloud answered, as it answers each user with their own view of the share;
     /// nil on a share built locally.
     public var currentUser: String?
+    /// Keys the owner's sync engine sealed for the participants, by a name the engine chooses
+    /// (for example a key version and a participant): opaque to the cloud, which stores and
+    /// returns them as they are and never reads them. Every participant who can fetch the share
+    /// sees every entry; each is readable only with its recipient's private key.
+    public var wrappedKeys: [String: Data] = [:]
 
     /// A new share of `root`, owned by the root zone's owner.
     public init(rootRecordID: CloudRecordID, title: String? = nil, publicPermission: Permission = .none) {
@@ -141,5 +146,35 @@ public struct CloudShare: Sendable, Hashable, Codable {
         if user == owner { return .readWrite }
         guard let participant = participant(user), participant.acceptance == .accepted else { return .none }
         return participant.permission
+    }
+}
+
+extension CloudShare {
+    private enum CodingKeys: String, CodingKey {
+        case rootRecordID, title, publicPermission, participants, changeTag, currentUser, wrappedKeys
+    }
+
+    /// Decodes a share; one written before shares carried keys has none.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        rootRecordID = try container.decode(CloudRecordID.self, forKey: .rootRecordID)
+        title = try container.decodeIfPresent(String.self, forKey: .title)
+        publicPermission = try container.decode(Permission.self, forKey: .publicPermission)
+        participants = try container.decode([Participant].self, forKey: .participants)
+        changeTag = try container.decodeIfPresent(String.self, forKey: .changeTag)
+        currentUser = try container.decodeIfPresent(String.self, forKey: .currentUser)
+        wrappedKeys = try container.decodeIfPresent([String: Data].self, forKey: .wrappedKeys) ?? [:]
+    }
+
+    /// Encodes a share; ``wrappedKeys`` only when it has any.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(rootRecordID, forKey: .rootRecordID)
+        try container.encodeIfPresent(title, forKey: .title)
+        try container.encode(publicPermission, forKey: .publicPermission)
+        try container.encode(participants, forKey: .participants)
+        try container.encodeIfPresent(changeTag, forKey: .changeTag)
+        try container.encodeIfPresent(currentUser, forKey: .currentUser)
+        if !wrappedKeys.isEmpty { try container.encode(wrappedKeys, forKey: .wrappedKeys) }
     }
 }

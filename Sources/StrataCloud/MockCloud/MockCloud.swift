@@ -23,6 +23,7 @@ public final class MockCloud: Sendable {
         case saveZones, deleteZones, fetchRecords, modifyRecords, fetchDatabaseChanges, fetchZoneChanges
         case missingAssets, uploadAssets, fetchAsset
         case saveShare, fetchShare, deleteShare, acceptShare
+        case publishPublicKey, fetchPublicKeys
     }
 
     /// The container identifier every container of this cloud reports.

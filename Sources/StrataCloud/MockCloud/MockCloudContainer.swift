@@ -74,4 +74,24 @@ public final class MockCloudContainer: CloudContainer {
             return stored.share.seen(by: user)
         }
     }
+
+    /// Publishes this user's public key, replacing theirs.
+    public func publishPublicKey(_ key: Data) async throws {
+        let user = self.user
+        guard key.count == CloudPublicKeyError.requiredSize else { throw CloudPublicKeyError.wrongSize(key.count) }
+        try cloud.serve(.publishPublicKey, user: user, from: id) { state in
+            state.publicKeys[user] = key
+        }
+    }
+
+    /// The public keys these users published.
+    public func publicKeys(of users: [String]) async throws -> [String: Data] {
+        let (user, limit) = (self.user, cloud.limits.maximumItemsPerRequest)
+        guard users.count <= limit else { throw CloudError.limitExceeded }
+        return try cloud.serve(.fetchPublicKeys, user: user) { state in
+            var keys: [String: Data] = [:]
+            for other in users { keys[other] = state.publicKeys[other] }
+            return keys
+        }
+    }
 }

@@ -65,6 +65,8 @@ struct MockCloudState {
     /// the users they share with.
     var assetUploaders: [String: Set<String>] = [:]
     var assetUploads: [String: Int] = [:]
+    /// Each user's published public key.
+    var publicKeys: [String: Data] = [:]
     /// Shares, by root record.
     var shares: [CloudRecordID: StoredShare] = [:]
     /// When a user lost the last share of a zone: their shared database reports it deleted.

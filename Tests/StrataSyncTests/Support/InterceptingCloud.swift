@@ -1,3 +1,4 @@
+import Foundation
 import StrataSync
 
 /// A container over another (a `MockCloud`'s) whose private database's modify requests pass
@@ -24,6 +25,8 @@ struct InterceptingContainer: CloudContainer {
     var sharedDatabase: any CloudDatabase { base.sharedDatabase }
     func changeHints() -> AsyncStream<Void> { base.changeHints() }
     func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
+    func publishPublicKey(_ key: Data) async throws { try await base.publishPublicKey(key) }
+    func publicKeys(of users: [String]) async throws -> [String: Data] { try await base.publicKeys(of: users) }
 }
 
 struct InterceptingDatabase: CloudDatabase {
