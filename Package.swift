@@ -109,6 +109,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Clocks", package: "swift-clocks"),
                 .product(name: "ConcurrencyExtras", package: "swift-concurrency-extras"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]
         ),
         // The cloud's semantics in PostgreSQL (postgres-nio), for the live cloud service and

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// An in-memory cloud that behaves like the real service, for previews and tests.
@@ -28,6 +29,9 @@ public final class MockCloud: Sendable {
 
     /// The container identifier every container of this cloud reports.
     public let identifier: String
+    /// Tells this cloud from every other one in the process (previews and tests make many with
+    /// one identifier): what its users' devices keep, they keep per cloud.
+    package let instanceID = UUID()
     /// What one request may carry.
     public let limits: CloudLimits
     let state = Mutex(MockCloudState())

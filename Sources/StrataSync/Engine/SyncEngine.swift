@@ -35,6 +35,11 @@ public final class SyncEngine: Sendable, Observable {
     public let delegate: (any SyncEngineDelegate)?
     /// The synced tables whose rows are never shared.
     public let privateTableNames: Set<String>
+    /// The cloud as the engine speaks to it: ``container`` seen through end-to-end encryption
+    /// (unless the configuration turned it off).
+    let cloud: any CloudContainer
+    /// The keys the engine seals and opens with; nil when encryption is off.
+    let keyring: Keyring?
     let configuration: SyncEngineConfiguration
     let work = SerialWork()
     let signal = ScheduleSignal()
@@ -95,6 +100,16 @@ public final class SyncEngine: Sendable, Observable {
             return (deviceID, last)
         }
         self.deviceID = deviceID
+        switch configuration.encryption.mode {
+        case .disabled:
+            keyring = nil
+            cloud = container
+        case .endToEnd(let keys, let passphrase):
+            let storage = keys ?? Self.defaultKeyStorage(for: database.location, container: container)
+            let keyring = Keyring(storage: storage, container: container, recoveryPassphrase: passphrase, logger: logger)
+            self.keyring = keyring
+            cloud = EncryptedCloudContainer(base: container, keyring: keyring)
+        }
         clock = HybridLogicalClock(node: deviceID, physicalTime: configuration.physicalTime, restoring: lastTimestamp)
         let signal = self.signal
         let capture = ChangeCapture(tables: tableNames, clock: clock, onLoggedCommit: { signal.ring(.localChange) })
@@ -105,6 +120,10 @@ public final class SyncEngine: Sendable, Observable {
             return schema
         }
         try prepareSchemaChanges()
+        if let keyring {
+            let database = self.database
+            keyring.shareRoots.withLock { $0 = { zone in try await Self.shareRoots(in: zone, database: database) } }
+        }
         if startImmediately { start() }
     }
 
@@ -203,7 +222,7 @@ public final class SyncEngine: Sendable, Observable {
     /// Records the synced tables' columns; uploads the rows of tables new to the synced set,
     /// applies records kept for tables this version did not know, and fills in columns a
     /// migration added from the fields the cloud sent before.
-    private func prepareSchemaChanges() throws {
+    func prepareSchemaChanges() throws {
         let schema = self.schema
         let clock = self.clock
         let logger = self.logger

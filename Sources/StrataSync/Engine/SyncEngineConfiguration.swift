@@ -20,6 +20,9 @@ public struct SyncEngineConfiguration: Sendable {
     /// Whether `share(record:)` sends a record that has not reached the cloud yet before
     /// sharing it, instead of refusing: what previews want, where nothing waits for a tick.
     public var sendsBeforeSharing: Bool
+    /// Whether records and assets are sealed on this device before they reach the cloud: end to
+    /// end by default (see `Documentation/Encryption.md`).
+    public var encryption: SyncEncryption
 
     /// The configuration; every value has a default suited to a live app.
     public init(
@@ -30,8 +33,10 @@ public struct SyncEngineConfiguration: Sendable {
         fetchPageSize: Int = 400,
         schedule: SyncSchedule? = SyncSchedule(),
         blobAssetThreshold: Int = 256 * 1024,
-        sendsBeforeSharing: Bool = false
+        sendsBeforeSharing: Bool = false,
+        encryption: SyncEncryption = .endToEnd
     ) {
+        self.encryption = encryption
         self.blobAssetThreshold = blobAssetThreshold
         self.sendsBeforeSharing = sendsBeforeSharing
         self.deviceID = deviceID

@@ -24,6 +24,8 @@ public enum SyncEngineError: Error, Sendable, Hashable, CustomStringConvertible 
     /// move its token, or its tokens kept expiring as fast as the zone was fetched again.
     /// Retrying the same way cannot help; what was applied stays applied.
     case fetchStalled(zone: CloudZoneID, reason: String)
+    /// An encryption call on an engine whose configuration turned encryption off.
+    case encryptionDisabled
 
     /// What failed, naming the record or table.
     public var description: String {
@@ -43,6 +45,7 @@ public enum SyncEngineError: Error, Sendable, Hashable, CustomStringConvertible 
         case .missingContent(let name, let column, let hash):
             "record \(name) needs the content \(hash) of column \(column), which is not on this device"
         case .fetchStalled(let zone, let reason): "fetching zone \(zone) made no progress: \(reason)"
+        case .encryptionDisabled: "this engine does not encrypt (its configuration says `encryption: .disabled`)"
         }
     }
 }

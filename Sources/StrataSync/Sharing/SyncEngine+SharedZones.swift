@@ -8,12 +8,12 @@ extension SyncEngine {
         let ownDeletes = deletes.filter { $0.zone.owner == user }
         var result = CloudModifyResult()
         if !ownSaves.isEmpty || !ownDeletes.isEmpty {
-            result = try await container.privateDatabase.modifyRecords(saving: ownSaves, deleting: ownDeletes)
+            result = try await cloud.privateDatabase.modifyRecords(saving: ownSaves, deleting: ownDeletes)
         }
         let sharedSaves = saves.filter { $0.id.zone.owner != user }
         let sharedDeletes = deletes.filter { $0.zone.owner != user }
         if !sharedSaves.isEmpty || !sharedDeletes.isEmpty {
-            let shared = try await container.sharedDatabase.modifyRecords(saving: sharedSaves, deleting: sharedDeletes)
+            let shared = try await cloud.sharedDatabase.modifyRecords(saving: sharedSaves, deleting: sharedDeletes)
             result.saveResults.merge(shared.saveResults) { $1 }
             result.deleteResults.merge(shared.deleteResults) { $1 }
         }
@@ -35,7 +35,7 @@ extension SyncEngine {
             }
         }
         for (id, zone) in roots {
-            try await container.sharedDatabase.deleteShare(rootRecordID: CloudRecordID(name: id.description, zone: zone))
+            try await cloud.sharedDatabase.deleteShare(rootRecordID: CloudRecordID(name: id.description, zone: zone))
             try await database.write { db in
                 try db.execute(
                     sql: """

@@ -42,7 +42,11 @@ extension SyncEngine {
         let existing = try await database.write { db in try SyncMetadata.find(id).fetchOne(db)?.share }
         var share = existing ?? CloudShare(rootRecordID: metadata.recordID)
         configure(&share)
-        let saved = try await container.privateDatabase.saveShare(share)
+        if let existing, !Self.readers(of: existing).isSubset(of: Self.readers(of: share)) {
+            // Someone lost access: what is written from now on must be unreadable to them.
+            try await rotateKey(of: metadata.recordID.zone, keepingShareOf: metadata.recordID)
+        }
+        let saved = try await cloud.privateDatabase.saveShare(share)
         try await storeShare(saved, of: id, permission: nil)
         logger.info("shared \(id) with \(saved.participants.count - 1) participant(s)")
         return SharedRecord(share: saved)
@@ -57,8 +61,9 @@ extension SyncEngine {
         guard try await database.write({ db in try SyncMetadata.find(id).fetchOne(db)?.share }) != nil else {
             throw SharingError.recordNotShared(table: id.recordType, primaryKey: id.recordPrimaryKey)
         }
-        try await container.privateDatabase.deleteShare(rootRecordID: metadata.recordID)
+        try await cloud.privateDatabase.deleteShare(rootRecordID: metadata.recordID)
         try await storeShare(nil, of: id, permission: nil)
+        try await rotateKey(of: metadata.recordID.zone, keepingShareOf: metadata.recordID)
     }
 
     /// Accepts a share another user made (its ``SharedRecord/url``): the root and its
@@ -70,7 +75,7 @@ extension SyncEngine {
     public func acceptShare(url: String) async throws -> CloudShare {
         guard CloudShare.rootRecordID(fromURL: url) != nil else { throw SharingError.invalidShareURL(url) }
         guard status.isRunning else { throw SharingError.engineNotRunning }
-        let share = try await container.acceptShare(url: url)
+        let share = try await cloud.acceptShare(url: url)
         try await fetchChanges()
         return share
     }
@@ -80,6 +85,17 @@ extension SyncEngine {
     @discardableResult
     public func acceptShare(_ shared: SharedRecord) async throws -> CloudShare {
         try await acceptShare(url: shared.url)
+    }
+
+    /// The readers of a share none of whose keys it carries.
+    static func readersWithoutKeys(of share: CloudShare) -> Set<String> {
+        let served = Set(share.wrappedKeys.keys.compactMap { Keyring.shareEntry($0)?.1 })
+        return readers(of: share).subtracting(served)
+    }
+
+    /// The participants other than the owner who may read a share.
+    static func readers(of share: CloudShare) -> Set<String> {
+        Set(share.participants.filter { $0.user != share.owner && $0.acceptance != .removed && $0.permission > .none }.map(\.user))
     }
 
     /// The metadata of a record that may be shared: checks the engine and the table.
@@ -148,7 +164,12 @@ extension SyncEngine {
             guard let name = RecordName(root) else { continue }
             let id = SyncMetadata.ID(recordType: name.table, recordPrimaryKey: name.primaryKey)
             do {
-                let share = try await cloud.fetchShare(rootRecordID: CloudRecordID(name: root, zone: zone))
+                var share = try await cloud.fetchShare(rootRecordID: CloudRecordID(name: root, zone: zone))
+                if zone.owner == user, keyring != nil, Self.readersWithoutKeys(of: share).count > 0 {
+                    // Someone joined (a public share) or published a key since the share was
+                    // saved: seal them the zone's keys now.
+                    share = try await self.cloud.privateDatabase.saveShare(share)
+                }
                 try await storeShare(share, of: id, permission: zone.owner == user ? nil : share.permission(of: user))
             } catch CloudError.unknownItem {
                 try await storeShare(nil, of: id, permission: nil)

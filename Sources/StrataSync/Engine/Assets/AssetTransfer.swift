@@ -8,6 +8,13 @@ struct AssetTransfer {
     let database: any DatabaseWriter
     let cloud: any CloudDatabase
 
+    /// Moves the assets of `zone`'s records: through encryption, content is named and sealed
+    /// with that zone's key.
+    init(database: any DatabaseWriter, cloud: any CloudDatabase, zone: CloudZoneID) {
+        self.database = database
+        self.cloud = (cloud as? EncryptedCloudDatabase)?.assets(of: zone) ?? cloud
+    }
+
     /// The asset references of some records: all of them, or only those in asset columns
     /// (whose content belongs in the asset store; the others are large BLOB values).
     static func references(in records: [CloudRecord], assetColumnsOf schema: SyncSchema? = nil) -> [CloudAssetReference] {

@@ -86,6 +86,13 @@ struct IncomingChanges {
     /// Applies one record: merged per field into the local row, or kept aside when it cannot
     /// be applied yet.
     func apply(_ record: CloudRecord, in db: Database, report: inout Report) throws {
+        if case .text(let rejection) = record.fields[EncryptedCloudDatabase.rejectionField] {
+            // Sealed fields that did not open (tampered with, moved, a retired or missing key):
+            // nothing of it is applied, and it stays visible in the quarantine.
+            try quarantine(record, reason: "encryption: \(rejection)", in: db)
+            report.quarantined.append(record.id.name)
+            return
+        }
         if let newest = record.fieldVersions.values.max() {
             if let drift = clock.observe(newest) {
                 logger.warning("record \(record.id.name) carries a version \(drift) ahead of this device's clock")

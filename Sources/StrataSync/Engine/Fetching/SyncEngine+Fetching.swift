@@ -48,7 +48,7 @@ extension SyncEngine {
     /// deleted, or no longer shared with the user (left, removed, share ended), goes from this
     /// device.
     private func fetchDatabase(_ scope: CloudDatabaseScope, user: String) async throws {
-        let cloud = scope == .private ? container.privateDatabase : container.sharedDatabase
+        let cloud = scope == .private ? self.cloud.privateDatabase : self.cloud.sharedDatabase
         let ownsZone: (CloudZoneID) -> Bool = { scope == .private ? $0.owner == user : $0.owner != user }
         let databaseKey = EngineState.databaseToken(scope)
         let token = try await database.write { db in try EngineState.value(databaseKey, in: db) }.map(CloudChangeToken.init)
@@ -122,7 +122,7 @@ extension SyncEngine {
                 prefetched = Task { try await cloud.fetchZoneChanges(zone, since: next, limit: pageSize) }
             }
             refetchedNames?.formUnion(page.changed.map(\.id.name))
-            let transfer = AssetTransfer(database: database, cloud: cloud)
+            let transfer = AssetTransfer(database: database, cloud: cloud, zone: zone)
             let assets = try await transfer.download(AssetTransfer.references(in: page.changed, assetColumnsOf: schema))
             var pageIncoming = incoming
             pageIncoming.blobs = try await transfer.downloadBlobs(in: page.changed, schema: schema)
@@ -134,7 +134,7 @@ extension SyncEngine {
                     try IncomingChanges.contentMissingForWaitingRecords(in: zone, schema: schema, db: db)
                 }
                 for hash in waitingNeeds where pageIncoming.blobs[hash] == nil {
-                    pageIncoming.blobs[hash] = try await LargeBlobs.content(of: try await cloud.fetchAsset(hash))
+                    pageIncoming.blobs[hash] = try await LargeBlobs.content(of: try await transfer.cloud.fetchAsset(hash))
                 }
             }
             let applier = pageIncoming

@@ -1,4 +1,5 @@
 import Foundation
+import StrataAssets
 import StrataSQLite
 
 extension SyncEngine {
@@ -57,7 +58,7 @@ extension SyncEngine {
         let node = deviceID
         try await drainChangeLog(into: zone)
         try await leaveDeletedShares(user: user)
-        let cloud = container.privateDatabase
+        let cloud = self.cloud.privateDatabase
         let zoneKey = EngineState.zoneCreated(zone)
         if try await database.write({ db in try EngineState.value(zoneKey, in: db) }) == nil {
             try await cloud.saveZones([zone])
@@ -75,11 +76,12 @@ extension SyncEngine {
                 .filter { !plan.isExcluded($0.metadata.name.text) }
             guard case .send = plan.next(offered: offered.map(\.metadata.name.text)) else { break sending }
             let items = offered
-            let transfer = AssetTransfer(database: database, cloud: cloud)
             let records = items.compactMap(\.record)
-            try await transfer.upload(
-                AssetTransfer.references(in: records),
-                blobs: try await AssetTransfer.largeBlobs(in: records, schema: schema, database: database))
+            for (recordZone, zoneRecords) in Dictionary(grouping: records, by: \.id.zone) {
+                try await AssetTransfer(database: database, cloud: cloud, zone: recordZone).upload(
+                    AssetTransfer.references(in: zoneRecords),
+                    blobs: try await AssetTransfer.largeBlobs(in: zoneRecords, schema: schema, database: database))
+            }
             let result: CloudModifyResult
             do {
                 result = try await modifyRecords(
@@ -98,8 +100,14 @@ extension SyncEngine {
                 if case .failure(.serverRecordChanged(let record)) = answer { return record }
                 return nil
             }
-            let assets = try await transfer.download(AssetTransfer.references(in: serverCopies, assetColumnsOf: schema))
-            let blobs = try await transfer.downloadBlobs(in: serverCopies, schema: schema)
+            var arrivedAssets: [StoredAsset] = []
+            var arrivedBlobs: [String: Data] = [:]
+            for (recordZone, copies) in Dictionary(grouping: serverCopies, by: \.id.zone) {
+                let transfer = AssetTransfer(database: database, cloud: cloud, zone: recordZone)
+                arrivedAssets += try await transfer.download(AssetTransfer.references(in: copies, assetColumnsOf: schema))
+                arrivedBlobs.merge(try await transfer.downloadBlobs(in: copies, schema: schema)) { $1 }
+            }
+            let (assets, blobs) = (arrivedAssets, arrivedBlobs)
             let outcome = try await ChangeCapture.withoutCapture {
                 try await self.database.write { db in
                     try ChangeLogDrain.drainAll(in: db, schema: schema, zone: zone, node: node)

@@ -1,0 +1,186 @@
+import Foundation
+import StrataCloud
+
+/// A user's container seen through end-to-end encryption: records and assets are sealed on
+/// their way out and opened on their way in, so the cloud behind it stores only ciphertext.
+/// The engine talks to the cloud through it and never sees a sealed record.
+struct EncryptedCloudContainer: CloudContainer {
+    let base: any CloudContainer
+    let keyring: Keyring
+
+    var identifier: String { base.identifier }
+    func accountStatus() async throws -> CloudAccountStatus { try await base.accountStatus() }
+    func currentUser() async throws -> String { try await base.currentUser() }
+    var privateDatabase: any CloudDatabase { EncryptedCloudDatabase(base: base.privateDatabase, keyring: keyring) }
+    var sharedDatabase: any CloudDatabase { EncryptedCloudDatabase(base: base.sharedDatabase, keyring: keyring) }
+    func changeHints() -> AsyncStream<Void> { base.changeHints() }
+    func publishPublicKey(_ key: Data) async throws { try await base.publishPublicKey(key) }
+    func publicKeys(of users: [String]) async throws -> [String: Data] { try await base.publicKeys(of: users) }
+
+    func acceptShare(url: String) async throws -> CloudShare {
+        let share = try await base.acceptShare(url: url)
+        try await keyring.ingest(share)
+        return share
+    }
+}
+
+/// One database through end-to-end encryption (see ``EncryptedCloudContainer``).
+///
+/// A record that does not open (tampered with, moved, sealed with a retired key, or with a key
+/// this device cannot get) is not dropped: it comes back still sealed, marked with
+/// ``rejectionField`` naming the ``EncryptionError``, and the engine quarantines it.
+struct EncryptedCloudDatabase: CloudDatabase {
+    static let rejectionField = "strata.rejection"
+
+    let base: any CloudDatabase
+    let keyring: Keyring
+    /// The zone whose key names and seals assets; set by ``assets(of:)``.
+    var assetZone: CloudZoneID?
+
+    var scope: CloudDatabaseScope { base.scope }
+
+    /// This database with asset calls keyed for `zone`'s records.
+    func assets(of zone: CloudZoneID) -> EncryptedCloudDatabase {
+        var copy = self
+        copy.assetZone = zone
+        return copy
+    }
+
+    func saveZones(_ zones: [CloudZoneID]) async throws { try await base.saveZones(zones) }
+    func deleteZones(_ zones: [CloudZoneID]) async throws { try await base.deleteZones(zones) }
+
+    func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
+        var results = try await base.fetchRecords(ids)
+        for (id, result) in results {
+            guard case .success(let record) = result else { continue }
+            results[id] = .success(await openOrMark(record, candidates: []))
+        }
+        return results
+    }
+
+    func modifyRecords(saving: [CloudRecord], deleting: [CloudRecordID]) async throws -> CloudModifyResult {
+        var sealed: [CloudRecord] = []
+        sealed.reserveCapacity(saving.count)
+        var keys: [CloudZoneID: ZoneKey] = [:]
+        for record in saving {
+            let zone = record.id.zone
+            let key: ZoneKey
+            if let known = keys[zone] {
+                key = known
+            } else {
+                key = try await keyring.currentKey(for: zone)
+                keys[zone] = key
+            }
+            sealed.append(try RecordSealing.seal(record, with: key))
+        }
+        var result = try await base.modifyRecords(saving: sealed, deleting: deleting)
+        let plain = Dictionary(saving.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        for (id, answer) in result.saveResults {
+            switch answer {
+            case .success(let stored):
+                // The server holds what was sent, with its new tag: the plaintext is at hand.
+                guard var record = plain[id] else { continue }
+                record.changeTag = stored.changeTag
+                result.saveResults[id] = .success(record)
+            case .failure(.serverRecordChanged(let server)):
+                let opened = try await open(server, candidates: [])
+                result.saveResults[id] = .failure(.serverRecordChanged(opened))
+            case .failure: continue
+            }
+        }
+        return result
+    }
+
+    func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {
+        var changes = try await base.fetchDatabaseChanges(since: token)
+        guard scope == .private else { return changes }
+        // The key zone is the keyring's, not a zone of synced records.
+        changes.changedZones.removeAll { $0.name == Keyring.zoneName }
+        changes.deletedZones.removeAll { $0.name == Keyring.zoneName }
+        return changes
+    }
+
+    func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
+        var page = try await base.fetchZoneChanges(zone, since: token, limit: limit)
+        // Records whose parent is not on the page may be the roots of shares carrying the key.
+        let names = Set(page.changed.map(\.id.name))
+        let candidates = scope == .shared ? page.changed.filter { $0.parent.map { !names.contains($0.name) } ?? true }.map(\.id) : []
+        var opened: [CloudRecord] = []
+        opened.reserveCapacity(page.changed.count)
+        for record in page.changed { opened.append(await openOrMark(record, candidates: candidates)) }
+        page.changed = opened
+        return page
+    }
+
+    func missingAssets(_ hashes: [String]) async throws -> Set<String> {
+        let key = try await keyring.currentKey(for: try zoneForAssets())
+        var names: [String: String] = [:]
+        for hash in hashes { names[AssetSealing.name(ofContent: hash, with: key)] = hash }
+        let missing = try await base.missingAssets(Array(names.keys))
+        return Set(missing.compactMap { names[$0] })
+    }
+
+    func uploadAssets(_ assets: [CloudAsset]) async throws {
+        let key = try await keyring.currentKey(for: try zoneForAssets())
+        try await base.uploadAssets(try assets.map { try AssetSealing.seal($0, with: key) })
+    }
+
+    /// The asset under each key version the zone had, newest first: content uploaded before
+    /// a rotation keeps the name it had then.
+    func fetchAsset(_ hash: String) async throws -> CloudAsset {
+        let zone = try zoneForAssets()
+        let current = try await keyring.currentKey(for: zone)
+        var versions = [current.version]
+        versions += (1..<max(current.version, 1)).reversed()
+        for version in versions {
+            let key = try await keyring.key(for: zone, version: version)
+            let sealed: CloudAsset
+            do {
+                sealed = try await base.fetchAsset(AssetSealing.name(ofContent: hash, with: key))
+            } catch CloudError.assetNotFound {
+                continue
+            }
+            return try AssetSealing.open(sealed, hash: hash, with: key)
+        }
+        throw CloudError.assetNotFound(hash)
+    }
+
+    func saveShare(_ share: CloudShare) async throws -> CloudShare {
+        let saved = try await base.saveShare(try await keyring.sealKeys(into: share))
+        return saved
+    }
+
+    func fetchShare(rootRecordID: CloudRecordID) async throws -> CloudShare {
+        let share = try await base.fetchShare(rootRecordID: rootRecordID)
+        try await keyring.ingest(share)
+        return share
+    }
+
+    func deleteShare(rootRecordID: CloudRecordID) async throws { try await base.deleteShare(rootRecordID: rootRecordID) }
+
+    // MARK: Opening
+
+    private func zoneForAssets() throws -> CloudZoneID {
+        guard let assetZone else {
+            // A programming error inside the engine, reported rather than trapped.
+            throw EncryptionError.missingZoneKey(CloudZoneID(name: "(no zone given for an asset call)", owner: ""), version: 0)
+        }
+        return assetZone
+    }
+
+    private func open(_ record: CloudRecord, candidates: [CloudRecordID]) async throws -> CloudRecord {
+        guard let version = RecordSealing.keyVersion(of: record) else { throw EncryptionError.unsealedRecord(record.id) }
+        let key = try await keyring.key(for: record.id.zone, version: version, candidates: candidates)
+        return try RecordSealing.open(record, with: key)
+    }
+
+    private func openOrMark(_ record: CloudRecord, candidates: [CloudRecordID]) async -> CloudRecord {
+        do {
+            return try await open(record, candidates: candidates)
+        } catch {
+            var marked = record
+            marked.fields[Self.rejectionField] = .text(String(describing: error))
+            return marked
+        }
+    }
+}

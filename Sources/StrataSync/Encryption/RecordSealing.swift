@@ -1,0 +1,91 @@
+import Crypto
+import Foundation
+import StrataCloud
+
+/// Seals a record's fields into one authenticated ciphertext, and opens it again.
+///
+/// What stays readable is what the cloud's rules need: the record's zone, name, type, parent,
+/// change tag and its fields' names and edit versions (the per-field merge and the cloud's
+/// ordering read them). Every field value is inside the ciphertext. The record's identity
+/// (zone, owner, name, type, parent), every field's name and version and the key version are
+/// authenticated with it, so a ciphertext moved to another record, zone or parent, or paired
+/// with other versions, fails to open.
+///
+/// ChaCha20-Poly1305 with a random 96-bit nonce per seal (swift-crypto); a zone key seals far
+/// fewer than the 2^32 messages after which random nonces must not be trusted.
+enum RecordSealing {
+    /// The one field a sealed record carries.
+    static let fieldName = "strata.sealed"
+    /// The envelope's first bytes: format 1.
+    static let magic: [UInt8] = [0x53, 0x31]
+
+    /// `record` with its fields sealed under `key`.
+    static func seal(_ record: CloudRecord, with key: ZoneKey) throws -> CloudRecord {
+        let plaintext = Data(FastJSON.text(ofFields: record.fields).utf8)
+        let box = try ChaChaPoly.seal(plaintext, using: key.key, authenticating: associatedData(of: record, version: key.version))
+        var envelope = Data(capacity: 6 + box.combined.count)
+        envelope.append(contentsOf: magic)
+        withUnsafeBytes(of: UInt32(key.version).bigEndian) { envelope.append(contentsOf: $0) }
+        envelope.append(box.combined)
+        var sealed = record
+        sealed.fields = [fieldName: .bytes(envelope)]
+        return sealed
+    }
+
+    /// The key version a sealed record needs, or nil when `record` is not sealed.
+    static func keyVersion(of record: CloudRecord) -> Int? {
+        guard record.fields.count == 1, case .bytes(let envelope) = record.fields[fieldName], envelope.count > 6,
+            envelope.starts(with: magic)
+        else { return nil }
+        let start = envelope.startIndex
+        return envelope[(start + 2)..<(start + 6)].reduce(0) { $0 << 8 | Int($1) }
+    }
+
+    /// `record` with its fields opened by `key`.
+    ///
+    /// - Throws: ``EncryptionError/tamperedRecord(_:)`` when authentication fails;
+    ///   ``EncryptionError/retiredKey(_:version:)`` when `key` was retired before one of the
+    ///   record's edits.
+    static func open(_ record: CloudRecord, with key: ZoneKey) throws -> CloudRecord {
+        guard case .bytes(let envelope) = record.fields[fieldName], envelope.count > 6 else {
+            throw EncryptionError.unsealedRecord(record.id)
+        }
+        let plaintext: Data
+        do {
+            let box = try ChaChaPoly.SealedBox(combined: envelope.dropFirst(6))
+            plaintext = try ChaChaPoly.open(box, using: key.key, authenticating: associatedData(of: record, version: key.version))
+        } catch {
+            throw EncryptionError.tamperedRecord(record.id)
+        }
+        guard let text = String(data: plaintext, encoding: .utf8), let fields = FastJSON.fields(from: text) else {
+            throw EncryptionError.tamperedRecord(record.id)
+        }
+        if let retiredAt = key.retiredAt, record.fieldVersions.values.contains(where: { $0 > retiredAt }) {
+            throw EncryptionError.retiredKey(record.id, version: key.version)
+        }
+        var opened = record
+        opened.fields = fields
+        return opened
+    }
+
+    /// What a sealed record authenticates beside its fields: its identity, parent, field
+    /// names and versions, and the key version.
+    static func associatedData(of record: CloudRecord, version: Int) -> Data {
+        var data = Data("strata.record.1".utf8)
+        func append(_ text: String) {
+            data.append(0)
+            data.append(contentsOf: text.utf8)
+        }
+        append(record.id.zone.owner)
+        append(record.id.zone.name)
+        append(record.id.name)
+        append(record.type)
+        append(record.parent.map { "\($0.zone.owner)\u{1F}\($0.zone.name)\u{1F}\($0.name)" } ?? "")
+        for (field, timestamp) in record.fieldVersions.sorted(by: { $0.key < $1.key }) {
+            append(field)
+            append(timestamp.description)
+        }
+        append(String(version))
+        return data
+    }
+}
