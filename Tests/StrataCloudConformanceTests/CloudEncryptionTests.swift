@@ -150,7 +150,8 @@ import Testing
             await #expect(throws: CloudError.invalidAsset(short.hash, reason: "sealed chunk 0 holds 6 bytes, not 7")) {
                 try await alice.uploadAssets([short])
             }
-            #expect(try await alice.missingAssets([mixed.hash, short.hash]) == [mixed.hash, short.hash])
+            let missing = try await alice.missingAssets([mixed.hash, short.hash])
+            #expect(missing == Set([mixed.hash, short.hash]))
         }
     }
 }

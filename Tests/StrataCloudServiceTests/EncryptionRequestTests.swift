@@ -99,7 +99,7 @@ struct EncryptionRequestTests {
                     {"assets":[{"hash":"\(String(repeating: "e", count: 64))","size":\(data.count),"chunkSize":1024,\
                     "chunks":[{"data":"\(data.base64EncodedString())","encoding":\(encoding),"size":\(data.count),"crc32":\(crc)}]}]}
                     """
-                return try await post(harness, CloudRoute.database(.private, .uploadAssets), body)
+                return try await Self.post(harness, CloudRoute.database(.private, .uploadAssets), body)
             }
             #expect(try await upload(encoding: CloudAsset.Chunk.sealedEncoding, data: Data("sealed".utf8)).status == 200)
             let unknown = try await upload(encoding: 3, data: Data("x".utf8))
