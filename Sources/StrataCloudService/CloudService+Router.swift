@@ -7,7 +7,10 @@ import StrataCloudWire
 extension CloudService {
     /// Every route the service serves, as registered: the label set of its metrics.
     static var routes: Set<String> {
-        var routes: Set<String> = [CloudRoute.account, CloudRoute.acceptShare, CloudRoute.changes, CloudRoute.health, CloudRoute.metrics]
+        var routes: Set<String> = [
+            CloudRoute.account, CloudRoute.acceptShare, CloudRoute.publishPublicKey, CloudRoute.publicKeys, CloudRoute.changes,
+            CloudRoute.health, CloudRoute.metrics,
+        ]
         for scope in [CloudDatabaseScope.private, .shared] {
             for operation in CloudOperation.allCases { routes.insert(CloudRoute.database(scope, operation)) }
         }
@@ -52,6 +55,28 @@ extension CloudService {
                     let body = try await self.decode(AcceptShareRequest.self, from: request)
                     try RequestValidator(configuration: self.configuration).validate(body)
                     return { container in try CloudResponses.json(try await container.acceptShare(url: body.url)) }
+                })
+        }
+        router.post(RouterPath(CloudRoute.publishPublicKey)) { request, context in
+            await self.serve(
+                context,
+                prepare: {
+                    let body = try await self.decode(PublishPublicKeyRequest.self, from: request)
+                    try RequestValidator(configuration: self.configuration).validate(body)
+                    return { container in
+                        try await container.publishPublicKey(body.key)
+                        return try CloudResponses.json(EmptyResponse())
+                    }
+                })
+        }
+        router.post(RouterPath(CloudRoute.publicKeys)) { request, context in
+            await self.serve(
+                context,
+                prepare: {
+                    let body = try await self.decode(PublicKeysRequest.self, from: request)
+                    try RequestValidator(configuration: self.configuration).validate(body)
+                    return { container in try CloudResponses.json(PublicKeysResponse(keys: try await container.publicKeys(of: body.users)))
+                    }
                 })
         }
         router.get(RouterPath(CloudRoute.changes)) { _, context in

@@ -46,7 +46,21 @@ extension RequestValidator {
 
     func validate(_ body: SaveShareRequest) throws {
         try items(body.share.participants.count, atMost: configuration.maximumParticipantsPerShare)
+        try body.share.checkWrappedKeys()
         try share(body.share, "share")
+    }
+
+    /// A public key is exactly 32 bytes: any other size is `invalidRequest` naming `key`.
+    func validate(_ body: PublishPublicKeyRequest) throws(InvalidRequest) {
+        guard body.key.count == CloudPublicKeyError.requiredSize else {
+            throw InvalidRequest(field: "key", reason: CloudPublicKeyError.wrongSize(body.key.count).description)
+        }
+    }
+
+    /// At most ``StrataCloud/CloudLimits``'s items per request (`limitExceeded`), each a name.
+    func validate(_ body: PublicKeysRequest) throws {
+        try items(body.users.count, atMost: configuration.limits.maximumItemsPerRequest)
+        for (index, user) in body.users.enumerated() { try name(user, "users[\(index)]") }
     }
 
     func validate(_ body: ShareRootRequest) throws(InvalidRequest) {

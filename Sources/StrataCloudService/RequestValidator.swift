@@ -97,8 +97,9 @@ struct RequestValidator: Sendable {
             guard chunk.size >= 0 else {
                 throw InvalidRequest(field: path + ".size", reason: "\(chunk.size) is negative")
             }
-            guard chunk.encoding == 0 || chunk.encoding == 1 else {
-                throw InvalidRequest(field: path + ".encoding", reason: "\(chunk.encoding); expected 0 (stored) or 1 (deflate)")
+            guard (CloudAsset.Chunk.storedEncoding...CloudAsset.Chunk.sealedEncoding).contains(chunk.encoding) else {
+                throw InvalidRequest(
+                    field: path + ".encoding", reason: "\(chunk.encoding); expected 0 (stored), 1 (deflate) or 2 (sealed)")
             }
         }
     }
@@ -123,6 +124,7 @@ struct RequestValidator: Sendable {
         for (index, participant) in share.participants.enumerated() {
             try name(participant.user, "\(field()).participants[\(index)].user")
         }
+        for entry in share.wrappedKeys.keys { try name(entry, field() + ".wrappedKeys") }
     }
 
     /// The largest chunk StrataAssets writes, 64 MiB.

@@ -5,7 +5,8 @@ import Foundation
 import StrataCloud
 
 /// Checks that an uploaded asset's chunks decode to content whose SHA-256 is the asset's hash,
-/// so nobody can store bytes under another content's name.
+/// so nobody can store bytes under another content's name. Sealed assets
+/// (`CloudAsset.isSealed`) are not checked: their names are keyed hashes.
 ///
 /// Deflated chunks are inflated through a fixed buffer, never into memory sized by the request,
 /// and must produce exactly the chunk's declared size: a small body claiming a huge content
@@ -26,12 +27,12 @@ enum AssetContentCheck {
         var inflater: Inflater?
         for (index, chunk) in asset.chunks.enumerated() {
             switch chunk.encoding {
-            case 0:
+            case CloudAsset.Chunk.storedEncoding:
                 guard Int64(chunk.data.count) == chunk.size else {
                     return "chunk \(index) holds \(chunk.data.count) bytes, not \(chunk.size)"
                 }
                 hasher.update(data: chunk.data)
-            case 1:
+            case CloudAsset.Chunk.deflateEncoding:
                 do {
                     let current = try inflater ?? Inflater()
                     inflater = current
@@ -39,6 +40,9 @@ enum AssetContentCheck {
                 } catch {
                     return "chunk \(index) does not inflate to \(chunk.size) bytes"
                 }
+            case CloudAsset.Chunk.sealedEncoding:
+                // Sealed assets skip this check; a sealed chunk among others has no content to hash.
+                return "chunk \(index) is sealed, unlike the asset's other chunks"
             default:
                 return "chunk \(index) has unknown encoding \(chunk.encoding)"
             }

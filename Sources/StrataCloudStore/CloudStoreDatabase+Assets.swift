@@ -20,7 +20,8 @@ extension CloudStoreDatabase {
 
     /// Stores assets whole or not at all: each must match its size, its chunk checksums and,
     /// decoded, its SHA-256 (`CloudError.invalidAsset(_:reason:)`), so no upload
-    /// can stand for another content. Content the user can already read is skipped; what is
+    /// can stand for another content. A sealed asset (every chunk sealed) skips the SHA-256
+    /// check, which its keyed name cannot pass; one mixing sealed and unsealed chunks is refused. Content the user can already read is skipped; what is
     /// stored counts its stored bytes against the uploader's quota
     /// (`CloudError.quotaExceeded`).
     public func uploadAssets(_ assets: [CloudAsset]) async throws {
@@ -29,7 +30,9 @@ extension CloudStoreDatabase {
         }
         let (user, logger, quota) = (user, logger, store.limits.maximumBytesPerUser)
         let readable = try await missingAssets(assets.map(\.hash)).symmetricDifference(assets.map(\.hash))
-        for asset in assets where !readable.contains(asset.hash) {
+        // A sealed asset's name is a keyed hash of content the store cannot read: only its
+        // chunks' sizes and checksums (`damage`) can be checked.
+        for asset in assets where !readable.contains(asset.hash) && !asset.isSealed {
             if let mismatch = await AssetContentCheck.mismatch(of: asset) { throw CloudError.invalidAsset(asset.hash, reason: mismatch) }
         }
         try await store.transaction(as: user) { connection in

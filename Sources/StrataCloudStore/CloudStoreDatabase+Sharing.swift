@@ -15,6 +15,8 @@ extension CloudStoreDatabase {
         let root = share.rootRecordID
         let (user, logger) = (user, logger)
         guard scope == .private, root.zone.owner == user else { throw CloudError.permissionFailure(root) }
+        try share.checkWrappedKeys()
+        let wrappedKeys = try Self.encodeWrappedKeys(share.wrappedKeys)
         return try await store.transaction(as: user) { connection in
             guard var position = try await Self.lockZone(root.zone, on: connection, logger: logger),
                 try await Self.recordExists(root, on: connection, logger: logger)
@@ -33,10 +35,12 @@ extension CloudStoreDatabase {
             ).decode(Int.self).reduce(true) { _, _ in false }
             try await connection.query(
                 """
-                INSERT INTO strata_cloud.shares (owner, zone, root, title, public_permission, change_tag)
-                VALUES (\(user), \(root.zone.name), \(root.name), \(saved.title), \(saved.publicPermission.rawValue), \(saved.changeTag ?? ""))
+                INSERT INTO strata_cloud.shares (owner, zone, root, title, public_permission, change_tag, wrapped_keys)
+                VALUES (\(user), \(root.zone.name), \(root.name), \(saved.title), \(saved.publicPermission.rawValue), \(saved.changeTag ?? ""),
+                    \(wrappedKeys))
                 ON CONFLICT (owner, zone, root) DO UPDATE SET
-                    title = excluded.title, public_permission = excluded.public_permission, change_tag = excluded.change_tag
+                    title = excluded.title, public_permission = excluded.public_permission, change_tag = excluded.change_tag,
+                    wrapped_keys = excluded.wrapped_keys
                 """,
                 logger: logger)
             let accessChanged = try await Self.accessChanged(of: root, on: connection, logger: logger)
@@ -202,21 +206,40 @@ extension CloudStoreDatabase {
     /// The share of `root` as the request's user may read it, or nil.
     static func share(of root: CloudRecordID, on connection: PostgresConnection, logger: Logger) async throws -> CloudShare? {
         var found: CloudShare?
-        for try await (title, publicPermission, tag) in try await connection.query(
+        for try await (title, publicPermission, tag, wrappedKeys) in try await connection.query(
             """
-            SELECT title, public_permission, change_tag FROM strata_cloud.shares
+            SELECT title, public_permission, change_tag, wrapped_keys FROM strata_cloud.shares
             WHERE owner = \(root.zone.owner) AND zone = \(root.zone.name) AND root = \(root.name)
             """,
             logger: logger
-        ).decode((String?, String, String).self) {
+        ).decode((String?, String, String, Data?).self) {
             var share = CloudShare(
                 rootRecordID: root, title: title, publicPermission: CloudShare.Permission(rawValue: publicPermission) ?? .none)
             share.changeTag = tag
+            share.wrappedKeys = try decodeWrappedKeys(wrappedKeys)
             found = share
         }
         guard var share = found else { return nil }
         share.participants = try await participants(of: root, on: connection, logger: logger)
         return share
+    }
+
+    /// A share's wrapped keys as the `shares.wrapped_keys` column keeps them: the JSON of the
+    /// dictionary (data in base64), or nil for none.
+    static func encodeWrappedKeys(_ keys: [String: Data]) throws -> Data? {
+        guard !keys.isEmpty else { return nil }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dataEncodingStrategy = .base64
+        return try encoder.encode(keys)
+    }
+
+    /// The wrapped keys ``encodeWrappedKeys(_:)`` stored.
+    static func decodeWrappedKeys(_ stored: Data?) throws -> [String: Data] {
+        guard let stored else { return [:] }
+        let decoder = JSONDecoder()
+        decoder.dataDecodingStrategy = .base64
+        return try decoder.decode([String: Data].self, from: stored)
     }
 
     /// The participants who see a share's records: accepted, with some permission, not the owner.

@@ -22,6 +22,8 @@ enum CloudStoreMigrations {
         // The request role may do what the API needs and no more (CloudStoreHardening).
         Migration(version: 5, statements: CloudStoreHardening.statements),
         Migration(version: 6, statements: feedIndexStatements),
+        // Public keys and the keys shares carry, for end-to-end encryption (CloudStoreKeysSchema).
+        Migration(version: 7, statements: CloudStoreKeysSchema.statements),
     ]
 
     /// Migration 6: the feed indexes become partial (`WHERE sequence >= 0`, which every

@@ -8,6 +8,11 @@ public enum CloudRoute {
     public static let account = "/v1/account"
     /// `POST`: accepts a share by URL (``AcceptShareRequest`` → `CloudShare`).
     public static let acceptShare = "/v1/shares/accept"
+    /// `POST`: publishes the signed-in user's public key (``PublishPublicKeyRequest`` →
+    /// ``EmptyResponse``).
+    public static let publishPublicKey = "/v1/keys/publish"
+    /// `POST`: looks up users' public keys (``PublicKeysRequest`` → ``PublicKeysResponse``).
+    public static let publicKeys = "/v1/keys/lookup"
     /// `GET`: a server-sent-events stream with one ``ChangeStreamEvent/change`` event per change
     /// hint.
     public static let changes = "/v1/changes"

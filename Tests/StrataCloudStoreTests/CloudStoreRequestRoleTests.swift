@@ -68,4 +68,33 @@ struct CloudStoreRequestRoleTests {
         // A user's byte count moves only through use_bytes, which checks its caller.
         #expect(refused(await scene.run("UPDATE strata_cloud.users SET used_bytes = 0 RETURNING name", as: scene.alice)))
     }
+
+    /// Everyone reads every public key; a user writes only their own row, and nobody deletes.
+    @Test func aUserWritesOnlyTheirOwnPublicKey() async throws {
+        let scene = try await Scene(bobsPermission: nil)
+        defer { scene.fixture.stop() }
+        let (alice, bob) = (scene.alice, scene.bob)
+        try await scene.fixture.store.container(for: bob).publishPublicKey(Data(repeating: 2, count: 32))
+        let key = "decode(repeat('01', 32), 'hex')"
+        #expect(
+            refused(
+                await scene.run("INSERT INTO strata_cloud.public_keys (owner, key) VALUES ('\(bob)', \(key)) RETURNING owner", as: alice)))
+        // Bob's row is invisible to an update as alice: nothing changes.
+        #expect(
+            try await scene.run("UPDATE strata_cloud.public_keys SET key = \(key) WHERE owner = '\(bob)' RETURNING owner", as: alice).get()
+                == [])
+        #expect(
+            refused(
+                await scene.run("UPDATE strata_cloud.public_keys SET owner = '\(alice)' WHERE owner = '\(bob)' RETURNING owner", as: bob)))
+        #expect(refused(await scene.run("DELETE FROM strata_cloud.public_keys WHERE owner = '\(bob)' RETURNING owner", as: bob)))
+        #expect(
+            refused(
+                await scene.run("INSERT INTO strata_cloud.public_keys (owner, key) VALUES ('\(alice)', '\\x01') RETURNING owner", as: alice)
+            ))
+        #expect(
+            try await scene.run("INSERT INTO strata_cloud.public_keys (owner, key) VALUES ('\(alice)', \(key)) RETURNING owner", as: alice)
+                .get() == [alice])
+        let keys = try await scene.fixture.store.container(for: alice).publicKeys(of: [alice, bob])
+        #expect(keys == [alice: Data(repeating: 1, count: 32), bob: Data(repeating: 2, count: 32)])
+    }
 }

@@ -17,7 +17,8 @@ public struct CloudAsset: Hashable, Sendable, Codable {
     public struct Chunk: Hashable, Sendable, Codable {
         /// The stored bytes: raw deflate or the content itself, as ``encoding`` says.
         public var data: Data
-        /// 0: stored as is; 1: raw deflate.
+        /// ``storedEncoding`` (0): stored as is; ``deflateEncoding`` (1): raw deflate;
+        /// ``sealedEncoding`` (2): ciphertext the cloud cannot read.
         public var encoding: Int
         /// The uncompressed size.
         public var size: Int64
@@ -45,14 +46,15 @@ public struct CloudAsset: Hashable, Sendable, Codable {
     }
 
     /// Why the asset cannot be stored, or nil when it is whole: its chunk sizes must add up to
-    /// its size, and every chunk must match its CRC-32.
+    /// its size, every chunk must match its CRC-32, and its chunks must be all sealed (each
+    /// holding exactly its size) or none (``isSealed``).
     package var damage: String? {
         let total = chunks.reduce(Int64(0)) { $0 + $1.size }
         guard total == size else { return "chunk sizes add up to \(total), not \(size)" }
         for (index, chunk) in chunks.enumerated() where CRC32.checksum(index: index, data: chunk.data) != chunk.crc32 {
             return "chunk \(index) fails its CRC-32"
         }
-        return nil
+        return sealingDamage
     }
 
     /// The CRC-32 a chunk carries: over its index (8 bytes, little-endian), then its stored

@@ -38,4 +38,3 @@ public protocol CloudContainer: Sendable {
     /// ``CloudLimits/maximumItemsPerRequest`` users, else ``CloudError/limitExceeded``.
     func publicKeys(of users: [String]) async throws -> [String: Data]
 }
-

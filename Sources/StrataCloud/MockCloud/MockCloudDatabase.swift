@@ -280,6 +280,7 @@ struct MockCloudDatabase: CloudDatabase {
 
     func saveShare(_ share: CloudShare) async throws -> CloudShare {
         let (user, scope) = (user, scope)
+        try share.checkWrappedKeys()
         return try cloud.serve(.saveShare, user: user, from: container.id) { state in
             let root = share.rootRecordID
             guard scope == .private, root.zone.owner == user else { throw CloudError.permissionFailure(root) }
