@@ -146,7 +146,8 @@ struct InputCheckTests {
 }
 
 /// A container whose account check never answers (until cancelled): a cloud that is not there.
-struct SilentContainer: CloudContainer {
+struct SilentContainer: CloudContainerWrapping {
+    var wrappedContainer: any CloudContainer { base }
     let base: any CloudContainer
     var identifier: String { base.identifier }
     func accountStatus() async throws -> CloudAccountStatus {

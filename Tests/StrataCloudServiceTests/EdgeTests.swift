@@ -11,7 +11,8 @@ import Testing
 /// A container whose account lookups fail in a way no `CloudError` describes, or never end
 /// (ignoring cancellation, as a query on a dead connection can), and that otherwise is
 /// `MockCloud`'s.
-struct FaultyContainer: CloudContainer {
+struct FaultyContainer: CloudContainerWrapping {
+    var wrappedContainer: any CloudContainer { base }
     enum Fault: Sendable { case unknownError, hang }
     struct Unknown: Error {}
 

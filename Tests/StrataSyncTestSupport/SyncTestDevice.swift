@@ -124,4 +124,14 @@ package struct SyncTestDevice: Sendable {
 
     /// How many local records wait to be sent.
     package func pending() async throws -> Int { try await engine.pendingCount() }
+
+    /// The records `cloud` holds in `zone`, opened with this device's keys: what the cloud
+    /// stores is sealed, so a test reads fields through a device that holds the keys.
+    package func cloudRecords(_ cloud: MockCloud, in zone: CloudZoneID = CloudZoneID(name: "strata.default", owner: "alice"))
+        async throws -> [CloudRecord]
+    {
+        var opened: [CloudRecord] = []
+        for record in cloud.records(in: zone) { opened.append(try await engine.openCloudRecord(record)) }
+        return opened
+    }
 }

@@ -97,7 +97,8 @@ import Testing
         try await engine.syncChanges()
         #expect(try await Self.rows(pool) == ["game g1 'Chess' NULL"])
         #expect(try await engine.pendingCount() == 0)
-        #expect(cloud.records(in: Self.zone).first?.fields["title"] == .text("Chess"))
+        let record = try #require(cloud.records(in: Self.zone).first)
+        #expect(try await engine.openCloudRecord(record).fields["title"] == .text("Chess"))
     }
 
     /// Erase (schema v1), relaunch on v1 (no erase), erase again (v2): rows come back every

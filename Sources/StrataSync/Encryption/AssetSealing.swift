@@ -15,7 +15,9 @@ import StrataCloud
 /// asset. The compressed chunk is what is sealed: compression still saves storage and transfer.
 enum AssetSealing {
     /// The chunk encoding the cloud stores sealed chunks under (opaque to it).
-    static let sealedEncoding = 2
+    static let sealedEncoding = CloudAsset.Chunk.sealedEncoding
+    /// The encoding inside the one sealed chunk of empty content.
+    static let emptyMarker = 255
 
     /// The name the cloud knows content `hash` by under `key`.
     static func name(ofContent hash: String, with key: ZoneKey) -> String {
@@ -29,14 +31,17 @@ enum AssetSealing {
         let contentKey = contentKey(for: asset.hash, with: key)
         var chunks: [CloudAsset.Chunk] = []
         chunks.reserveCapacity(asset.chunks.count)
-        for (index, chunk) in asset.chunks.enumerated() {
+        // Empty content has no chunks, but a sealed asset needs one for the cloud to know it
+        // for sealed (and not check it against a SHA-256): a marker chunk stands in.
+        let plainChunks = asset.chunks.isEmpty ? [CloudAsset.Chunk(data: Data(), encoding: Self.emptyMarker, size: 0, crc32: 0)] : asset.chunks
+        for (index, chunk) in plainChunks.enumerated() {
             var plaintext = Data(capacity: chunk.data.count + 9)
             plaintext.append(UInt8(truncatingIfNeeded: chunk.encoding))
             withUnsafeBytes(of: chunk.size.bigEndian) { plaintext.append(contentsOf: $0) }
             plaintext.append(chunk.data)
             let box = try ChaChaPoly.seal(
                 plaintext, using: contentKey, nonce: try nonce(index),
-                authenticating: chunkData(name: name, index: index, count: asset.chunks.count))
+                authenticating: chunkData(name: name, index: index, count: plainChunks.count))
             let sealed = box.combined
             chunks.append(
                 CloudAsset.Chunk(
@@ -71,6 +76,7 @@ enum AssetSealing {
             let encoding = Int(plaintext[start])
             let chunkSize = plaintext[(start + 1)..<(start + 9)].reduce(Int64(0)) { $0 << 8 | Int64($1) }
             let data = Data(plaintext[(start + 9)...])
+            if encoding == Self.emptyMarker && sealed.chunks.count == 1 && data.isEmpty { break }
             chunks.append(
                 CloudAsset.Chunk(data: data, encoding: encoding, size: chunkSize, crc32: CloudAsset.checksum(ofChunk: index, data: data)))
         }

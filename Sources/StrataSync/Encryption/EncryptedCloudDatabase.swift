@@ -140,6 +140,8 @@ struct EncryptedCloudDatabase: CloudDatabase {
             } catch CloudError.assetNotFound {
                 continue
             }
+            // Unsealed content under a keyed name is not what this device uploaded.
+            guard sealed.isSealed || sealed.chunks.isEmpty else { throw EncryptionError.tamperedAsset(hash) }
             return try AssetSealing.open(sealed, hash: hash, with: key)
         }
         throw CloudError.assetNotFound(hash)

@@ -72,7 +72,7 @@ extension SyncEngine {
     /// file database keeps them in a file beside it, and an in-memory database in the process
     /// keychain of its container.
     static func defaultKeyStorage(for location: DatabaseLocation, container: any CloudContainer) -> KeyStorage {
-        if let mock = container as? MockCloudContainer {
+        if let mock = container.innermostContainer as? MockCloudContainer {
             return .processKeychain(named: "\(container.identifier)#\(mock.cloud.instanceID)")
         }
         if let path = location.path { return .file(atPath: path + ".strata-keys") }

@@ -130,8 +130,11 @@ import Testing
                 }
             }
         }
+        // The keys first: their own requests are not the rows'.
+        try await a.engine.prepareEncryption()
+        let before = cloud.modifyRequestSizes.count
         try await a.engine.sendChanges()
-        #expect(cloud.modifyRequestSizes == [6, 6, 6])
+        #expect(Array(cloud.modifyRequestSizes.dropFirst(before)) == [6, 6, 6])
         #expect(try await a.pending() == 0)
     }
 
@@ -142,8 +145,10 @@ import Testing
             try db.execute(sql: "INSERT INTO games (id) VALUES ('g')")
             for row in 0..<14 { try db.execute(sql: "INSERT INTO players (id, gameID) VALUES (?, 'g')", arguments: ["p\(row)"]) }
         }
+        try await a.engine.prepareEncryption()
+        let before = cloud.modifyRequestSizes.count
         try await a.engine.sendChanges()
-        #expect(cloud.modifyRequestSizes == [10, 5])
+        #expect(Array(cloud.modifyRequestSizes.dropFirst(before)) == [10, 5])
         #expect(try await a.pending() == 0)
     }
 }

@@ -27,14 +27,18 @@ import Testing
                 arguments: [large, small, large])
         }
         try await engineA.syncChanges()
-        let records = cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice"))
+        var records: [CloudRecord] = []
+        for record in cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice")) {
+            records.append(try await engineA.openCloudRecord(record))
+        }
         let big = try #require(records.first { $0.id.name == "big:photos" })
         guard case .asset(let reference)? = big.fields["bytes"] else {
             Issue.record("the large value was sent inline")
             return
         }
         #expect(reference.size == Int64(large.count))
-        #expect(cloud.uploadCount(ofAsset: reference.hash) == 1)
+        let name = try await engineA.cloudAssetName(ofContent: reference.hash, in: CloudZoneID(name: "strata.default", owner: "alice"))
+        #expect(cloud.uploadCount(ofAsset: name) == 1)
         #expect(records.first { $0.id.name == "tiny:photos" }?.fields["bytes"] == .bytes(small))
 
         try await engineB.syncChanges()

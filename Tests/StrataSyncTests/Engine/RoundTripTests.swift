@@ -69,7 +69,7 @@ import Testing
         let a = try await SyncTestDevice("a", cloud: cloud)
         try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
         try await a.engine.sendChanges()
-        let record = try #require(cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice")).first)
+        let record = try #require(try await a.cloudRecords(cloud).first)
         #expect(record.fields["titleLength"] == nil)
         #expect(record.fields["title"] == .text("Poker"))
         #expect(record.fieldVersions["title"] != nil)

@@ -62,13 +62,16 @@ import Testing
         let zone = CloudZoneID(name: "strata.default", owner: "alice")
         let database = cloud.container(user: "alice").privateDatabase
         try await database.saveZones([zone])
+        // Written by another client that holds the keys (sealed as an engine seals).
         _ = try await database.modifyRecords(
             saving: [
-                CloudRecord(
-                    id: CloudRecordID(name: "bad:games", zone: zone), type: "games", fields: ["title": .text("x"), "score": .text("lots")]),
-                CloudRecord(
-                    id: CloudRecordID(name: "good:games", zone: zone), type: "games",
-                    fields: ["title": .text("fine"), "score": .integer(2)]),
+                try await a.engine.sealForCloud(
+                    CloudRecord(
+                        id: CloudRecordID(name: "bad:games", zone: zone), type: "games", fields: ["title": .text("x"), "score": .text("lots")])),
+                try await a.engine.sealForCloud(
+                    CloudRecord(
+                        id: CloudRecordID(name: "good:games", zone: zone), type: "games",
+                        fields: ["title": .text("fine"), "score": .integer(2)])),
             ],
             deleting: [])
         try await a.engine.fetchChanges()

@@ -43,13 +43,16 @@ import Testing
             }
         }
         try await database.write { db in try db.execute(sql: "UPDATE folders SET name = 'Archive' WHERE id = 'f'") }
+        try await engine.prepareEncryption()
+        let keyRecords = cloud.modifyRequestSizes.reduce(0, +)
         try await engine.sendChanges()
         #expect(try await engine.pendingCount() == 0)
         let records = cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice"))
         #expect(records.count == notes + 1)
-        #expect(records.first { $0.id.name == "f:folders" }?.fields["name"] == .text("Archive"))
+        let folder = try #require(records.first { $0.id.name == "f:folders" })
+        #expect(try await engine.openCloudRecord(folder).fields["name"] == .text("Archive"))
         // Each record goes once: no request was spent on refusals.
-        let sent = cloud.modifyRequestSizes.reduce(0, +)
+        let sent = cloud.modifyRequestSizes.reduce(0, +) - keyRecords
         #expect(sent == notes + 1, "\(cloud.modifyRequestSizes)")
     }
 

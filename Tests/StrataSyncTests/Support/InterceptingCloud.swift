@@ -4,7 +4,7 @@ import StrataSync
 /// A container over another (a `MockCloud`'s) whose private database's modify requests pass
 /// through `modify` first (and its zone fetches through `fetchZone`, when given): a test
 /// answers them itself, delays them or blocks them.
-struct InterceptingContainer: CloudContainer {
+struct InterceptingContainer: CloudContainerWrapping {
     typealias Modify =
         @Sendable (
             _ saving: [CloudRecord], _ deleting: [CloudRecordID], _ next: any CloudDatabase
@@ -18,6 +18,7 @@ struct InterceptingContainer: CloudContainer {
     let modify: Modify
     var fetchZone: FetchZone? = nil
 
+    var wrappedContainer: any CloudContainer { base }
     var identifier: String { base.identifier }
     func accountStatus() async throws -> CloudAccountStatus { try await base.accountStatus() }
     func currentUser() async throws -> String { try await base.currentUser() }
@@ -40,14 +41,21 @@ struct InterceptingDatabase: CloudDatabase {
     func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
         try await base.fetchRecords(ids)
     }
+    /// The engine's key zone (end-to-end encryption's keys) passes straight through: tests
+    /// intercept the synced records' requests, not the keyring's.
+    static let keyZone = "strata.keys"
+
     func modifyRecords(saving: [CloudRecord], deleting: [CloudRecordID]) async throws -> CloudModifyResult {
-        try await modify(saving, deleting, base)
+        if (saving.map(\.id.zone) + deleting.map(\.zone)).allSatisfy({ $0.name == Self.keyZone }) {
+            return try await base.modifyRecords(saving: saving, deleting: deleting)
+        }
+        return try await modify(saving, deleting, base)
     }
     func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {
         try await base.fetchDatabaseChanges(since: token)
     }
     func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
-        guard let fetchZone else { return try await base.fetchZoneChanges(zone, since: token, limit: limit) }
+        guard let fetchZone, zone.name != Self.keyZone else { return try await base.fetchZoneChanges(zone, since: token, limit: limit) }
         return try await fetchZone(zone, token, limit, base)
     }
     func missingAssets(_ hashes: [String]) async throws -> Set<String> { try await base.missingAssets(hashes) }
