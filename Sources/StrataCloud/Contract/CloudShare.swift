@@ -94,7 +94,8 @@ public struct CloudShare: Sendable, Hashable, Codable {
     public var owner: String { rootRecordID.zone.owner }
 
     /// What the owner hands to others to accept the share:
-    /// `strata-share://<owner>/<zone>/<record>`, each part percent-encoded.
+    /// `strata-share://<owner>/<zone>/<record>`, each part percent-encoded. A sync engine may
+    /// add a fragment (`#…`) of its own; clouds ignore it, and engines never send it.
     public var url: String {
         let parts = [rootRecordID.zone.owner, rootRecordID.zone.name, rootRecordID.name].map(Self.encode)
         return "strata-share://" + parts.joined(separator: "/")
@@ -104,7 +105,9 @@ public struct CloudShare: Sendable, Hashable, Codable {
     public static func rootRecordID(fromURL url: String) -> CloudRecordID? {
         let prefix = "strata-share://"
         guard url.hasPrefix(prefix) else { return nil }
-        let parts = url.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
+        // A fragment is the sharer's business (a sync engine's link key): never the cloud's.
+        let address = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let parts = address.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
             .map { $0.removingPercentEncoding }
         guard parts.count == 3, let owner = parts[0], let zone = parts[1], let name = parts[2],
             !owner.isEmpty, !zone.isEmpty, !name.isEmpty

@@ -17,9 +17,13 @@ struct EncryptedCloudContainer: CloudContainer {
     func publishPublicKey(_ key: Data) async throws { try await base.publishPublicKey(key) }
     func publicKeys(of users: [String]) async throws -> [String: Data] { try await base.publicKeys(of: users) }
 
+    /// Accepts the share at the URL's address; its link key, if any, stays on this device.
     func acceptShare(url: String) async throws -> CloudShare {
-        let share = try await base.acceptShare(url: url)
-        try await keyring.ingest(share)
+        let (address, link) = LinkKey.split(url)
+        // Known to the directory before the owner's next save, which seals the keys to it.
+        _ = try await keyring.identity(of: try await base.currentUser())
+        let share = try await base.acceptShare(url: address)
+        try await keyring.ingest(share, link: link)
         return share
     }
 }

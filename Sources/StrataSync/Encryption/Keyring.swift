@@ -26,7 +26,9 @@ final class Keyring: Sendable {
     static let identityName = "identity"
     static let recordType = "strata.key"
 
-    let storage: KeyStorage
+    /// Where the keys live, once the signed-in user is known (a keychain is one user's).
+    private let storageOfUser: @Sendable (String) -> KeyStorage
+    private let resolvedStorage = Mutex<KeyStorage?>(nil)
     let container: any CloudContainer
     let recoveryPassphrase: String?
     let logger: Logger
@@ -38,8 +40,10 @@ final class Keyring: Sendable {
     /// The roots of shares this device knows in a zone (from the metadatabase).
     let shareRoots = Mutex<(@Sendable (CloudZoneID) async throws -> [CloudRecordID])?>(nil)
 
-    init(storage: KeyStorage, container: any CloudContainer, recoveryPassphrase: String?, logger: Logger) {
-        self.storage = storage
+    init(
+        storage: @escaping @Sendable (String) -> KeyStorage, container: any CloudContainer, recoveryPassphrase: String?, logger: Logger
+    ) {
+        storageOfUser = storage
         self.container = container
         self.recoveryPassphrase = recoveryPassphrase
         self.logger = logger
@@ -73,11 +77,12 @@ final class Keyring: Sendable {
         }
     }
 
-    /// Takes the keys `share` carries for the current user.
-    func ingest(_ share: CloudShare) async throws {
+    /// Takes the keys `share` carries for the current user (and, with the link key of a share
+    /// URL, those it carries for whoever holds the link).
+    func ingest(_ share: CloudShare, link: LinkKey? = nil) async throws {
         try await work.run {
             let user = try await self.container.currentUser()
-            try await self.ingest(share, user: user)
+            try await self.ingest(share, user: user, link: link)
         }
     }
 
@@ -306,11 +311,21 @@ final class Keyring: Sendable {
         try await ingest(share, user: user)
     }
 
-    private func ingest(_ share: CloudShare, user: String) async throws {
+    private func ingest(_ share: CloudShare, user: String, link: LinkKey? = nil) async throws {
         let zone = share.rootRecordID.zone
         guard zone.owner != user, !share.wrappedKeys.isEmpty else { return }
         let identity = try await resolveIdentityIfNeeded(user: user)
         var found: [ZoneKey] = []
+        if let link {
+            for (name, sealed) in share.wrappedKeys {
+                guard let (version, recipient, retiredAt) = Self.shareEntry(name), recipient.isEmpty,
+                    let raw = try? ChaChaPoly.open(
+                        ChaChaPoly.SealedBox(combined: sealed), using: link.secret,
+                        authenticating: Data(Self.linkContext(share.rootRecordID, version: version).utf8))
+                else { continue }
+                found.append(ZoneKey(version: version, key: SymmetricKey(data: raw), retiredAt: retiredAt))
+            }
+        }
         for (name, sealed) in share.wrappedKeys {
             guard let (version, recipient, retiredAt) = Self.shareEntry(name), recipient == user,
                 let raw = KeyWrapping.open(sealed, with: identity, context: Self.zoneKeyContext(zone, version: version, recipient: user))
@@ -324,7 +339,7 @@ final class Keyring: Sendable {
 
     /// A share's entry name: `<version>:<recipient>` or `<version>:<recipient>:<retiredAt>`.
     static func shareEntry(_ name: String) -> (Int, String, HybridTimestamp?)? {
-        let parts = name.split(separator: ":", maxSplits: 2).map(String.init)
+        let parts = name.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
         guard parts.count >= 2, let version = Int(parts[0]) else { return nil }
         return (version, parts[1], parts.count == 3 ? HybridTimestamp(parts[2]) : nil)
     }
@@ -339,6 +354,18 @@ final class Keyring: Sendable {
             .map(\.user)
         var sealed = share
         sealed.wrappedKeys = [:]
+        // Every version for whoever holds the URL's link key (derived from the current version,
+        // so someone removed before a rotation cannot open what is sealed after it).
+        if let current = keys.last {
+            let secret = Self.linkSecret(current, root: share.rootRecordID)
+            for key in keys {
+                let name = "\(key.version):" + (key.retiredAt.map { ":\($0)" } ?? "")
+                sealed.wrappedKeys[name] =
+                    try ChaChaPoly.seal(
+                        key.rawBytes, using: secret, authenticating: Data(Self.linkContext(share.rootRecordID, version: key.version).utf8)
+                    ).combined
+            }
+        }
         guard !readers.isEmpty else { return sealed }
         let published = try await container.publicKeys(of: readers)
         for reader in readers {
@@ -353,6 +380,22 @@ final class Keyring: Sendable {
             }
         }
         return sealed
+    }
+
+    /// The link key of a share's URL: derived from the zone's current key and the root.
+    func linkKey(for root: CloudRecordID) async throws -> LinkKey {
+        let key = try await currentKey(for: root.zone)
+        return LinkKey(version: key.version, secret: Self.linkSecret(key, root: root))
+    }
+
+    static func linkSecret(_ key: ZoneKey, root: CloudRecordID) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: key.key, salt: Data("strata.link.1".utf8),
+            info: Data("\(root.zone.owner)|\(root.zone.name)|\(root.name)".utf8), outputByteCount: 32)
+    }
+
+    static func linkContext(_ root: CloudRecordID, version: Int) -> String {
+        "strata.link-key.1|\(root.zone.owner)|\(root.zone.name)|\(root.name)|\(version)"
     }
 
     /// Adds the zone's next key version and retires the current one at `now`: what is sealed
@@ -538,8 +581,16 @@ final class Keyring: Sendable {
 
     // MARK: The vault
 
+    private func storage() async throws -> KeyStorage {
+        if let storage = resolvedStorage.withLock({ $0 }) { return storage }
+        let storage = storageOfUser(try await container.currentUser())
+        resolvedStorage.withLock { $0 = storage }
+        return storage
+    }
+
     private func loadedVault() async throws -> KeyVault {
         if let vault = vault.withLock({ $0 }) { return vault }
+        let storage = try await storage()
         let loaded = try await storage.load().map { try KeyVault.decode($0, from: storage) } ?? KeyVault()
         return vault.withLock { current in
             if let current { return current }
@@ -551,6 +602,7 @@ final class Keyring: Sendable {
     /// Changes the vault and saves it. Reloads first: another engine of the process (or a
     /// synced keychain) may have added keys since.
     private func updateVault(_ change: @Sendable (inout KeyVault) -> Void) async throws {
+        let storage = try await storage()
         var latest = try await storage.load().map { try KeyVault.decode($0, from: storage) } ?? KeyVault()
         if let held = vault.withLock({ $0 }) { latest.merge(held) }
         change(&latest)

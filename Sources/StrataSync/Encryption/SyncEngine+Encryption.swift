@@ -42,7 +42,7 @@ extension SyncEngine {
         try await work.run {
             let user = try await self.availableUser()
             let zone = self.defaultZone(for: user)
-            let zones = try await self.database.read { db in
+            let zones = try await self.database.write { db in
                 try db.fetchAll(
                     sql: "SELECT DISTINCT zoneName FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE ownerName = ?",
                     arguments: [user]
@@ -67,16 +67,16 @@ extension SyncEngine {
     }
 
     /// Where an engine keeps its keys unless told: a mock cloud simulates a platform keychain
-    /// that syncs among the user's devices (one per cloud, whatever identifier many mock clouds
-    /// share), so previews and tests with several devices need no enrollment; a live cloud's
+    /// that syncs among the user's devices (one per cloud and user, whatever identifier many
+    /// mock clouds share), so previews and tests with several devices need no enrollment; a live cloud's
     /// file database keeps them in a file beside it, and an in-memory database in the process
     /// keychain of its container.
-    static func defaultKeyStorage(for location: DatabaseLocation, container: any CloudContainer) -> KeyStorage {
+    static func defaultKeyStorage(for location: DatabaseLocation, container: any CloudContainer, user: String) -> KeyStorage {
         if let mock = container.innermostContainer as? MockCloudContainer {
-            return .processKeychain(named: "\(container.identifier)#\(mock.cloud.instanceID)")
+            return .processKeychain(named: "\(container.identifier)#\(mock.cloud.instanceID)#\(user)")
         }
         if let path = location.path { return .file(atPath: path + ".strata-keys") }
-        return .processKeychain(named: container.identifier)
+        return .processKeychain(named: "\(container.identifier)#\(user)")
     }
 
     func requireKeyring() throws -> Keyring {
@@ -100,9 +100,38 @@ extension SyncEngine {
         }
     }
 
+    /// Seals the zone keys into this user's shares for readers who had no public key when the
+    /// share was last saved and have one now (they accepted, or their engine ran): one
+    /// directory lookup while any reader waits, nothing otherwise.
+    func sealKeysForNewReaders(user: String) async throws {
+        guard keyring != nil else { return }
+        // The writer: the metadatabase is attached there.
+        let stored = try await database.write { db in
+            try db.fetchAll(
+                sql: """
+                    SELECT recordType, recordPrimaryKey, share FROM \(MetadatabaseTable.metadata.qualifiedName)
+                    WHERE ownerName = ? AND share IS NOT NULL
+                    """,
+                arguments: [user]
+            ) { row -> (SyncMetadata.ID, CloudShare) in
+                (SyncMetadata.ID(recordType: try row[0], recordPrimaryKey: try row[1]), try SyncJSON.decode(CloudShare.self, from: try row[2]))
+            }
+        }
+        let waiting = stored.filter { !Self.readersWithoutKeys(of: $0.1).isEmpty }
+        guard !waiting.isEmpty else { return }
+        let readers = Set(waiting.flatMap { Self.readersWithoutKeys(of: $0.1) })
+        let published = Set(try await container.publicKeys(of: Array(readers).sorted()).keys)
+        for (id, share) in waiting where !Self.readersWithoutKeys(of: share).isDisjoint(with: published) {
+            let current = try await cloud.privateDatabase.fetchShare(rootRecordID: share.rootRecordID)
+            let saved = try await cloud.privateDatabase.saveShare(current)
+            try await storeShare(saved, of: id, permission: nil)
+            logger.info("sealed the keys of the share of \(id) for participants who published a key since")
+        }
+    }
+
     /// The roots of the shares this device knows in `zone`.
     static func shareRoots(in zone: CloudZoneID, database: any DatabaseWriter) async throws -> [CloudRecordID] {
-        try await database.read { db in
+        try await database.write { db in
             try db.fetchAll(
                 sql: """
                     SELECT recordName FROM \(MetadatabaseTable.metadata.qualifiedName)

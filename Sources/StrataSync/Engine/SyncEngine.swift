@@ -105,7 +105,10 @@ public final class SyncEngine: Sendable, Observable {
             keyring = nil
             cloud = container
         case .endToEnd(let keys, let passphrase):
-            let storage = keys ?? Self.defaultKeyStorage(for: database.location, container: container)
+            let location = database.location
+            let storage: @Sendable (String) -> KeyStorage = { user in
+                keys ?? Self.defaultKeyStorage(for: location, container: container, user: user)
+            }
             let keyring = Keyring(storage: storage, container: container, recoveryPassphrase: passphrase, logger: logger)
             self.keyring = keyring
             cloud = EncryptedCloudContainer(base: container, keyring: keyring)

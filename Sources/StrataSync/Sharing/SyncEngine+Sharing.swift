@@ -49,7 +49,7 @@ extension SyncEngine {
         let saved = try await cloud.privateDatabase.saveShare(share)
         try await storeShare(saved, of: id, permission: nil)
         logger.info("shared \(id) with \(saved.participants.count - 1) participant(s)")
-        return SharedRecord(share: saved)
+        return SharedRecord(share: saved, linkKey: try await keyring?.linkKey(for: metadata.recordID).text)
     }
 
     /// Ends the share of a root record, for every participant; the record stays.

@@ -41,6 +41,7 @@ extension SyncEngine {
         let user = try await availableUser()
         try await fetchDatabase(.private, user: user)
         try await fetchDatabase(.shared, user: user)
+        try await sealKeysForNewReaders(user: user)
     }
 
     /// Fetches the zones of one database that changed since its token: the user's own zones
