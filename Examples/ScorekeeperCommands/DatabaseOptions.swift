@@ -31,6 +31,13 @@ struct DatabaseOptions: ParsableArguments {
         help: ArgumentHelp("How long a sync with --cloud may take before the command goes on without it.", valueName: "seconds"))
     var syncTimeout: Double = 10
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Keep this device's end-to-end encryption keys in this file (mode 0600; default: beside --database, <database>.strata-keys). Processes given one file share keys, as a user's devices whose keychain syncs do; a device without the keys must be enrolled.",
+            valueName: "path"))
+    var keys: String?
+
     var isPreview: Bool { database == nil }
 
     func validate() throws {
@@ -90,7 +97,7 @@ struct DatabaseOptions: ParsableArguments {
             if isPreview {
                 try $0.bootstrapSyncEngine()
             } else if let container = cloudContainer() {
-                try $0.bootstrapSyncEngine(container: container)
+                try $0.bootstrapSyncEngine(container: container, keys: keys)
             }
         }
     }

@@ -4,23 +4,30 @@ import Strata
 /// Scorekeeper's sync engine for the current context: in preview, its games and players sync
 /// through an in-memory mock cloud (``previewSyncSummary()`` shows it); live, through
 /// `container` (the `strata-cloud` service, with `--cloud`).
-public func appSyncEngine(for database: any DatabaseWriter, container: (any CloudContainer)? = nil) throws -> SyncEngine {
+///
+/// `keys` is the file this device keeps its encryption keys in (by default a file beside the
+/// database); processes given one file share keys, as devices whose keychain syncs do.
+public func appSyncEngine(for database: any DatabaseWriter, container: (any CloudContainer)? = nil, keys: String? = nil) throws
+    -> SyncEngine
+{
     // Warnings and errors only: the commands print their own output, and the engine's
     // per-sync event tables would drown it.
     var logger = Logger(label: "scorekeeper.sync")
     logger.logLevel = .warning
-    return try SyncEngine.contextual(for: database, tables: [Game.self, Player.self], container: container, logger: logger)
+    return try SyncEngine.contextual(
+        for: database, tables: [Game.self, Player.self], container: container,
+        encryption: .endToEnd(keys: keys.map { KeyStorage.file(atPath: $0) }), logger: logger)
 }
 
 extension DependencyValues {
     /// Sets ``Dependencies/DependencyValues/defaultSyncEngine`` over ``defaultDatabase``: call
     /// it after ``bootstrapDatabase(path:)``; live, give the cloud's `container`.
-    public mutating func bootstrapSyncEngine(container: (any CloudContainer)? = nil) throws {
+    public mutating func bootstrapSyncEngine(container: (any CloudContainer)? = nil, keys: String? = nil) throws {
         let values = self
         defaultSyncEngine = try withDependencies {
             $0 = values
         } operation: {
-            try appSyncEngine(for: values.defaultDatabase, container: container)
+            try appSyncEngine(for: values.defaultDatabase, container: container, keys: keys)
         }
     }
 }

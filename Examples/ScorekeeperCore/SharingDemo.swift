@@ -21,12 +21,14 @@ public struct SharingDemo: Sendable {
         let shared = try await world.share(game, permission: readOnly ? .readOnly : .readWrite)
         return [
             "── \(Self.owner) shares \(game) with \(Self.participant), \(readOnly ? "read-only" : "read-write")",
-            "Share URL: \(shared.url)",
+            // The share's address: the link key in `shared.url` is this run's, and each run of the
+            // demo makes its keys anew (the output stays the same on every run).
+            "Share URL: \(shared.share.url)",
             "",
             "── \(Self.owner)'s games",
             try world.games(of: world.owner),
             "",
-            "Next: scorekeeper accept \"\(shared.url)\"",
+            "Next: scorekeeper accept \"\(shared.share.url)\"",
         ].joined(separator: "\n") + "\n"
     }
 
@@ -38,7 +40,7 @@ public struct SharingDemo: Sendable {
         let title = try url.map { try world.gameTitle(fromShareURL: $0) } ?? game
         var output: [String] = []
         let shared = try await world.share(title, permission: .readOnly)
-        output += ["── \(Self.owner) shares \(title) with \(Self.participant), read-only", "Share URL: \(shared.url)", ""]
+        output += ["── \(Self.owner) shares \(title) with \(Self.participant), read-only", "Share URL: \(shared.share.url)", ""]
 
         try await world.participant.engine.acceptShare(url: shared.url)
         output += [

@@ -54,12 +54,14 @@ extension SyncEngine {
     ///   drives ``sendChanges()``, ``fetchChanges()`` and ``syncChanges()``.
     ///
     /// `logger` receives the engine's events; a command-line program that prints its own
-    /// output may want it at `.warning` or above.
+    /// output may want it at `.warning` or above. `encryption` says how the engine seals what
+    /// it sends (end to end by default; see `Documentation/Encryption.md`).
     public static func contextual(
         for database: any DatabaseWriter,
         tables: [any TableRecord.Type],
         container: (any CloudContainer)? = nil,
         user: String = "preview-user",
+        encryption: SyncEncryption = .endToEnd,
         logger: Logger = Logger(label: "strata.sync")
     ) throws -> SyncEngine {
         @Dependency(\.context) var context
@@ -68,16 +70,19 @@ extension SyncEngine {
         switch context {
         case .live:
             guard let container else { throw SyncEngineError.noContainer }
-            return try SyncEngine(for: database, tableNames: names, container: container, logger: logger)
+            return try SyncEngine(
+                for: database, tableNames: names, container: container, configuration: SyncEngineConfiguration(encryption: encryption),
+                logger: logger)
         case .preview:
             let schedule = SyncSchedule(clock: clock, sendDelay: .seconds(1), pollInterval: .seconds(1))
             return try SyncEngine(
                 for: database, tableNames: names, container: container ?? MockCloud().container(user: user),
-                configuration: SyncEngineConfiguration(schedule: schedule, sendsBeforeSharing: true), logger: logger)
+                configuration: SyncEngineConfiguration(schedule: schedule, sendsBeforeSharing: true, encryption: encryption),
+                logger: logger)
         case .test:
             return try SyncEngine(
                 for: database, tableNames: names, container: container ?? MockCloud().container(user: user),
-                configuration: SyncEngineConfiguration(schedule: nil), logger: logger, startImmediately: false)
+                configuration: SyncEngineConfiguration(schedule: nil, encryption: encryption), logger: logger, startImmediately: false)
         }
     }
 }

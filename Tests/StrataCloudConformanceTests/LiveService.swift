@@ -17,6 +17,8 @@ final class LiveService: Sendable {
     let client: PostgresClient
     let service: CloudService
     let baseURL: URL
+    /// One container identifier per service (see `ServiceHarness.identifier`).
+    let identifier = "strata.cloud.live.\(UUID().uuidString.prefix(8))"
     let group: ServiceGroup
     let running: Task<Void, any Error>
     private let runner: Task<Void, Never>
@@ -86,7 +88,7 @@ final class LiveService: Sendable {
     func container(user: String) -> CloudServiceContainer {
         CloudServiceContainer(
             baseURL: baseURL, token: { try await CloudServiceTokens.issue(user: user, key: Self.key) },
-            identifier: "strata.cloud.live", reconnection: .init(initialDelay: .milliseconds(20)))
+            identifier: identifier, reconnection: .init(initialDelay: .milliseconds(20)))
     }
 
     func stop() async throws {

@@ -43,6 +43,8 @@ final class TestCloud: Sendable {
     @TaskLocal static var current: TestCloud = TestCloud(mock: MockCloud())
 
     let mock: MockCloud?
+    /// One container identifier per cloud (see `ServiceHarness.identifier`).
+    let identifier = "strata.cloud.conformance.\(UUID().uuidString.prefix(8))"
     let store: CloudStore?
     /// The service in front of the store, and where it listens, for the `service` kind.
     let service: (group: ServiceGroup, running: Task<Void, any Error>, baseURL: URL)?
@@ -105,10 +107,10 @@ final class TestCloud: Sendable {
             return CloudServiceContainer(
                 baseURL: service.baseURL,
                 token: { try await CloudServiceTokens.issue(user: user, key: Self.serviceKey) },
-                identifier: "strata.cloud.conformance",
+                identifier: identifier,
                 reconnection: .init(initialDelay: .milliseconds(20)))
         }
-        if let store { return store.container(for: user) }
+        if let store { return store.container(for: user, identifier: identifier) }
         return mock?.container(user: user) ?? MockCloud().container(user: user)
     }
 

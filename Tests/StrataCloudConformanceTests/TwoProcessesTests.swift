@@ -65,12 +65,18 @@ struct TwoProcessesTests {
             let port = try #require(line.split(separator: " ").last.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) })
             urls.append("http://127.0.0.1:\(port)")
         }
+        // One key file for both processes: Blob's two devices share keys, as a keychain that
+        // syncs would have them (enrollment has tests of its own).
+        let keys = directory.appendingPathComponent("blob.strata-keys").path
         let token = try await ChildProcess(server, ["token", "--user", "blob", "--jwt-key", Self.key]).finish()
             .trimmingCharacters(in: .whitespacesAndNewlines)
         func run(_ arguments: [String], file: String, instance: Int) async throws -> String {
             try await ChildProcess(
                 scorekeeper,
-                arguments + ["--database", directory.appendingPathComponent(file).path, "--cloud", urls[instance], "--token", token]
+                arguments + [
+                    "--database", directory.appendingPathComponent(file).path, "--cloud", urls[instance], "--token", token, "--keys",
+                    keys,
+                ]
             ).finish()
         }
 
@@ -80,6 +86,7 @@ struct TwoProcessesTests {
             scorekeeper,
             [
                 "watch", "--database", directory.appendingPathComponent("laptop.sqlite").path, "--cloud", urls[1], "--token", token,
+                "--keys", keys,
             ])
         children.add(watch)
         try await watch.read(until: "Blob (0)")

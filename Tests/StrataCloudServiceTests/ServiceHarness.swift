@@ -22,6 +22,10 @@ final class ServiceHarness: Sendable {
     let service: CloudService
     let port: Int
     let baseURL: URL
+    /// One container identifier per harness: engines of an in-memory database keep their keys
+    /// in the process keychain of their container identifier and user, so tests running at the
+    /// same time on other clouds must not share one.
+    let identifier = "\(ServiceHarness.identifier).\(UUID().uuidString.prefix(8))"
     let registry: PrometheusCollectorRegistry
     private let group: ServiceGroup
     private let running: Task<Void, any Error>
@@ -106,12 +110,12 @@ final class ServiceHarness: Sendable {
         user: String, reconnection: CloudServiceContainer.Reconnection = .init(initialDelay: .milliseconds(20))
     ) async throws -> CloudServiceContainer {
         let token = try await token(user: user)
-        return CloudServiceContainer(baseURL: baseURL, token: token, identifier: Self.identifier, reconnection: reconnection)
+        return CloudServiceContainer(baseURL: baseURL, token: token, identifier: identifier, reconnection: reconnection)
     }
 
     /// A client container sending `token` as is.
     func container(token: String) -> CloudServiceContainer {
-        CloudServiceContainer(baseURL: baseURL, token: token, identifier: Self.identifier)
+        CloudServiceContainer(baseURL: baseURL, token: token, identifier: identifier)
     }
 
     /// A raw request, for what a client container never sends.
