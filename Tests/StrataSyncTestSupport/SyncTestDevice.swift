@@ -70,13 +70,14 @@ package struct SyncTestDevice: Sendable {
         _ id: String, container: any CloudContainer, time: ManualWallClock? = ManualWallClock(),
         schema: String = SyncTestDevice.schemaSQL, tables: [String] = SyncTestDevice.tableNames,
         batchSize: Int = 400, fetchPageSize: Int = 200, blobAssetThreshold: Int = 256 * 1024,
-        schedule: SyncSchedule? = nil, logger: Logger = Logger(label: "strata.sync"), database: DatabaseQueue? = nil
+        schedule: SyncSchedule? = nil, logger: Logger = Logger(label: "strata.sync"), database: DatabaseQueue? = nil,
+        encryption: SyncEncryption = .endToEnd
     ) async throws {
         let database = try database ?? DatabaseQueue()
         if !schema.isEmpty { try await database.write { db in try db.execute(sql: schema) } }
         var configuration = SyncEngineConfiguration(
             deviceID: id, batchSize: batchSize, fetchPageSize: fetchPageSize, schedule: schedule,
-            blobAssetThreshold: blobAssetThreshold)
+            blobAssetThreshold: blobAssetThreshold, encryption: encryption)
         if let time { configuration.physicalTime = time.read }
         // Creating an engine writes to the database synchronously: on a thread of its own, never
         // a cooperative one.
@@ -95,12 +96,13 @@ package struct SyncTestDevice: Sendable {
         _ id: String, cloud: MockCloud, user: String = "alice", time: ManualWallClock? = ManualWallClock(),
         schema: String = SyncTestDevice.schemaSQL, tables: [String] = SyncTestDevice.tableNames,
         batchSize: Int = 400, fetchPageSize: Int = 200, blobAssetThreshold: Int = 256 * 1024,
-        schedule: SyncSchedule? = nil, logger: Logger = Logger(label: "strata.sync"), database: DatabaseQueue? = nil
+        schedule: SyncSchedule? = nil, logger: Logger = Logger(label: "strata.sync"), database: DatabaseQueue? = nil,
+        encryption: SyncEncryption = .endToEnd
     ) async throws {
         try await self.init(
             id, container: cloud.container(user: user), time: time, schema: schema, tables: tables, batchSize: batchSize,
             fetchPageSize: fetchPageSize, blobAssetThreshold: blobAssetThreshold, schedule: schedule, logger: logger,
-            database: database)
+            database: database, encryption: encryption)
     }
 
     /// Moves the clock (a manual one) a second forward, then runs `sql` in one transaction.

@@ -86,6 +86,12 @@ final class Keyring: Sendable {
         }
     }
 
+    /// Makes the next seal in each zone check the cloud for a newer key version first: a
+    /// send begins with it, so a key another device rotated is not used after the rotation.
+    func recheckCurrentKeys() {
+        checkedZones.withLock { $0.removeAll() }
+    }
+
     // MARK: Identity
 
     /// The user's private key, creating the user's identity when they have none anywhere.

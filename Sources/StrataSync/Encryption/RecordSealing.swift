@@ -14,6 +14,11 @@ import StrataCloud
 /// ChaCha20-Poly1305 with a random 96-bit nonce per seal (swift-crypto); a zone key seals far
 /// fewer than the 2^32 messages after which random nonces must not be trusted.
 enum RecordSealing {
+    /// How much newer than its key's retirement a record's edits may be: devices' clocks
+    /// disagree by seconds, and a device may seal with the old key during the send it had
+    /// started when another device rotated. Five minutes, in milliseconds.
+    static let retirementGrace: Int64 = 5 * 60 * 1000
+
     /// The one field a sealed record carries.
     static let fieldName = "strata.sealed"
     /// The envelope's first bytes: format 1.
@@ -60,7 +65,9 @@ enum RecordSealing {
         guard let text = String(data: plaintext, encoding: .utf8), let fields = FastJSON.fields(from: text) else {
             throw EncryptionError.tamperedRecord(record.id)
         }
-        if let retiredAt = key.retiredAt, record.fieldVersions.values.contains(where: { $0 > retiredAt }) {
+        if let retiredAt = key.retiredAt,
+            record.fieldVersions.values.contains(where: { $0.milliseconds > retiredAt.milliseconds + retirementGrace })
+        {
             throw EncryptionError.retiredKey(record.id, version: key.version)
         }
         var opened = record

@@ -57,6 +57,8 @@ extension SyncEngine {
         let schema = self.schema
         let node = deviceID
         try await drainChangeLog(into: zone)
+        // Another device may have rotated a key since the last send.
+        keyring?.recheckCurrentKeys()
         try await leaveDeletedShares(user: user)
         let cloud = self.cloud.privateDatabase
         let zoneKey = EngineState.zoneCreated(zone)
