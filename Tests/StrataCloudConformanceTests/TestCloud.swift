@@ -46,6 +46,9 @@ final class TestCloud: Sendable {
     /// One container identifier per cloud (see `ServiceHarness.identifier`).
     let identifier = "strata.cloud.conformance.\(UUID().uuidString.prefix(8))"
     let store: CloudStore?
+    /// The PostgreSQL database behind the store (and the service), for tests that read or
+    /// damage it as the operator could.
+    let databaseName: String?
     /// The service in front of the store, and where it listens, for the `service` kind.
     let service: (group: ServiceGroup, running: Task<Void, any Error>, baseURL: URL)?
     private let runner: Task<Void, Never>?
@@ -54,13 +57,17 @@ final class TestCloud: Sendable {
 
     private init(mock: MockCloud) {
         self.mock = mock
+        databaseName = nil
         store = nil
         service = nil
         runner = nil
     }
 
-    private init(store: CloudStore, runner: Task<Void, Never>, service: (ServiceGroup, Task<Void, any Error>, URL)?) {
+    private init(
+        store: CloudStore, databaseName: String, runner: Task<Void, Never>, service: (ServiceGroup, Task<Void, any Error>, URL)?
+    ) {
         mock = nil
+        self.databaseName = databaseName
         self.store = store
         self.runner = runner
         self.service = service
@@ -80,7 +87,7 @@ final class TestCloud: Sendable {
             let runner = Task { await client.run() }
             let store = CloudStore(client: client, limits: limits, logger: logger)
             try await store.migrate()
-            guard kind == .service else { return TestCloud(store: store, runner: runner, service: nil) }
+            guard kind == .service else { return TestCloud(store: store, databaseName: name, runner: runner, service: nil) }
             let service = CloudService(
                 configuration: CloudServiceConfiguration(host: "127.0.0.1", port: 0, jwtKey: serviceKey, limits: limits, logger: logger)
             ) { user in
@@ -90,7 +97,7 @@ final class TestCloud: Sendable {
             let running = Task { try await group.run() }
             let port = try await service.listeningPort()
             let baseURL = try #require(URL(string: "http://127.0.0.1:\(port)"))
-            return TestCloud(store: store, runner: runner, service: (group, running, baseURL))
+            return TestCloud(store: store, databaseName: name, runner: runner, service: (group, running, baseURL))
         }
     }
 

@@ -57,7 +57,7 @@ struct EncryptedCloudDatabase: CloudDatabase {
         var results = try await base.fetchRecords(ids)
         for (id, result) in results {
             guard case .success(let record) = result else { continue }
-            results[id] = .success(await openOrMark(record, candidates: []))
+            results[id] = .success(try await openOrMark(record, candidates: []))
         }
         return results
     }
@@ -111,7 +111,7 @@ struct EncryptedCloudDatabase: CloudDatabase {
         let candidates = scope == .shared ? page.changed.filter { $0.parent.map { !names.contains($0.name) } ?? true }.map(\.id) : []
         var opened: [CloudRecord] = []
         opened.reserveCapacity(page.changed.count)
-        for record in page.changed { opened.append(await openOrMark(record, candidates: candidates)) }
+        for record in page.changed { opened.append(try await openOrMark(record, candidates: candidates)) }
         page.changed = opened
         return page
     }
@@ -180,13 +180,23 @@ struct EncryptedCloudDatabase: CloudDatabase {
         return try RecordSealing.open(record, with: key)
     }
 
-    private func openOrMark(_ record: CloudRecord, candidates: [CloudRecordID]) async -> CloudRecord {
+    /// The record opened, or marked for quarantine when the record itself is at fault
+    /// (tampered with, unsealed, sealed with a retired key). Anything else — this device is
+    /// not enrolled, a key it cannot get yet, the cloud or the key storage failing — is thrown:
+    /// the page is not applied and its token not saved, so the records come again once the
+    /// keys are here.
+    private func openOrMark(_ record: CloudRecord, candidates: [CloudRecordID]) async throws -> CloudRecord {
         do {
             return try await open(record, candidates: candidates)
-        } catch {
-            var marked = record
-            marked.fields[Self.rejectionField] = .text(String(describing: error))
-            return marked
+        } catch let error as EncryptionError {
+            switch error {
+            case .tamperedRecord, .unsealedRecord, .retiredKey:
+                var marked = record
+                marked.fields[Self.rejectionField] = .text(error.description)
+                return marked
+            default:
+                throw error
+            }
         }
     }
 }

@@ -86,6 +86,14 @@ final class Keyring: Sendable {
         }
     }
 
+    /// Forgets every key held in memory: the next use reads the key storage again (a test
+    /// simulates a device that lost its keychain by emptying the storage, then calling this).
+    func forgetKeysInMemory() {
+        vault.withLock { $0 = nil }
+        checkedZones.withLock { $0.removeAll() }
+        checkedUsers.withLock { $0.removeAll() }
+    }
+
     /// Makes the next seal in each zone check the cloud for a newer key version first: a
     /// send begins with it, so a key another device rotated is not used after the rotation.
     func recheckCurrentKeys() {

@@ -153,6 +153,9 @@ extension SyncEngine {
         _ = try await keyring.currentKey(for: defaultZone(for: user))
     }
 
+    /// Forgets the keys held in memory, so the next use reads the key storage again.
+    package func forgetKeysInMemory() { keyring?.forgetKeysInMemory() }
+
     /// A record as the cloud holds it, opened with this device's keys (unchanged when the
     /// engine does not encrypt): for tests and tools that read a cloud directly.
     package func openCloudRecord(_ record: CloudRecord) async throws -> CloudRecord {
