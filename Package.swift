@@ -281,7 +281,7 @@ let package = Package(
         .testTarget(
             name: "StrataCloudConformanceTests",
             dependencies: [
-                "StrataCloudStore", "StrataSync", "StrataSQLite", "StrataQueries", "StrataCloudService", "StrataCloudClient",
+                "StrataCloudStore", "StrataSync", "StrataSQLite", "StrataQueries", "StrataAssets", "StrataCloudService", "StrataCloudClient",
                 "StrataSyncTestSupport",
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
