@@ -42,7 +42,9 @@ struct SyncMemoryWorkload {
             try await pool.write { db in try db.execute(sql: SyncWorkload.schema) }
             let sender = try SyncEngine(
                 for: pool, tableNames: ["synced"], container: cloud,
-                configuration: SyncEngineConfiguration(deviceID: "a", schedule: nil), logger: SyncWorkload.logger,
+                // The streaming cloud generates plain records and keeps no key zone: it measures
+                // the engine's memory, not encryption's (strata-cloud-bench measures that).
+                configuration: SyncEngineConfiguration(deviceID: "a", schedule: nil, encryption: .disabled), logger: SyncWorkload.logger,
                 startImmediately: false)
             for start in stride(from: 0, to: rows, by: 50_000) {
                 try await pool.write { db in
@@ -63,7 +65,8 @@ struct SyncMemoryWorkload {
             try await second.write { db in try db.execute(sql: SyncWorkload.schema) }
             let receiver = try SyncEngine(
                 for: second, tableNames: ["synced"], container: cloud,
-                configuration: SyncEngineConfiguration(deviceID: "b", fetchPageSize: 400, schedule: nil), logger: SyncWorkload.logger,
+                configuration: SyncEngineConfiguration(deviceID: "b", fetchPageSize: 400, schedule: nil, encryption: .disabled),
+                logger: SyncWorkload.logger,
                 startImmediately: false)
             let (applyGrowth, applyPeak, applyTime) = try await Self.measurePeak(clock) { try await receiver.fetchChanges() }
             let count = try await second.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM synced") } ?? 0

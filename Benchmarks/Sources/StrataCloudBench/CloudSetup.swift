@@ -78,12 +78,17 @@ enum CloudSetup {
     }
 
     /// A device: a database file in `folder` with the two tables, and an engine driven by hand.
+    ///
+    /// With encryption, every device of the process keeps its keys in one process keychain, as
+    /// a user's devices whose keychain syncs do (enrollment is not what is measured).
     static func device(
-        _ id: String, folder: String, container: any CloudContainer, fetchPageSize: Int? = nil
+        _ id: String, folder: String, container: any CloudContainer, fetchPageSize: Int? = nil, encrypted: Bool = true
     ) async throws -> (database: DatabasePool, engine: SyncEngine) {
         let database = try DatabasePool(path: "\(folder)/\(id).sqlite")
         try await database.write { db in try db.execute(sql: BenchRows.schema()) }
-        var configuration = SyncEngineConfiguration(deviceID: id, schedule: nil)
+        var configuration = SyncEngineConfiguration(
+            deviceID: id, schedule: nil,
+            encryption: encrypted ? .endToEnd(keys: .processKeychain(named: "strata-cloud-bench")) : .disabled)
         if let fetchPageSize { configuration.fetchPageSize = fetchPageSize }
         let engine = try SyncEngine(
             for: database, tableNames: BenchRows.tableNames, container: container, configuration: configuration, logger: logger,

@@ -38,15 +38,23 @@ enum EnginePhase {
         pool.close()
         let insertTime = median(plain)
 
-        let sender = try await CloudSetup.device("a", folder: folder, container: cloud.container(user: "engine"))
-        try await insert(rows, key: "engine", prefix: "", into: sender.database)
-        let upload = seconds(try await clock.measure { try await sender.engine.sendChanges() })
-        let receiver = try await CloudSetup.device("b", folder: folder, container: cloud.container(user: "engine"))
-        let apply = seconds(try await clock.measure { try await receiver.engine.fetchChanges() })
-        let arrived = try await StrataRowWriter.count(in: receiver.database)
-        guard arrived == rows else { throw BenchFailure("engine: device B has \(arrived) rows, device A \(rows)") }
-        sender.database.close()
-        receiver.database.close()
+        // Unencrypted first, then encrypted (the default), each its own user.
+        var timings: [Bool: (upload: Double, apply: Double)] = [:]
+        for encrypted in [false, true] {
+            let user = encrypted ? "engine" : "engine-plain"
+            let sender = try await CloudSetup.device("a-\(encrypted)", folder: folder, container: cloud.container(user: user), encrypted: encrypted)
+            try await insert(rows, key: "engine", prefix: "", into: sender.database)
+            let upload = seconds(try await clock.measure { try await sender.engine.sendChanges() })
+            let receiver = try await CloudSetup.device("b-\(encrypted)", folder: folder, container: cloud.container(user: user), encrypted: encrypted)
+            let apply = seconds(try await clock.measure { try await receiver.engine.fetchChanges() })
+            let arrived = try await StrataRowWriter.count(in: receiver.database)
+            guard arrived == rows else { throw BenchFailure("engine: device B has \(arrived) rows, device A \(rows)") }
+            sender.database.close()
+            receiver.database.close()
+            timings[encrypted] = (upload, apply)
+        }
+        guard let sealed = timings[true], let plain = timings[false] else { throw BenchFailure("engine: a run did not finish") }
+        let (upload, apply) = sealed
         let cInsert = seconds(try clock.measure { try SQLiteCRowWriter.insert(rows: rows, key: "c", path: folder + "/c.sqlite") })
 
         results.add("engine_upload_vs_insert", upload / insertTime, "x")
@@ -57,6 +65,8 @@ enum EnginePhase {
         results.add("engine_upload_s", upload, "s")
         results.add("engine_apply_s", apply, "s")
         results.add("engine_sqlite_c_insert_s", cInsert, "s")
+        results.add("encryption_engine_upload_cost_percent", (upload / plain.upload - 1) * 100, "%")
+        results.add("encryption_engine_apply_cost_percent", (apply / plain.apply - 1) * 100, "%")
     }
 
     /// All rows in one transaction, as the capture comparison wants.

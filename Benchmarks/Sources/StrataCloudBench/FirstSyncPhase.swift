@@ -12,19 +12,26 @@ enum FirstSyncPhase {
         let folder = try makeTemporaryFolder("first")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let instance = try await CloudInstance.start(databaseURL: databaseURL)
-        let container = CloudSetup.container(instance.baseURL, user: "first-\(runID)")
-        let phone = try await CloudSetup.device("phone", folder: folder, container: container)
-        let laptop = try await CloudSetup.device("laptop", folder: folder, container: container)
         let key = "first-\(runID)"
-        try await StrataRowWriter.insert(rows: rows, key: key, into: phone.database)
-
         let clock = ContinuousClock()
-        let upload = seconds(try await clock.measure { try await phone.engine.sendChanges() })
-        let download = seconds(try await clock.measure { try await laptop.engine.fetchChanges() })
-        let arrived = try await StrataRowWriter.count(in: laptop.database)
-        guard arrived == rows else { throw BenchFailure("first sync: device B has \(arrived) rows, device A \(rows)") }
-        phone.database.close()
-        laptop.database.close()
+        // Unencrypted, then encrypted (the default), one after the other on the same instance,
+        // each as its own user: what end-to-end encryption costs a first sync.
+        var timings: [Bool: (upload: Double, download: Double)] = [:]
+        for encrypted in [false, true] {
+            let container = CloudSetup.container(instance.baseURL, user: "first-\(runID)-\(encrypted ? "sealed" : "plain")")
+            let phone = try await CloudSetup.device("phone-\(encrypted)", folder: folder, container: container, encrypted: encrypted)
+            let laptop = try await CloudSetup.device("laptop-\(encrypted)", folder: folder, container: container, encrypted: encrypted)
+            try await StrataRowWriter.insert(rows: rows, key: key, into: phone.database)
+            let upload = seconds(try await clock.measure { try await phone.engine.sendChanges() })
+            let download = seconds(try await clock.measure { try await laptop.engine.fetchChanges() })
+            let arrived = try await StrataRowWriter.count(in: laptop.database)
+            guard arrived == rows else { throw BenchFailure("first sync: device B has \(arrived) rows, device A \(rows)") }
+            phone.database.close()
+            laptop.database.close()
+            timings[encrypted] = (upload, download)
+        }
+        guard let sealed = timings[true], let plain = timings[false] else { throw BenchFailure("first sync: a run did not finish") }
+        let (upload, download) = sealed
         let servicePeak = try await instance.stop()
 
         let suffix = runID
@@ -48,5 +55,8 @@ enum FirstSyncPhase {
         results.add("raw_bulk_postgres_copy_s", copy, "s")
         results.add("raw_bulk_sqlite_insert_s", sqlite, "s")
         results.add("first_sync_service_peak_rss_mb", servicePeak, "MB")
+        results.add("encryption_first_sync_cost_percent", ((upload + download) / (plain.upload + plain.download) - 1) * 100, "%")
+        results.add("first_sync_unencrypted_upload_s", plain.upload, "s")
+        results.add("first_sync_unencrypted_download_s", plain.download, "s")
     }
 }

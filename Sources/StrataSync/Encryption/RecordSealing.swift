@@ -77,22 +77,43 @@ enum RecordSealing {
 
     /// What a sealed record authenticates beside its fields: its identity, parent, field
     /// names and versions, and the key version.
+    /// Each text is length-prefixed, so no choice of names can make two different records
+    /// authenticate the same bytes; versions are written as numbers, not formatted (this runs
+    /// twice per record synced).
     static func associatedData(of record: CloudRecord, version: Int) -> Data {
-        var data = Data("strata.record.1".utf8)
+        var data = Data()
+        data.reserveCapacity(96 + record.fieldVersions.count * 48)
         func append(_ text: String) {
-            data.append(0)
-            data.append(contentsOf: text.utf8)
+            var text = text
+            text.withUTF8 { bytes in
+                append(UInt32(bytes.count))
+                data.append(contentsOf: bytes)
+            }
         }
+        func append<Number: FixedWidthInteger>(_ number: Number) {
+            withUnsafeBytes(of: number.bigEndian) { data.append(contentsOf: $0) }
+        }
+        append("strata.record.1")
+        append(UInt32(version))
         append(record.id.zone.owner)
         append(record.id.zone.name)
         append(record.id.name)
         append(record.type)
-        append(record.parent.map { "\($0.zone.owner)\u{1F}\($0.zone.name)\u{1F}\($0.name)" } ?? "")
+        if let parent = record.parent {
+            append(UInt8(1))
+            append(parent.zone.owner)
+            append(parent.zone.name)
+            append(parent.name)
+        } else {
+            append(UInt8(0))
+        }
+        append(UInt32(record.fieldVersions.count))
         for (field, timestamp) in record.fieldVersions.sorted(by: { $0.key < $1.key }) {
             append(field)
-            append(timestamp.description)
+            append(timestamp.milliseconds)
+            append(timestamp.counter)
+            append(timestamp.node)
         }
-        append(String(version))
         return data
     }
 }
