@@ -93,6 +93,13 @@ struct IncomingChanges {
             report.quarantined.append(record.id.name)
             return
         }
+        if record.fields[RecordSealing.fieldName] != nil {
+            // Sealed, and not opened on the way in: this engine does not encrypt. Applied, it
+            // would become a row of empty columns.
+            try quarantine(record, reason: "encryption: record \(record.id) is sealed, and this engine does not encrypt", in: db)
+            report.quarantined.append(record.id.name)
+            return
+        }
         if let newest = record.fieldVersions.values.max() {
             if let drift = clock.observe(newest) {
                 logger.warning("record \(record.id.name) carries a version \(drift) ahead of this device's clock")

@@ -1,0 +1,94 @@
+import Foundation
+import StrataSQLite
+import StrataSync
+import StrataSyncTestSupport
+import Testing
+
+/// What an encrypting engine puts in the cloud, and what engines do with records sealed or not
+/// as they expect.
+@Suite(.timeLimit(.minutes(2))) struct EncryptedEngineTests {
+    static let zone = CloudZoneID(name: "strata.default", owner: "alice")
+
+    @Test func theCloudHoldsOnlySealedFieldsAndTheKeyZoneHoldsNoKeyInTheClear() async throws {
+        let cloud = MockCloud()
+        let a = try await SyncTestDevice("a", cloud: cloud)
+        try await a.execute("INSERT INTO games (id, title, score) VALUES ('g1', 'Poker', 42)")
+        try await a.engine.syncChanges()
+        let stored = try #require(cloud.records(in: Self.zone).first)
+        #expect(Array(stored.fields.keys) == ["strata.sealed"])
+        #expect(Set(stored.fieldVersions.keys) == ["title", "score"])
+        #expect(stored.type == "games" && stored.id.name == "g1:games")
+        #expect(try await a.engine.openCloudRecord(stored).fields == ["title": .text("Poker"), "score": .integer(42)])
+        // The key zone: the identity's public key, and the zone key sealed (never its 32 raw bytes).
+        let keys = cloud.records(in: CloudZoneID(name: "strata.keys", owner: "alice"))
+        #expect(Set(keys.map(\.id.name)) == ["identity", "zone.strata.default.1"])
+        let sealedKey = try #require(keys.first { $0.id.name == "zone.strata.default.1" })
+        guard case .bytes(let wrapped) = sealedKey.fields["key"] else {
+            Issue.record("no sealed key")
+            return
+        }
+        #expect(wrapped.count > 32 + 32)
+    }
+
+    @Test func anUnsealedRecordIsQuarantinedByAnEncryptingEngine() async throws {
+        let cloud = MockCloud()
+        let a = try await SyncTestDevice("a", cloud: cloud)
+        try await a.engine.prepareEncryption()
+        let database = cloud.container(user: "alice").privateDatabase
+        try await database.saveZones([Self.zone])
+        let planted = try await database.modifyRecords(
+            saving: [CloudRecord(id: CloudRecordID(name: "g9:games", zone: Self.zone), type: "games", fields: ["title": .text("planted")])],
+            deleting: [])
+        #expect(planted.saveResults.values.allSatisfy { (try? $0.get()) != nil })
+        try await a.engine.fetchChanges()
+        #expect(try await a.rows().isEmpty)
+        #expect(a.engine.status.quarantinedCount == 1)
+        let reason = try await a.database.write { db in
+            try String.fetchOne(db, sql: "SELECT error FROM strata_sync.quarantined_records WHERE recordName = 'g9:games'")
+        }
+        #expect(reason == "encryption: \(EncryptionError.unsealedRecord(CloudRecordID(name: "g9:games", zone: Self.zone)))")
+    }
+
+    @Test func aSealedRecordIsQuarantinedByAnEngineThatDoesNotEncryptNotAppliedAsEmptyColumns() async throws {
+        let cloud = MockCloud()
+        let sealing = try await SyncTestDevice("a", cloud: cloud)
+        try await sealing.execute("INSERT INTO games (id, title, score) VALUES ('g1', 'Poker', 42)")
+        try await sealing.engine.syncChanges()
+        let plain = try await SyncTestDevice("b", cloud: cloud, encryption: .disabled)
+        try await plain.engine.fetchChanges()
+        #expect(try await plain.rows().isEmpty)
+        #expect(plain.engine.status.quarantinedCount == 1)
+        #expect(!plain.engine.isEncrypting)
+        await #expect(throws: SyncEngineError.encryptionDisabled) { try await plain.engine.pendingEnrollments() }
+    }
+
+    @Test func withoutEncryptionTheCloudHoldsTheFieldsAsTheyAre() async throws {
+        let cloud = MockCloud()
+        let a = try await SyncTestDevice("a", cloud: cloud, encryption: .disabled)
+        let b = try await SyncTestDevice("b", cloud: cloud, encryption: .disabled)
+        try await a.execute("INSERT INTO games (id, title, score) VALUES ('g1', 'Poker', 42)")
+        try await a.engine.syncChanges()
+        #expect(cloud.records(in: Self.zone).first?.fields == ["title": .text("Poker"), "score": .integer(42)])
+        #expect(cloud.records(in: CloudZoneID(name: "strata.keys", owner: "alice")).isEmpty)
+        try await b.engine.syncChanges()
+        #expect(try await b.rows() == ["game g1 'Poker' 42"])
+    }
+
+    @Test func aKeyFileIsCreatedReadableByItsOwnerOnly() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("strata-keys-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("device.strata-keys").path
+        let cloud = MockCloud()
+        let a = try await SyncTestDevice("a", cloud: cloud, encryption: .endToEnd(keys: .file(atPath: path)))
+        try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
+        try await a.engine.syncChanges()
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o777 } == 0o600)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["device.strata-keys"])
+        // A second engine reading the same file is the same device: no enrollment.
+        let again = try await SyncTestDevice("a2", cloud: cloud, encryption: .endToEnd(keys: .file(atPath: path)))
+        try await again.engine.syncChanges()
+        #expect(try await again.rows() == ["game g1 'Poker' NULL"])
+    }
+}
