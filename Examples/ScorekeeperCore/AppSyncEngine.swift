@@ -7,7 +7,9 @@ import Strata
 ///
 /// `keys` is the file this device keeps its encryption keys in (by default a file beside the
 /// database); processes given one file share keys, as devices whose keychain syncs do.
-public func appSyncEngine(for database: any DatabaseWriter, container: (any CloudContainer)? = nil, keys: String? = nil) throws
+public func appSyncEngine(
+    for database: any DatabaseWriter, container: (any CloudContainer)? = nil, keys: String? = nil
+) throws
     -> SyncEngine
 {
     // Warnings and errors only: the commands print their own output, and the engine's

@@ -73,7 +73,10 @@ import Testing
         try await b.engine.syncChanges()
         let received = try await b.database.read { db in
             try db.fetchOne(sql: "SELECT label, amount, ratio, payload, big, cover FROM vaults WHERE id = 'v1'") { row in
-                (try row[0] as String, try row[1] as Int64, try row[2] as Double, try row[3] as Data, try row[4] as Data, try row[5] as String)
+                (
+                    try row[0] as String, try row[1] as Int64, try row[2] as Double, try row[3] as Data, try row[4] as Data,
+                    try row[5] as String
+                )
             }
         }
         let row = try #require(received)
@@ -93,7 +96,9 @@ import Testing
         components.path = "/" + (try #require(TestCloud.current.databaseName))
         let binaries = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         let pgDump = try #require(
-            binaries.sorted().reversed().map { "/usr/lib/postgresql/\($0)/bin/pg_dump" }.first { FileManager.default.fileExists(atPath: $0) },
+            binaries.sorted().reversed().map { "/usr/lib/postgresql/\($0)/bin/pg_dump" }.first {
+                FileManager.default.fileExists(atPath: $0)
+            },
             "pg_dump is not installed")
         let dump = try await ChildProcess(URL(fileURLWithPath: pgDump), ["--dbname", try #require(components.url).absoluteString])
             .finish(within: .seconds(60))
@@ -144,7 +149,10 @@ import Testing
             let reason = try await b.database.write { db in
                 try String.fetchOne(db, sql: "SELECT error FROM strata_sync.quarantined_records WHERE recordName = 'v2:vaults'")
             }
-            #expect(reason == "encryption: \(EncryptionError.tamperedRecord(CloudRecordID(name: "v2:vaults", zone: CloudZoneID(name: "strata.default", owner: "alice"))))")
+            #expect(
+                reason
+                    == "encryption: \(EncryptionError.tamperedRecord(CloudRecordID(name: "v2:vaults", zone: CloudZoneID(name: "strata.default", owner: "alice"))))"
+            )
         }
     }
 }

@@ -129,7 +129,9 @@ package struct SyncTestDevice: Sendable {
 
     /// The records `cloud` holds in `zone`, opened with this device's keys: what the cloud
     /// stores is sealed, so a test reads fields through a device that holds the keys.
-    package func cloudRecords(_ cloud: MockCloud, in zone: CloudZoneID = CloudZoneID(name: "strata.default", owner: "alice"))
+    package func cloudRecords(
+        _ cloud: MockCloud, in zone: CloudZoneID = CloudZoneID(name: "strata.default", owner: "alice")
+    )
         async throws -> [CloudRecord]
     {
         var opened: [CloudRecord] = []

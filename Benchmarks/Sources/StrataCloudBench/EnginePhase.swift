@@ -42,10 +42,12 @@ enum EnginePhase {
         var timings: [Bool: (upload: Double, apply: Double)] = [:]
         for encrypted in [false, true] {
             let user = encrypted ? "engine" : "engine-plain"
-            let sender = try await CloudSetup.device("a-\(encrypted)", folder: folder, container: cloud.container(user: user), encrypted: encrypted)
+            let sender = try await CloudSetup.device(
+                "a-\(encrypted)", folder: folder, container: cloud.container(user: user), encrypted: encrypted)
             try await insert(rows, key: "engine", prefix: "", into: sender.database)
             let upload = seconds(try await clock.measure { try await sender.engine.sendChanges() })
-            let receiver = try await CloudSetup.device("b-\(encrypted)", folder: folder, container: cloud.container(user: user), encrypted: encrypted)
+            let receiver = try await CloudSetup.device(
+                "b-\(encrypted)", folder: folder, container: cloud.container(user: user), encrypted: encrypted)
             let apply = seconds(try await clock.measure { try await receiver.engine.fetchChanges() })
             let arrived = try await StrataRowWriter.count(in: receiver.database)
             guard arrived == rows else { throw BenchFailure("engine: device B has \(arrived) rows, device A \(rows)") }

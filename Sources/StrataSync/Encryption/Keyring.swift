@@ -294,7 +294,8 @@ final class Keyring: Sendable {
                 fields: [
                     "key": .bytes(
                         try KeyWrapping.seal(
-                            key.rawBytes, to: identity.publicKey, context: Self.zoneKeyContext(zone, version: key.version, recipient: user)))
+                            key.rawBytes, to: identity.publicKey, context: Self.zoneKeyContext(zone, version: key.version, recipient: user))
+                    )
                 ])
             if let retiredAt = key.retiredAt { record.fields["retiredAt"] = .text(retiredAt.description) }
             return record
@@ -384,7 +385,9 @@ final class Keyring: Sendable {
         let published = try await container.publicKeys(of: readers)
         for reader in readers {
             guard let raw = published[reader], let publicKey = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: raw) else {
-                logger.notice("participant \(reader) of the share of \(share.rootRecordID) has no public key yet: they get the key when the share is saved again")
+                logger.notice(
+                    "participant \(reader) of the share of \(share.rootRecordID) has no public key yet: they get the key when the share is saved again"
+                )
                 continue
             }
             for key in keys {
@@ -432,7 +435,8 @@ final class Keyring: Sendable {
         let id = keyRecordID("zone.\(zone.name).\(key.version)", user: user)
         var record = try await fetchKeyRecord(id.name, user: user) ?? CloudRecord(id: id, type: Self.recordType)
         record.fields["key"] = .bytes(
-            try KeyWrapping.seal(key.rawBytes, to: identity.publicKey, context: Self.zoneKeyContext(zone, version: key.version, recipient: user)))
+            try KeyWrapping.seal(
+                key.rawBytes, to: identity.publicKey, context: Self.zoneKeyContext(zone, version: key.version, recipient: user)))
         if let retiredAt = key.retiredAt { record.fields["retiredAt"] = .text(retiredAt.description) }
         try await saveKeyRecords([record], user: user)
         try await updateVault { $0.insert(key, of: zone) }

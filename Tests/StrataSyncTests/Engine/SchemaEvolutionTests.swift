@@ -67,7 +67,8 @@ import Testing
             saving: [
                 try await a.engine.sealForCloud(
                     CloudRecord(
-                        id: CloudRecordID(name: "bad:games", zone: zone), type: "games", fields: ["title": .text("x"), "score": .text("lots")])),
+                        id: CloudRecordID(name: "bad:games", zone: zone), type: "games",
+                        fields: ["title": .text("x"), "score": .text("lots")])),
                 try await a.engine.sealForCloud(
                     CloudRecord(
                         id: CloudRecordID(name: "good:games", zone: zone), type: "games",
