@@ -16,7 +16,7 @@ public enum EncryptionError: Error, Hashable, Sendable, CustomStringConvertible 
     /// An asset's sealed content failed authentication.
     case tamperedAsset(String)
     /// This user has an encryption identity in the cloud that this device does not hold:
-    /// approve the device on another one (``SyncEngine/approveEnrollments()``), enroll it with
+    /// approve the device on another one (``SyncEngine/approveEnrollment(_:)``), enroll it with
     /// the recovery passphrase, or — when every device and the passphrase are gone — call
     /// ``SyncEngine/resetEncryptedData()`` to re-upload this device's data under new keys.
     case enrollmentRequired(user: String, deviceFingerprint: String)

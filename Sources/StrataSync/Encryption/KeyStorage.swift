@@ -7,7 +7,7 @@ import Synchronization
 ///
 /// - ``file(atPath:)``: a JSON file readable and writable by its owner only (mode 0600), written
 ///   atomically; what a file database uses by default (beside it, `<database>.strata-keys`).
-/// - ``custom(load:save:)``: a hook for a platform keychain.
+/// - ``custom(named:load:save:)``: a hook for a platform keychain.
 /// - ``inMemory()``: keys that live as long as the value (a device that forgets on exit).
 /// - ``processKeychain(named:)``: in memory, shared by every engine of the process that names
 ///   the same keychain, like a platform keychain that syncs among a user's devices: what
