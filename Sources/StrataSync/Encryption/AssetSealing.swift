@@ -33,7 +33,8 @@ enum AssetSealing {
         chunks.reserveCapacity(asset.chunks.count)
         // Empty content has no chunks, but a sealed asset needs one for the cloud to know it
         // for sealed (and not check it against a SHA-256): a marker chunk stands in.
-        let plainChunks = asset.chunks.isEmpty ? [CloudAsset.Chunk(data: Data(), encoding: Self.emptyMarker, size: 0, crc32: 0)] : asset.chunks
+        let plainChunks =
+            asset.chunks.isEmpty ? [CloudAsset.Chunk(data: Data(), encoding: Self.emptyMarker, size: 0, crc32: 0)] : asset.chunks
         for (index, chunk) in plainChunks.enumerated() {
             var plaintext = Data(capacity: chunk.data.count + 9)
             plaintext.append(UInt8(truncatingIfNeeded: chunk.encoding))
@@ -57,6 +58,9 @@ enum AssetSealing {
     ///
     /// - Throws: ``EncryptionError/tamperedAsset(_:)`` when a chunk fails authentication.
     static func open(_ sealed: CloudAsset, hash: String, with key: ZoneKey) throws -> CloudAsset {
+        // A sealed asset has at least one chunk (empty content seals a marker): none at all
+        // means every chunk was dropped.
+        guard !sealed.chunks.isEmpty else { throw EncryptionError.tamperedAsset(hash) }
         let contentKey = contentKey(for: hash, with: key)
         var chunks: [CloudAsset.Chunk] = []
         chunks.reserveCapacity(sealed.chunks.count)

@@ -286,7 +286,8 @@ final class Keyring: Sendable {
                 fields: [
                     "key": .bytes(
                         try KeyWrapping.seal(
-                            key.rawBytes, to: identity.publicKey, context: Self.zoneKeyContext(zone, version: key.version, recipient: user)))
+                            key.rawBytes, to: identity.publicKey, context: Self.zoneKeyContext(zone, version: key.version, recipient: user))
+                    )
                 ])
             if let retiredAt = key.retiredAt { record.fields["retiredAt"] = .text(retiredAt.description) }
             return record
@@ -297,11 +298,12 @@ final class Keyring: Sendable {
     }
 
     static func zoneKeyName(_ name: String, user: String) -> (CloudZoneID, Int)? {
-        guard name.hasPrefix("zone."), let dot = name.lastIndex(of: "."), let version = Int(name[name.index(after: dot)...]) else {
-            return nil
-        }
-        let zoneName = String(name[name.index(name.startIndex, offsetBy: 5)..<dot])
-        guard !zoneName.isEmpty else { return nil }
+        guard name.hasPrefix("zone."), let dot = name.lastIndex(of: "."), let version = Self.version(name[name.index(after: dot)...])
+        else { return nil }
+        // "zone.3": the last dot is the prefix's own, before where a zone name would start.
+        let zoneStart = name.index(name.startIndex, offsetBy: 5)
+        guard dot > zoneStart else { return nil }
+        let zoneName = String(name[zoneStart..<dot])
         return (CloudZoneID(name: zoneName, owner: user), version)
     }
 
@@ -346,8 +348,15 @@ final class Keyring: Sendable {
     /// A share's entry name: `<version>:<recipient>` or `<version>:<recipient>:<retiredAt>`.
     static func shareEntry(_ name: String) -> (Int, String, HybridTimestamp?)? {
         let parts = name.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
-        guard parts.count >= 2, let version = Int(parts[0]) else { return nil }
+        guard parts.count >= 2, let version = Self.version(parts[0]) else { return nil }
         return (version, parts[1], parts.count == 3 ? HybridTimestamp(parts[2]) : nil)
+    }
+
+    /// A key version written in a name: decimal digits only (no sign: versions start at 1,
+    /// and a negative one would trap where it is written as a UInt32).
+    static func version(_ text: some StringProtocol) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int(text)
     }
 
     /// `share` with every key version of its zone sealed for each participant who may read it
@@ -376,7 +385,9 @@ final class Keyring: Sendable {
         let published = try await container.publicKeys(of: readers)
         for reader in readers {
             guard let raw = published[reader], let publicKey = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: raw) else {
-                logger.notice("participant \(reader) of the share of \(share.rootRecordID) has no public key yet: they get the key when the share is saved again")
+                logger.notice(
+                    "participant \(reader) of the share of \(share.rootRecordID) has no public key yet: they get the key when the share is saved again"
+                )
                 continue
             }
             for key in keys {
@@ -424,7 +435,8 @@ final class Keyring: Sendable {
         let id = keyRecordID("zone.\(zone.name).\(key.version)", user: user)
         var record = try await fetchKeyRecord(id.name, user: user) ?? CloudRecord(id: id, type: Self.recordType)
         record.fields["key"] = .bytes(
-            try KeyWrapping.seal(key.rawBytes, to: identity.publicKey, context: Self.zoneKeyContext(zone, version: key.version, recipient: user)))
+            try KeyWrapping.seal(
+                key.rawBytes, to: identity.publicKey, context: Self.zoneKeyContext(zone, version: key.version, recipient: user)))
         if let retiredAt = key.retiredAt { record.fields["retiredAt"] = .text(retiredAt.description) }
         try await saveKeyRecords([record], user: user)
         try await updateVault { $0.insert(key, of: zone) }

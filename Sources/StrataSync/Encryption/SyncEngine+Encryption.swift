@@ -114,7 +114,10 @@ extension SyncEngine {
                     """,
                 arguments: [user]
             ) { row -> (SyncMetadata.ID, CloudShare) in
-                (SyncMetadata.ID(recordType: try row[0], recordPrimaryKey: try row[1]), try SyncJSON.decode(CloudShare.self, from: try row[2]))
+                (
+                    SyncMetadata.ID(recordType: try row[0], recordPrimaryKey: try row[1]),
+                    try SyncJSON.decode(CloudShare.self, from: try row[2])
+                )
             }
         }
         let waiting = stored.filter { !Self.readersWithoutKeys(of: $0.1).isEmpty }
