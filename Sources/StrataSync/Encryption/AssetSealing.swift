@@ -58,6 +58,9 @@ enum AssetSealing {
     ///
     /// - Throws: ``EncryptionError/tamperedAsset(_:)`` when a chunk fails authentication.
     static func open(_ sealed: CloudAsset, hash: String, with key: ZoneKey) throws -> CloudAsset {
+        // A sealed asset has at least one chunk (empty content seals a marker): none at all
+        // means every chunk was dropped.
+        guard !sealed.chunks.isEmpty else { throw EncryptionError.tamperedAsset(hash) }
         let contentKey = contentKey(for: hash, with: key)
         var chunks: [CloudAsset.Chunk] = []
         chunks.reserveCapacity(sealed.chunks.count)

@@ -37,6 +37,14 @@ enum KeyWrapping {
         var rounds = 1 << 15
         var blockSize = 8
         var parallelism = 1
+
+        /// Whether opening an envelope of this cost is bounded: at most 256 MiB (scrypt takes
+        /// 128 · rounds · blockSize bytes) and 8 times the default's work. The per-parameter
+        /// limits alone allowed 2^20 rounds of 32 blocks: 4 GiB and minutes per try.
+        var isBounded: Bool {
+            rounds.nonzeroBitCount == 1 && rounds <= 1 << 20 && (1...32).contains(blockSize) && (1...4).contains(parallelism)
+                && rounds * blockSize <= 1 << 21 && rounds * blockSize * parallelism <= 1 << 21
+        }
     }
 
     /// `secret` sealed under a key scrypt derives from `passphrase`: salt (16 bytes), the
@@ -68,9 +76,7 @@ enum KeyWrapping {
         }
         let cost = ScryptCost(rounds: number(16), blockSize: number(20), parallelism: number(24))
         // A forged envelope must not make a device spend unbounded memory or time.
-        guard cost.rounds.nonzeroBitCount == 1, cost.rounds <= 1 << 20, (1...32).contains(cost.blockSize),
-            (1...4).contains(cost.parallelism)
-        else { return nil }
+        guard cost.isBounded else { return nil }
         do {
             let key = try passphraseKey(passphrase, salt: Data(salt), cost: cost)
             return try ChaChaPoly.open(

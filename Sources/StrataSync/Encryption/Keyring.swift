@@ -306,11 +306,12 @@ final class Keyring: Sendable {
     }
 
     static func zoneKeyName(_ name: String, user: String) -> (CloudZoneID, Int)? {
-        guard name.hasPrefix("zone."), let dot = name.lastIndex(of: "."), let version = Int(name[name.index(after: dot)...]) else {
-            return nil
-        }
-        let zoneName = String(name[name.index(name.startIndex, offsetBy: 5)..<dot])
-        guard !zoneName.isEmpty else { return nil }
+        guard name.hasPrefix("zone."), let dot = name.lastIndex(of: "."), let version = Self.version(name[name.index(after: dot)...])
+        else { return nil }
+        // "zone.3": the last dot is the prefix's own, before where a zone name would start.
+        let zoneStart = name.index(name.startIndex, offsetBy: 5)
+        guard dot > zoneStart else { return nil }
+        let zoneName = String(name[zoneStart..<dot])
         return (CloudZoneID(name: zoneName, owner: user), version)
     }
 
@@ -355,8 +356,15 @@ final class Keyring: Sendable {
     /// A share's entry name: `<version>:<recipient>` or `<version>:<recipient>:<retiredAt>`.
     static func shareEntry(_ name: String) -> (Int, String, HybridTimestamp?)? {
         let parts = name.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false).map(String.init)
-        guard parts.count >= 2, let version = Int(parts[0]) else { return nil }
+        guard parts.count >= 2, let version = Self.version(parts[0]) else { return nil }
         return (version, parts[1], parts.count == 3 ? HybridTimestamp(parts[2]) : nil)
+    }
+
+    /// A key version written in a name: decimal digits only (no sign: versions start at 1,
+    /// and a negative one would trap where it is written as a UInt32).
+    static func version(_ text: some StringProtocol) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        return Int(text)
     }
 
     /// `share` with every key version of its zone sealed for each participant who may read it

@@ -24,7 +24,9 @@ struct LinkKey: Sendable {
         let address = String(parts.first ?? "")
         guard parts.count == 2, parts[1].hasPrefix("k=") else { return (address, nil) }
         let value = parts[1].dropFirst(2).split(separator: ".", maxSplits: 1)
-        guard value.count == 2, let version = Int(value[0]) else { return (address, nil) }
+        guard value.count == 2, value[0].utf8.allSatisfy({ (0x30...0x39).contains($0) }), let version = Int(value[0]) else {
+            return (address, nil)
+        }
         var base64 = value[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         guard let data = Data(base64Encoded: base64), data.count == 32 else { return (address, nil) }

@@ -48,12 +48,19 @@ enum RecordSealing {
 
     /// `record` with its fields opened by `key`.
     ///
-    /// - Throws: ``EncryptionError/tamperedRecord(_:)`` when authentication fails;
-    ///   ``EncryptionError/retiredKey(_:version:)`` when `key` was retired before one of the
-    ///   record's edits.
+    /// - Throws: ``EncryptionError/unsealedRecord(_:)`` when `record` holds no envelope;
+    ///   ``EncryptionError/tamperedRecord(_:)`` when authentication fails or the envelope names
+    ///   another key version than `key`'s; ``EncryptionError/retiredKey(_:version:)`` when
+    ///   `key` was retired before one of the record's edits.
     static func open(_ record: CloudRecord, with key: ZoneKey) throws -> CloudRecord {
-        guard case .bytes(let envelope) = record.fields[fieldName], envelope.count > 6 else {
+        guard case .bytes(let envelope) = record.fields[fieldName], envelope.count > 6, envelope.starts(with: magic) else {
             throw EncryptionError.unsealedRecord(record.id)
+        }
+        // The header is not inside the ciphertext: a version other than the key's is refused
+        // here, so no two envelopes open to the same record.
+        let start = envelope.startIndex
+        guard envelope[(start + 2)..<(start + 6)].reduce(0, { $0 << 8 | Int($1) }) == key.version else {
+            throw EncryptionError.tamperedRecord(record.id)
         }
         let plaintext: Data
         do {
