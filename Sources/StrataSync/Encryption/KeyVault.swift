@@ -18,7 +18,19 @@ struct KeyVault: Codable, Sendable, Hashable {
     /// This device's enrollment private key, made when it first asks to be enrolled.
     var enrollmentKey: Data?
 
-    static func zoneKey(_ zone: CloudZoneID) -> String { zone.owner + "\u{1F}" + zone.name }
+    /// `<owner's UTF-8 length>:<owner><zone name>`: no choice of names makes two zones share
+    /// an entry.
+    static func zoneKey(_ zone: CloudZoneID) -> String { "\(zone.owner.utf8.count):\(zone.owner)\(zone.name)" }
+
+    /// The zone a ``zoneKey(_:)`` names; nil for anything else.
+    static func zone(ofKey key: String) -> CloudZoneID? {
+        guard let colon = key.firstIndex(of: ":"), let length = Int(key[..<colon]), length >= 0 else { return nil }
+        let rest = Array(key[key.index(after: colon)...].utf8)
+        guard rest.count >= length, let owner = String(bytes: rest[..<length], encoding: .utf8),
+            let name = String(bytes: rest[length...], encoding: .utf8)
+        else { return nil }
+        return CloudZoneID(name: name, owner: owner)
+    }
 
     func keys(of zone: CloudZoneID) -> ZoneKeys {
         var keys = ZoneKeys()

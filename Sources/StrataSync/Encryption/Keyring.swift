@@ -257,11 +257,11 @@ final class Keyring: Sendable {
             guard let (zone, version) = Self.zoneKeyName(record.id.name, user: user) else { continue }
             cloudVersions[zone, default: []].insert(version)
             guard case .bytes(let sealed) = record.fields["key"],
-                let raw = KeyWrapping.open(sealed, with: identity, context: Self.zoneKeyContext(zone, version: version, recipient: user))
+                let payload = KeyWrapping.open(
+                    sealed, with: identity, context: Self.zoneKeyContext(zone, version: version, recipient: user)),
+                let key = ZoneKey(version: version, payload: payload)
             else { continue }
-            var retiredAt: HybridTimestamp?
-            if case .text(let text) = record.fields["retiredAt"] { retiredAt = HybridTimestamp(text) }
-            found.append((zone, ZoneKey(version: version, key: SymmetricKey(data: raw), retiredAt: retiredAt)))
+            found.append((zone, key))
         }
         let opened = found
         if !opened.isEmpty { try await updateVault { vault in for (zone, key) in opened { vault.insert(key, of: zone) } } }
@@ -269,9 +269,7 @@ final class Keyring: Sendable {
         // shared with another cloud, say) go there, so the user's other devices find them.
         let held = try await loadedVault()
         for (name, versions) in held.zoneKeys {
-            let parts = name.split(separator: "\u{1F}", maxSplits: 1).map(String.init)
-            guard parts.count == 2, parts[0] == user else { continue }
-            let zone = CloudZoneID(name: parts[1], owner: user)
+            guard let zone = KeyVault.zone(ofKey: name), zone.owner == user else { continue }
             let missing = held.keys(of: zone).versions.values.filter { !(cloudVersions[zone]?.contains($0.version) ?? false) }
             guard !missing.isEmpty, !versions.isEmpty else { continue }
             _ = try await saveZoneKeys(missing, of: zone, user: user)
@@ -289,16 +287,14 @@ final class Keyring: Sendable {
     func saveZoneKeys(_ keys: [ZoneKey], of zone: CloudZoneID, user: String) async throws -> Bool {
         let identity = try await resolveIdentityIfNeeded(user: user)
         let records = try keys.map { key in
-            var record = CloudRecord(
+            CloudRecord(
                 id: keyRecordID("zone.\(zone.name).\(key.version)", user: user), type: Self.recordType,
                 fields: [
                     "key": .bytes(
                         try KeyWrapping.seal(
-                            key.rawBytes, to: identity.publicKey, context: Self.zoneKeyContext(zone, version: key.version, recipient: user))
-                    )
+                            key.sealedPayload, to: identity.publicKey,
+                            context: Self.zoneKeyContext(zone, version: key.version, recipient: user)))
                 ])
-            if let retiredAt = key.retiredAt { record.fields["retiredAt"] = .text(retiredAt.description) }
-            return record
         }
         guard try await saveKeyRecords(records, user: user) else { return false }
         try await updateVault { vault in for key in keys { vault.insert(key, of: zone) } }
@@ -334,19 +330,22 @@ final class Keyring: Sendable {
         var found: [ZoneKey] = []
         if let link {
             for (name, sealed) in share.wrappedKeys {
-                guard let (version, recipient, retiredAt) = Self.shareEntry(name), recipient.isEmpty,
-                    let raw = try? ChaChaPoly.open(
+                guard let (version, recipient, _) = Self.shareEntry(name), recipient.isEmpty,
+                    let payload = try? ChaChaPoly.open(
                         ChaChaPoly.SealedBox(combined: sealed), using: link.secret,
-                        authenticating: Data(Self.linkContext(share.rootRecordID, version: version).utf8))
+                        authenticating: Data(Self.linkContext(share.rootRecordID, version: version).utf8)),
+                    let key = ZoneKey(version: version, payload: payload)
                 else { continue }
-                found.append(ZoneKey(version: version, key: SymmetricKey(data: raw), retiredAt: retiredAt))
+                found.append(key)
             }
         }
         for (name, sealed) in share.wrappedKeys {
-            guard let (version, recipient, retiredAt) = Self.shareEntry(name), recipient == user,
-                let raw = KeyWrapping.open(sealed, with: identity, context: Self.zoneKeyContext(zone, version: version, recipient: user))
+            guard let (version, recipient, _) = Self.shareEntry(name), recipient == user,
+                let payload = KeyWrapping.open(
+                    sealed, with: identity, context: Self.zoneKeyContext(zone, version: version, recipient: user)),
+                let key = ZoneKey(version: version, payload: payload)
             else { continue }
-            found.append(ZoneKey(version: version, key: SymmetricKey(data: raw), retiredAt: retiredAt))
+            found.append(key)
         }
         let opened = found
         guard !opened.isEmpty else { return }
@@ -382,10 +381,11 @@ final class Keyring: Sendable {
         if let current = keys.last {
             let secret = Self.linkSecret(current, root: share.rootRecordID)
             for key in keys {
-                let name = "\(key.version):" + (key.retiredAt.map { ":\($0)" } ?? "")
+                let name = "\(key.version):"
                 sealed.wrappedKeys[name] =
                     try ChaChaPoly.seal(
-                        key.rawBytes, using: secret, authenticating: Data(Self.linkContext(share.rootRecordID, version: key.version).utf8)
+                        key.sealedPayload, using: secret,
+                        authenticating: Data(Self.linkContext(share.rootRecordID, version: key.version).utf8)
                     ).combined
             }
         }
@@ -399,9 +399,9 @@ final class Keyring: Sendable {
                 continue
             }
             for key in keys {
-                let name = "\(key.version):\(reader)" + (key.retiredAt.map { ":\($0)" } ?? "")
+                let name = "\(key.version):\(reader)"
                 sealed.wrappedKeys[name] = try KeyWrapping.seal(
-                    key.rawBytes, to: publicKey, context: Self.zoneKeyContext(zone, version: key.version, recipient: reader))
+                    key.sealedPayload, to: publicKey, context: Self.zoneKeyContext(zone, version: key.version, recipient: reader))
             }
         }
         return sealed
@@ -444,8 +444,9 @@ final class Keyring: Sendable {
         var record = try await fetchKeyRecord(id.name, user: user) ?? CloudRecord(id: id, type: Self.recordType)
         record.fields["key"] = .bytes(
             try KeyWrapping.seal(
-                key.rawBytes, to: identity.publicKey, context: Self.zoneKeyContext(zone, version: key.version, recipient: user)))
-        if let retiredAt = key.retiredAt { record.fields["retiredAt"] = .text(retiredAt.description) }
+                key.sealedPayload, to: identity.publicKey, context: Self.zoneKeyContext(zone, version: key.version, recipient: user)))
+        // Written by versions before the retirement time was sealed with the key.
+        record.fields["retiredAt"] = nil
         try await saveKeyRecords([record], user: user)
         try await updateVault { $0.insert(key, of: zone) }
     }
@@ -522,7 +523,7 @@ final class Keyring: Sendable {
             let stored = records.first { $0.id.name == Self.identityName }
             let identity = Curve25519.KeyAgreement.PrivateKey()
             try await self.updateVault { vault in
-                vault.zoneKeys = vault.zoneKeys.filter { !$0.key.hasPrefix(user + "\u{1F}") }
+                vault.zoneKeys = vault.zoneKeys.filter { KeyVault.zone(ofKey: $0.key)?.owner != user }
             }
             try await self.publish(identity, user: user, replacing: stored)
             self.checkedZones.withLock { $0.removeAll() }

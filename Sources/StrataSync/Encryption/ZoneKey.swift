@@ -26,6 +26,26 @@ struct ZoneKey: Sendable, Hashable {
     }
 
     var rawBytes: Data { key.withUnsafeBytes { Data($0) } }
+
+    /// What a seal of this key carries: the 32 key bytes, then its retirement time (empty for
+    /// the current version). Sealed together, so whoever stores the sealed key (the operator)
+    /// cannot un-retire a version, or retire one, without the seal failing.
+    var sealedPayload: Data { rawBytes + Data((retiredAt?.description ?? "").utf8) }
+}
+extension ZoneKey {
+    /// The key a payload holds; nil when it is not one (a retirement time that does not parse
+    /// is refused rather than read as "current").
+    init?(version: Int, payload: Data) {
+        guard payload.count >= 32 else { return nil }
+        let start = payload.startIndex
+        let rest = payload[(start + 32)...]
+        var retiredAt: HybridTimestamp?
+        if !rest.isEmpty {
+            guard let text = String(data: rest, encoding: .utf8), let time = HybridTimestamp(text) else { return nil }
+            retiredAt = time
+        }
+        self.init(version: version, key: SymmetricKey(data: payload[start..<(start + 32)]), retiredAt: retiredAt)
+    }
 }
 
 /// Every key version of one zone this device holds.
