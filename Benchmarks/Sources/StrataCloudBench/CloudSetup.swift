@@ -77,12 +77,17 @@ enum CloudSetup {
             httpClient: httpClient)
     }
 
+    /// Whether devices encrypt unless a phase says: yes, as engines do by default, unless
+    /// `STRATA_BENCH_ENCRYPTION=off` (to compare a whole run without it).
+    static let encryptsByDefault = ProcessInfo.processInfo.environment["STRATA_BENCH_ENCRYPTION"] != "off"
+
     /// A device: a database file in `folder` with the two tables, and an engine driven by hand.
     ///
     /// With encryption, every device of the process keeps its keys in one process keychain, as
     /// a user's devices whose keychain syncs do (enrollment is not what is measured).
     static func device(
-        _ id: String, folder: String, container: any CloudContainer, fetchPageSize: Int? = nil, encrypted: Bool = true
+        _ id: String, folder: String, container: any CloudContainer, fetchPageSize: Int? = nil,
+        encrypted: Bool = CloudSetup.encryptsByDefault
     ) async throws -> (database: DatabasePool, engine: SyncEngine) {
         let database = try DatabasePool(path: "\(folder)/\(id).sqlite")
         try await database.write { db in try db.execute(sql: BenchRows.schema()) }

@@ -34,6 +34,8 @@ struct Options {
           --only PHASES       only these phases, comma-separated
           --json PATH         write the results as JSON
           --svg PATH          write a chart of each target: measured value against the target
+        Devices encrypt end to end, as engines do by default; STRATA_BENCH_ENCRYPTION=off runs
+        the push and devices phases without (first and engine measure both anyway).
         """
 
     static func parse(_ arguments: [String]) throws -> Options {

@@ -94,11 +94,22 @@ final class Keyring: Sendable {
         checkedUsers.withLock { $0.removeAll() }
     }
 
-    /// Makes the next seal in each zone check the cloud for a newer key version first: a
-    /// send begins with it, so a key another device rotated is not used after the rotation.
-    func recheckCurrentKeys() {
-        checkedZones.withLock { $0.removeAll() }
+    /// Makes the next seal in each zone check the cloud for a newer key version first, at
+    /// most once per ``recheckInterval``: a send begins with it, so a key another device
+    /// rotated is not used for long after the rotation (well within the grace a retired key
+    /// has, ``RecordSealing/retirementGrace``), and a burst of sends pays for one check.
+    func recheckCurrentKeys(now milliseconds: Int64) {
+        let due = lastRecheck.withLock { last in
+            guard milliseconds - last >= Self.recheckInterval || milliseconds < last else { return false }
+            last = milliseconds
+            return true
+        }
+        if due { checkedZones.withLock { $0.removeAll() } }
     }
+
+    /// One minute, in milliseconds.
+    static let recheckInterval: Int64 = 60 * 1000
+    private let lastRecheck = Mutex<Int64>(0)
 
     // MARK: Identity
 

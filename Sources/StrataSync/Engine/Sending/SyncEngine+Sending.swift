@@ -58,7 +58,7 @@ extension SyncEngine {
         let node = deviceID
         try await drainChangeLog(into: zone)
         // Another device may have rotated a key since the last send.
-        keyring?.recheckCurrentKeys()
+        keyring?.recheckCurrentKeys(now: configuration.physicalTime())
         try await leaveDeletedShares(user: user)
         let cloud = self.cloud.privateDatabase
         let zoneKey = EngineState.zoneCreated(zone)
