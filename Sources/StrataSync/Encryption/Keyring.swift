@@ -94,6 +94,13 @@ final class Keyring: Sendable {
         checkedUsers.withLock { $0.removeAll() }
     }
 
+    /// Forgets the keys in memory and which storage holds them: the signed-in user changed,
+    /// and a keychain is one user's.
+    func forgetUser() {
+        forgetKeysInMemory()
+        resolvedStorage.withLock { $0 = nil }
+    }
+
     /// Makes the next seal in each zone check the cloud for a newer key version first, at
     /// most once per ``recheckInterval``: a send begins with it, so a key another device
     /// rotated is not used for long after the rotation (well within the grace a retired key

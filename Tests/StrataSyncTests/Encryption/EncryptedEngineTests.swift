@@ -2,6 +2,7 @@ import Foundation
 import StrataSQLite
 import StrataSync
 import StrataSyncTestSupport
+import Synchronization
 import Testing
 
 /// What an encrypting engine puts in the cloud, and what engines do with records sealed or not
@@ -90,5 +91,53 @@ import Testing
         let again = try await SyncTestDevice("a2", cloud: cloud, encryption: .endToEnd(keys: .file(atPath: path)))
         try await again.engine.syncChanges()
         #expect(try await again.rows() == ["game g1 'Poker' NULL"])
+    }
+}
+
+/// A device whose signed-in user changes: the engine's keys follow the user.
+@Suite(.timeLimit(.minutes(2))) struct EncryptedAccountSwitchTests {
+    final class SwitchingContainer: CloudContainerWrapping, Sendable {
+        let cloud: MockCloud
+        let user: Mutex<String>
+        init(cloud: MockCloud, user: String) {
+            self.cloud = cloud
+            self.user = Mutex(user)
+        }
+        var current: MockCloudContainer { cloud.container(user: user.withLock { $0 }) }
+        var wrappedContainer: any CloudContainer { current }
+        var identifier: String { cloud.identifier }
+        func accountStatus() async throws -> CloudAccountStatus { try await current.accountStatus() }
+        func currentUser() async throws -> String { try await current.currentUser() }
+        var privateDatabase: any CloudDatabase { current.privateDatabase }
+        var sharedDatabase: any CloudDatabase { current.sharedDatabase }
+        func changeHints() -> AsyncStream<Void> { current.changeHints() }
+        func acceptShare(url: String) async throws -> CloudShare { try await current.acceptShare(url: url) }
+        func publishPublicKey(_ key: Data) async throws { try await current.publishPublicKey(key) }
+        func publicKeys(of users: [String]) async throws -> [String: Data] { try await current.publicKeys(of: users) }
+    }
+
+    @Test func afterASwitchTheNextUsersRecordsAreSealedWithTheirKeysNotThePreviousUsers() async throws {
+        let cloud = MockCloud()
+        let container = SwitchingContainer(cloud: cloud, user: "alice")
+        let device = try await SyncTestDevice("shared-tablet", container: container)
+        try await device.execute("INSERT INTO games (id, title) VALUES ('g1', 'Alice''s')")
+        try await device.engine.syncChanges()
+
+        container.user.withLock { $0 = "bob" }
+        try await device.engine.syncChanges()
+        #expect(try await device.rows().isEmpty)
+        try await device.execute("INSERT INTO games (id, title) VALUES ('g2', 'Bob''s')")
+        try await device.engine.syncChanges()
+
+        // Bob's other device (his keychain) reads his records; Alice's other device reads hers.
+        let bobsPhone = try await SyncTestDevice("bob-phone", cloud: cloud, user: "bob")
+        try await bobsPhone.engine.syncChanges()
+        #expect(try await bobsPhone.rows() == ["game g2 'Bob''s' NULL"])
+        let alicesPhone = try await SyncTestDevice("alice-phone", cloud: cloud, user: "alice")
+        try await alicesPhone.engine.syncChanges()
+        #expect(try await alicesPhone.rows() == ["game g1 'Alice''s' NULL"])
+        // Bob's zone key is not Alice's.
+        let bobsRecord = try #require(cloud.records(in: CloudZoneID(name: "strata.default", owner: "bob")).first)
+        await #expect(throws: (any Error).self) { _ = try await alicesPhone.engine.openCloudRecord(bobsRecord) }
     }
 }

@@ -26,6 +26,8 @@ extension SyncEngine {
 
     private func accountChanged(_ change: SyncAccountChange) async throws {
         logger.notice("account changed: \(change)")
+        // Keys belong to a user: the next one's come from their own keychain.
+        keyring?.forgetUser()
         if let delegate {
             await delegate.syncEngine(self, accountChanged: change)
         } else {
