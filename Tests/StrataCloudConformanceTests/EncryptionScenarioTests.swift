@@ -162,6 +162,21 @@ import Testing
                 try String.fetchOne(db, sql: "SELECT error FROM strata_sync.quarantined_records WHERE recordName = 'p3:players'")
             }
             #expect(reason?.contains("retired") == true, "\(reason ?? "not quarantined")")
+
+            // Ending the share rotates again: what Alice writes next is sealed with version 3,
+            // which no former participant holds.
+            try await alice.engine.unshare(record: game)
+            try await alice.execute("INSERT INTO players (id, gameID, name) VALUES ('p4', 'g1', 'after the share')")
+            try await alice.engine.syncChanges()
+            let afterID = CloudRecordID(name: "p4:players", zone: Self.zone)
+            let after = try #require(try await owner.fetchRecords([afterID])[afterID]?.get())
+            #expect(RecordSealingProbe.version(of: after) == 3)
+            #expect(try await alice.engine.openCloudRecord(after).fields["name"] == .text("after the share"))
+            for former in [bob, dave] {
+                await #expect(throws: EncryptionError.missingZoneKey(Self.zone, version: 3)) {
+                    _ = try await former.engine.openCloudRecord(after)
+                }
+            }
         }
     }
 
