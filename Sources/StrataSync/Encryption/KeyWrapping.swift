@@ -10,21 +10,30 @@ import _CryptoExtras
 enum KeyWrapping {
     static let suite = HPKE.Ciphersuite.Curve25519_SHA256_ChachaPoly
 
-    /// `secret` sealed to `recipient`: the encapsulated key (32 bytes) then the ciphertext.
-    static func seal(_ secret: Data, to recipient: Curve25519.KeyAgreement.PublicKey, context: String) throws -> Data {
-        var sender = try HPKE.Sender(recipientKey: recipient, ciphersuite: suite, info: Data(context.utf8))
-        let ciphertext = try sender.seal(secret)
-        return sender.encapsulatedKey + ciphertext
+    /// `secret` sealed to `recipient` by `sender` (HPKE's auth mode): the encapsulated key
+    /// (32 bytes) then the ciphertext. Only the holder of `sender`'s private key can make a
+    /// seal that opens with `sender`'s public key: whoever stores it (the operator) cannot
+    /// plant a key of their own, though anyone can seal to a public key.
+    static func seal(
+        _ secret: Data, to recipient: Curve25519.KeyAgreement.PublicKey, from sender: Curve25519.KeyAgreement.PrivateKey, context: String
+    ) throws -> Data {
+        var hpke = try HPKE.Sender(recipientKey: recipient, ciphersuite: suite, info: Data(context.utf8), authenticatedBy: sender)
+        let ciphertext = try hpke.seal(secret)
+        return hpke.encapsulatedKey + ciphertext
     }
 
-    /// The secret `wrapped` holds, or nil when it was not sealed to `privateKey` for `context`.
-    static func open(_ wrapped: Data, with privateKey: Curve25519.KeyAgreement.PrivateKey, context: String) -> Data? {
+    /// The secret `wrapped` holds, or nil when it was not sealed to `privateKey` by `sender`
+    /// for `context`.
+    static func open(
+        _ wrapped: Data, with privateKey: Curve25519.KeyAgreement.PrivateKey, from sender: Curve25519.KeyAgreement.PublicKey,
+        context: String
+    ) -> Data? {
         guard wrapped.count > 32 else { return nil }
         let start = wrapped.startIndex
         do {
             var recipient = try HPKE.Recipient(
                 privateKey: privateKey, ciphersuite: suite, info: Data(context.utf8),
-                encapsulatedKey: Data(wrapped[start..<(start + 32)]))
+                encapsulatedKey: Data(wrapped[start..<(start + 32)]), authenticatedBy: sender)
             return try recipient.open(Data(wrapped[(start + 32)...]))
         } catch {
             return nil

@@ -117,6 +117,7 @@ final class Keyring: Sendable {
     /// One minute, in milliseconds.
     static let recheckInterval: Int64 = 60 * 1000
     private let lastRecheck = Mutex<Int64>(0)
+    private let knownPublicKeys = Mutex<[String: Curve25519.KeyAgreement.PublicKey]>([:])
 
     // MARK: Identity
 
@@ -165,7 +166,8 @@ final class Keyring: Sendable {
         let enrollment = try await enrollmentKey()
         let fingerprint = enrollment.publicKey.fingerprint
         if let grant = try await fetchKeyRecord("grant.\(fingerprint)", user: user), case .bytes(let sealed) = grant.fields["key"],
-            let raw = KeyWrapping.open(sealed, with: enrollment, context: Self.grantContext(user, fingerprint)),
+            let approver = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: published),
+            let raw = KeyWrapping.open(sealed, with: enrollment, from: approver, context: Self.grantContext(user, fingerprint)),
             let identity = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: raw),
             identity.publicKey.rawRepresentation == published
         {
@@ -276,7 +278,7 @@ final class Keyring: Sendable {
             cloudVersions[zone, default: []].insert(version)
             guard case .bytes(let sealed) = record.fields["key"],
                 let payload = KeyWrapping.open(
-                    sealed, with: identity, context: Self.zoneKeyContext(zone, version: version, recipient: user)),
+                    sealed, with: identity, from: identity.publicKey, context: Self.zoneKeyContext(zone, version: version, recipient: user)),
                 let key = ZoneKey(version: version, payload: payload)
             else { continue }
             found.append((zone, key))
@@ -310,7 +312,7 @@ final class Keyring: Sendable {
                 fields: [
                     "key": .bytes(
                         try KeyWrapping.seal(
-                            key.sealedPayload, to: identity.publicKey,
+                            key.sealedPayload, to: identity.publicKey, from: identity,
                             context: Self.zoneKeyContext(zone, version: key.version, recipient: user)))
                 ])
         }
@@ -357,10 +359,13 @@ final class Keyring: Sendable {
                 found.append(key)
             }
         }
+        // Sealed by the owner: opened only with the owner's published key, so nobody else (the
+        // operator) can hand this user a zone key of their own making.
+        let ownerKey = try await publicKey(of: zone.owner)
         for (name, sealed) in share.wrappedKeys {
-            guard let (version, recipient, _) = Self.shareEntry(name), recipient == user,
+            guard let ownerKey, let (version, recipient, _) = Self.shareEntry(name), recipient == user,
                 let payload = KeyWrapping.open(
-                    sealed, with: identity, context: Self.zoneKeyContext(zone, version: version, recipient: user)),
+                    sealed, with: identity, from: ownerKey, context: Self.zoneKeyContext(zone, version: version, recipient: user)),
                 let key = ZoneKey(version: version, payload: payload)
             else { continue }
             found.append(key)
@@ -408,6 +413,7 @@ final class Keyring: Sendable {
             }
         }
         guard !readers.isEmpty else { return sealed }
+        let ownerIdentity = try await identity(of: share.owner)
         let published = try await container.publicKeys(of: readers)
         for reader in readers {
             guard let raw = published[reader], let publicKey = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: raw) else {
@@ -419,7 +425,8 @@ final class Keyring: Sendable {
             for key in keys {
                 let name = "\(key.version):\(reader)"
                 sealed.wrappedKeys[name] = try KeyWrapping.seal(
-                    key.sealedPayload, to: publicKey, context: Self.zoneKeyContext(zone, version: key.version, recipient: reader))
+                    key.sealedPayload, to: publicKey, from: ownerIdentity,
+                    context: Self.zoneKeyContext(zone, version: key.version, recipient: reader))
             }
         }
         return sealed
@@ -427,6 +434,20 @@ final class Keyring: Sendable {
 
     /// The link key of a share's URL: derived from the zone's current key and the root.
     func linkKey(for root: CloudRecordID) async throws -> LinkKey {
+        try await linkKeyNow(for: root)
+    }
+
+    /// A user's published public key, looked up once per engine.
+    private func publicKey(of user: String) async throws -> Curve25519.KeyAgreement.PublicKey? {
+        if let known = knownPublicKeys.withLock({ $0[user] }) { return known }
+        guard let raw = try await container.publicKeys(of: [user])[user],
+            let key = try? Curve25519.KeyAgreement.PublicKey(rawRepresentation: raw)
+        else { return nil }
+        knownPublicKeys.withLock { $0[user] = key }
+        return key
+    }
+
+    private func linkKeyNow(for root: CloudRecordID) async throws -> LinkKey {
         let key = try await currentKey(for: root.zone)
         return LinkKey(version: key.version, secret: Self.linkSecret(key, root: root))
     }
@@ -462,7 +483,8 @@ final class Keyring: Sendable {
         var record = try await fetchKeyRecord(id.name, user: user) ?? CloudRecord(id: id, type: Self.recordType)
         record.fields["key"] = .bytes(
             try KeyWrapping.seal(
-                key.sealedPayload, to: identity.publicKey, context: Self.zoneKeyContext(zone, version: key.version, recipient: user)))
+                key.sealedPayload, to: identity.publicKey, from: identity,
+                context: Self.zoneKeyContext(zone, version: key.version, recipient: user)))
         // Written by versions before the retirement time was sealed with the key.
         record.fields["retiredAt"] = nil
         try await saveKeyRecords([record], user: user)
@@ -499,7 +521,8 @@ final class Keyring: Sendable {
             fields: [
                 "key": .bytes(
                     try KeyWrapping.seal(
-                        identity.rawRepresentation, to: publicKey, context: Self.grantContext(user, enrollment.fingerprint)))
+                        identity.rawRepresentation, to: publicKey, from: identity, context: Self.grantContext(user, enrollment.fingerprint))
+                )
             ])
         try await work.run { _ = try await self.saveKeyRecords([grant], user: user) }
     }

@@ -1,9 +1,11 @@
+import Crypto
 import Foundation
 import StrataSQLite
-import StrataSync
 import StrataSyncTestSupport
 import Synchronization
 import Testing
+
+@testable import StrataSync
 
 /// What an encrypting engine puts in the cloud, and what engines do with records sealed or not
 /// as they expect.
@@ -139,5 +141,35 @@ import Testing
         // Bob's zone key is not Alice's.
         let bobsRecord = try #require(cloud.records(in: CloudZoneID(name: "strata.default", owner: "bob")).first)
         await #expect(throws: (any Error).self) { _ = try await alicesPhone.engine.openCloudRecord(bobsRecord) }
+    }
+}
+
+/// The operator can seal a key to anyone's public key: a zone key it planted must never be
+/// taken for the user's.
+@Suite(.timeLimit(.minutes(2))) struct PlantedKeyTests {
+    @Test func aZoneKeyThePlatformPlantedInTheKeyZoneIsIgnored() async throws {
+        let cloud = MockCloud()
+        let a = try await SyncTestDevice("a", cloud: cloud)
+        try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
+        try await a.engine.syncChanges()
+        // The operator: alice's public key from the directory, a key it knows, version 9.
+        let published = try #require(try await cloud.container(user: "mallory").publicKeys(of: ["alice"])["alice"])
+        let alice = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: published)
+        let zone = CloudZoneID(name: "strata.default", owner: "alice")
+        let known = ZoneKey.random(version: 9)
+        let operatorKey = Curve25519.KeyAgreement.PrivateKey()
+        let context = Keyring.zoneKeyContext(zone, version: 9, recipient: "alice")
+        let planted = CloudRecord(
+            id: CloudRecordID(name: "zone.strata.default.9", zone: CloudZoneID(name: "strata.keys", owner: "alice")), type: "strata.key",
+            fields: ["key": .bytes(try KeyWrapping.seal(known.sealedPayload, to: alice, from: operatorKey, context: context))])
+        _ = try await cloud.container(user: "alice").privateDatabase.modifyRecords(saving: [planted], deleting: [])
+
+        a.engine.forgetKeysInMemory()
+        try await a.execute("INSERT INTO games (id, title) VALUES ('g2', 'Chess')")
+        try await a.engine.syncChanges()
+        let sealed = try #require(cloud.records(in: zone).first { $0.id.name == "g2:games" })
+        #expect(RecordSealing.keyVersion(of: sealed) == 1)
+        #expect(throws: EncryptionError.self) { _ = try RecordSealing.open(sealed, with: known) }
+        #expect(try await a.engine.openCloudRecord(sealed).fields["title"] == .text("Chess"))
     }
 }

@@ -11,6 +11,7 @@ import Testing
     /// Cheap enough for tests: 128 KiB and a millisecond per try.
     static let cheap = KeyWrapping.ScryptCost(rounds: 1 << 10, blockSize: 1, parallelism: 1)
     let recipient = Curve25519.KeyAgreement.PrivateKey()
+    let sender = Curve25519.KeyAgreement.PrivateKey()
     let secret = F.content(32, seed: 5)
     let context = "zone-key|strata.default@alice|3|bob"
 
@@ -18,48 +19,63 @@ import Testing
 
     @Test func sealedToARecipientOpensForItOnly() throws {
         for secret in [Data(), Data([0]), secret, F.content(10_000)] {
-            let wrapped = try KeyWrapping.seal(secret, to: recipient.publicKey, context: context)
+            let wrapped = try KeyWrapping.seal(secret, to: recipient.publicKey, from: sender, context: context)
             #expect(wrapped.count == 32 + secret.count + 16)
-            #expect(KeyWrapping.open(wrapped, with: recipient, context: context) == secret)
-            #expect(KeyWrapping.open(wrapped, with: Curve25519.KeyAgreement.PrivateKey(), context: context) == nil)
-            #expect(KeyWrapping.open(wrapped, with: recipient, context: context + " ") == nil)
-            #expect(KeyWrapping.open(wrapped, with: recipient, context: "") == nil)
-            #expect(KeyWrapping.open(wrapped, with: recipient, context: "zone-key|strata.default@alice|4|bob") == nil)
+            #expect(KeyWrapping.open(wrapped, with: recipient, from: sender.publicKey, context: context) == secret)
+            #expect(KeyWrapping.open(wrapped, with: Curve25519.KeyAgreement.PrivateKey(), from: sender.publicKey, context: context) == nil)
+            #expect(KeyWrapping.open(wrapped, with: recipient, from: sender.publicKey, context: context + " ") == nil)
+            #expect(KeyWrapping.open(wrapped, with: recipient, from: sender.publicKey, context: "") == nil)
+            #expect(
+                KeyWrapping.open(wrapped, with: recipient, from: sender.publicKey, context: "zone-key|strata.default@alice|4|bob") == nil)
         }
     }
 
+    /// Anyone can seal to a public key; only the sender's seal opens as the sender's: the
+    /// operator cannot plant a key of their own making in a user's key zone or share.
+    @Test func aSealByAnyoneButTheSenderIsRefused() throws {
+        let operatorKey = Curve25519.KeyAgreement.PrivateKey()
+        let planted = try KeyWrapping.seal(secret, to: recipient.publicKey, from: operatorKey, context: context)
+        #expect(KeyWrapping.open(planted, with: recipient, from: sender.publicKey, context: context) == nil)
+        #expect(KeyWrapping.open(planted, with: recipient, from: operatorKey.publicKey, context: context) == secret)
+    }
+
     @Test func twoSealsDifferAndBothOpen() throws {
-        let first = try KeyWrapping.seal(secret, to: recipient.publicKey, context: context)
-        let second = try KeyWrapping.seal(secret, to: recipient.publicKey, context: context)
+        let first = try KeyWrapping.seal(secret, to: recipient.publicKey, from: sender, context: context)
+        let second = try KeyWrapping.seal(secret, to: recipient.publicKey, from: sender, context: context)
         #expect(first != second)
-        #expect(KeyWrapping.open(first, with: recipient, context: context) == secret)
-        #expect(KeyWrapping.open(second, with: recipient, context: context) == secret)
+        #expect(KeyWrapping.open(first, with: recipient, from: sender.publicKey, context: context) == secret)
+        #expect(KeyWrapping.open(second, with: recipient, from: sender.publicKey, context: context) == secret)
     }
 
     @Test func everyFlippedTruncatedOrExtendedWrapIsRefused() throws {
-        let wrapped = try KeyWrapping.seal(secret, to: recipient.publicKey, context: context)
+        let wrapped = try KeyWrapping.seal(secret, to: recipient.publicKey, from: sender, context: context)
         for position in wrapped.indices {
             for mask: UInt8 in [0x01, 0x80] {
                 var broken = wrapped
                 broken[position] ^= mask
-                #expect(KeyWrapping.open(broken, with: recipient, context: context) == nil, "byte \(position) ^ \(mask)")
+                #expect(
+                    KeyWrapping.open(broken, with: recipient, from: sender.publicKey, context: context) == nil, "byte \(position) ^ \(mask)"
+                )
             }
         }
         for length in 0..<wrapped.count {
-            #expect(KeyWrapping.open(wrapped.prefix(length), with: recipient, context: context) == nil, "\(length) bytes")
+            #expect(
+                KeyWrapping.open(wrapped.prefix(length), with: recipient, from: sender.publicKey, context: context) == nil,
+                "\(length) bytes")
         }
-        #expect(KeyWrapping.open(wrapped + Data([0]), with: recipient, context: context) == nil)
-        #expect(KeyWrapping.open(Data(count: 33), with: recipient, context: context) == nil)
-        #expect(KeyWrapping.open(Data(count: 100), with: recipient, context: context) == nil)
+        #expect(KeyWrapping.open(wrapped + Data([0]), with: recipient, from: sender.publicKey, context: context) == nil)
+        #expect(KeyWrapping.open(Data(count: 33), with: recipient, from: sender.publicKey, context: context) == nil)
+        #expect(KeyWrapping.open(Data(count: 100), with: recipient, from: sender.publicKey, context: context) == nil)
         // A slice not starting at index 0 opens like the whole.
-        #expect(KeyWrapping.open((Data([1, 2]) + wrapped).dropFirst(2), with: recipient, context: context) == secret)
+        #expect(
+            KeyWrapping.open((Data([1, 2]) + wrapped).dropFirst(2), with: recipient, from: sender.publicKey, context: context) == secret)
     }
 
     @Test func theEncapsulatedKeyOfAnotherWrapIsRefused() throws {
-        let first = try KeyWrapping.seal(secret, to: recipient.publicKey, context: context)
-        let second = try KeyWrapping.seal(secret, to: recipient.publicKey, context: context)
+        let first = try KeyWrapping.seal(secret, to: recipient.publicKey, from: sender, context: context)
+        let second = try KeyWrapping.seal(secret, to: recipient.publicKey, from: sender, context: context)
         let spliced = first.prefix(32) + second.dropFirst(32)
-        #expect(KeyWrapping.open(spliced, with: recipient, context: context) == nil)
+        #expect(KeyWrapping.open(spliced, with: recipient, from: sender.publicKey, context: context) == nil)
     }
 
     // MARK: Passphrase
