@@ -97,7 +97,9 @@ enum KeyWrapping {
 
     private static func passphraseKey(_ passphrase: String, salt: Data, cost: ScryptCost) throws -> SymmetricKey {
         try KDF.Scrypt.deriveKey(
-            from: Data(passphrase.utf8), salt: salt, outputByteCount: 32, rounds: cost.rounds, blockSize: cost.blockSize,
+            // NFC: the same passphrase typed as "é" or as "e" and an accent derives one key.
+            from: Data(passphrase.precomposedStringWithCanonicalMapping.utf8), salt: salt, outputByteCount: 32, rounds: cost.rounds,
+            blockSize: cost.blockSize,
             parallelism: cost.parallelism)
     }
 }

@@ -30,3 +30,15 @@ import Testing
         for garbage in ["", "x", "-1:a", "5:ab", "a\u{1F}b"] { #expect(KeyVault.zone(ofKey: garbage) == nil, "\(garbage)") }
     }
 }
+
+@Suite(.timeLimit(.minutes(1))) struct PassphraseNormalizationTests {
+    @Test func aPassphraseOpensWhateverUnicodeFormItIsTypedIn() throws {
+        let cheap = KeyWrapping.ScryptCost(rounds: 1 << 10, blockSize: 1, parallelism: 1)
+        let composed = "caf\u{E9} cr\u{E8}me"
+        let decomposed = "cafe\u{301} cre\u{300}me"
+        #expect(Array(composed.utf8) != Array(decomposed.utf8))
+        let envelope = try KeyWrapping.seal(Data([1, 2, 3]), passphrase: composed, context: "c", cost: cheap)
+        #expect(KeyWrapping.open(envelope, passphrase: decomposed, context: "c") == Data([1, 2, 3]))
+        #expect(KeyWrapping.open(envelope, passphrase: "cafe creme", context: "c") == nil)
+    }
+}
