@@ -96,15 +96,41 @@ public struct KeyStorage: Sendable {
         case .file(let path):
             try await Self.onIOThread {
                 let temporary = path + ".tmp-\(UUID().uuidString.prefix(8))"
-                guard FileManager.default.createFile(atPath: temporary, contents: data, attributes: [.posixPermissions: 0o600]) else {
-                    throw EncryptionError.keyStorage(path: path, reason: "cannot create \(temporary)")
-                }
+                try Self.writeOwnerOnly(data, to: temporary, reportingAs: path)
                 guard rename(temporary, path) == 0 else {
                     let reason = String(cString: strerror(errno))
                     try? FileManager.default.removeItem(atPath: temporary)
                     throw EncryptionError.keyStorage(path: path, reason: "cannot replace it: \(reason)")
                 }
             }
+        }
+    }
+
+    /// Creates `temporary` with mode 0600 from its first byte (never readable by others, even
+    /// for a moment, whatever the umask), writes `data` whole and flushes it to disk.
+    private static func writeOwnerOnly(_ data: Data, to temporary: String, reportingAs path: String) throws {
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw EncryptionError.keyStorage(path: path, reason: "cannot create \(temporary): \(String(cString: strerror(errno)))")
+        }
+        var failure: String?
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count, let base = buffer.baseAddress {
+                let written = write(descriptor, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = String(cString: strerror(errno))
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil && fsync(descriptor) != 0 { failure = String(cString: strerror(errno)) }
+        close(descriptor)
+        if let failure {
+            unlink(temporary)
+            throw EncryptionError.keyStorage(path: path, reason: "cannot write \(temporary): \(failure)")
         }
     }
 
