@@ -173,3 +173,31 @@ import Testing
         #expect(try await a.engine.openCloudRecord(sealed).fields["title"] == .text("Chess"))
     }
 }
+
+/// A participant whose key for one shared zone has not arrived still receives the others.
+@Suite(.timeLimit(.minutes(2))) struct WaitingSharedZoneTests {
+    @Test func aSharedZoneWaitingForItsKeyDoesNotHoldBackAnotherOne() async throws {
+        let cloud = MockCloud()
+        let alice = try await SyncTestDevice("alice", cloud: cloud, user: "alice")
+        let bob = try await SyncTestDevice("bob", cloud: cloud, user: "bob")
+        let dave = try await SyncTestDevice("dave", cloud: cloud, user: "dave")
+        for device in [alice, bob, dave] { device.engine.start() }
+        try await alice.execute("INSERT INTO games (id, title) VALUES ('a1', 'From Alice')")
+        try await bob.execute("INSERT INTO games (id, title) VALUES ('b1', 'From Bob')")
+        try await alice.engine.sendChanges()
+        try await bob.engine.sendChanges()
+        let fromAlice = try await alice.engine.share(record: SharedGame(id: "a1", title: "From Alice")) {
+            $0.participants.append(CloudShare.Participant(user: "dave", permission: .readOnly))
+        }
+        let fromBob = try await bob.engine.share(record: SharedGame(id: "b1", title: "From Bob")) {
+            $0.participants.append(CloudShare.Participant(user: "dave", permission: .readOnly))
+        }
+        // Bob's share is accepted without its link key: that zone waits for Bob's next sync.
+        await #expect(throws: EncryptionError.self) { try await dave.engine.acceptShare(url: fromBob.share.url) }
+        await #expect(throws: EncryptionError.self) { try await dave.engine.acceptShare(url: fromAlice.url) }
+        #expect(try await dave.rows() == ["game a1 'From Alice' NULL"])
+        try await bob.engine.syncChanges()
+        try await dave.engine.syncChanges()
+        #expect(try await dave.rows() == ["game a1 'From Alice' NULL", "game b1 'From Bob' NULL"])
+    }
+}

@@ -62,10 +62,22 @@ extension SyncEngine {
         for zone in changes.deletedZones where ownsZone(zone) {
             try await deleteLocalRecords(in: zone)
         }
+        // A zone whose key has not reached this device yet (a share whose owner has not sealed
+        // it to this user) waits; the other zones are fetched meanwhile. The database token is
+        // then kept, so the waiting zone is listed again next time.
+        var waiting: (any Error)?
         for zone in changes.changedZones where ownsZone(zone) {
-            try await fetchZone(zone, cloud: cloud, localZone: defaultZone(for: user))
+            do {
+                try await fetchZone(zone, cloud: cloud, localZone: defaultZone(for: user))
+            } catch let error as EncryptionError {
+                guard case .missingZoneKey = error, scope == .shared else { throw error }
+                logger.notice("zone \(zone) waits for its key: \(error)")
+                waiting = waiting ?? error
+                continue
+            }
             try await refreshShares(in: zone, cloud: cloud, user: user)
         }
+        if let waiting { throw waiting }
         try await database.write { db in try EngineState.set(databaseKey, to: changes.token.value, in: db) }
     }
 
