@@ -362,12 +362,11 @@ private func quarantined(_ device: SyncTestDevice) async throws -> Int {
         }
         let bare = String(shared.url.prefix { $0 != "#" })
         #expect(bare != shared.url)
-        // Documented: the participant accepts, publishes their key and waits; their *fetch*
-        // throws missingZoneKey. Observed: acceptShare(url:) itself throws missingZoneKey
-        // (though the acceptance does take effect).
-        await withKnownIssue("acceptShare(url:) without the link key throws missingZoneKey") {
-            _ = try await b.engine.acceptShare(url: bare)
-        }
+        // The participant accepts, publishes their key and waits; their fetch throws
+        // missingZoneKey. (Found by this test: acceptShare itself threw, though the acceptance
+        // had taken effect.)
+        _ = try await b.engine.acceptShare(url: bare)
+        #expect(isMissingZoneKey(b.engine.status.lastError), "got \(String(describing: b.engine.status.lastError))")
         let error = await thrown { try await b.engine.fetchChanges() }
         #expect(isMissingZoneKey(error), "got \(String(describing: error))")
         #expect(try await b.rows() == [])
@@ -685,11 +684,11 @@ private func quarantined(_ device: SyncTestDevice) async throws -> Int {
         let a = try await SyncTestDevice("a", cloud: cloud, time: time, encryption: encrypting ? .endToEnd : .disabled)
         let b = try await SyncTestDevice("b", cloud: cloud, time: time, encryption: encrypting ? .endToEnd : .disabled)
         try await a.execute("INSERT INTO games (id) VALUES ('g1'); INSERT INTO players (id, gameID, name) VALUES ('p1', NULL, 'orphan')")
-        await withKnownIssue("a NULL foreign key is decoded as a String when the record's parent is read") {
-            try await a.engine.syncChanges()
-            try await b.engine.syncChanges()
-            #expect(try await b.rows() == ["game g1 '' NULL", "player p1 NULL 'orphan'"])
-        }
+        // Found by this test: the zone of a new child was read from its foreign key as a
+        // String, and a NULL one stopped the send.
+        try await a.engine.syncChanges()
+        try await b.engine.syncChanges()
+        #expect(try await b.rows() == ["game g1 '' NULL", "player p1 NULL 'orphan'"])
     }
 
     @Test func largeTextTravelsSealed() async throws {

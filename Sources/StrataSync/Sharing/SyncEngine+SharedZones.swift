@@ -56,12 +56,12 @@ extension SyncEngine {
         touched: [RecordName: RecordMetadata], in db: Database
     ) throws -> CloudZoneID {
         guard let reference = table.parent else { return zone }
+        // A NULL foreign key (a child without a parent) has no parent's zone: the default one.
         guard
-            let parentKey = try String.fetchOne(
-                db,
+            let parentKey = try db.fetchOne(
                 sql:
                     "SELECT CAST(\(reference.column.quotedIdentifier) AS TEXT) FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) = ?",
-                arguments: [name.primaryKey])
+                arguments: [name.primaryKey], { row -> String? in try row[0] }) ?? nil
         else { return zone }
         let parentName = RecordName(table: reference.parentTable, primaryKey: parentKey)
         if let parent = touched[parentName] { return parent.zone }

@@ -76,7 +76,14 @@ extension SyncEngine {
         guard CloudShare.rootRecordID(fromURL: url) != nil else { throw SharingError.invalidShareURL(url) }
         guard status.isRunning else { throw SharingError.engineNotRunning }
         let share = try await cloud.acceptShare(url: url)
-        try await fetchChanges()
+        do {
+            try await fetchChanges()
+        } catch EncryptionError.missingZoneKey(let zone, _) where zone == share.rootRecordID.zone {
+            // Accepted, without the link key: the records come once the owner's next sync
+            // seals the zone's keys to this user. Until then fetches throw this error (it is in
+            // `status.lastError`); the acceptance itself succeeded.
+            logger.notice("accepted the share of \(share.rootRecordID); its records come once the owner seals the keys to this user")
+        }
         return share
     }
 
