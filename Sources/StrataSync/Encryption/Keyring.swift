@@ -434,7 +434,8 @@ final class Keyring: Sendable {
 
     /// The link key of a share's URL: derived from the zone's current key and the root.
     func linkKey(for root: CloudRecordID) async throws -> LinkKey {
-        try await linkKeyNow(for: root)
+        let key = try await currentKey(for: root.zone)
+        return LinkKey(version: key.version, secret: Self.linkSecret(key, root: root))
     }
 
     /// A user's published public key, looked up once per engine.
@@ -445,11 +446,6 @@ final class Keyring: Sendable {
         else { return nil }
         knownPublicKeys.withLock { $0[user] = key }
         return key
-    }
-
-    private func linkKeyNow(for root: CloudRecordID) async throws -> LinkKey {
-        let key = try await currentKey(for: root.zone)
-        return LinkKey(version: key.version, secret: Self.linkSecret(key, root: root))
     }
 
     static func linkSecret(_ key: ZoneKey, root: CloudRecordID) -> SymmetricKey {
@@ -615,7 +611,11 @@ final class Keyring: Sendable {
             }
             for record in page.changed { records[record.id.name] = record }
             for tombstone in page.deleted { records[tombstone.id.name] = nil }
-            guard page.moreComing, page.token != token else { break }
+            guard page.moreComing else { break }
+            guard page.token != token else {
+                throw SyncEngineError.fetchStalled(
+                    zone: keyZone(of: user), reason: "the cloud said more keys come but gave the same token \(page.token)")
+            }
             token = page.token
         }
         return Array(records.values)
@@ -624,7 +624,7 @@ final class Keyring: Sendable {
     /// Saves records to the key zone, creating it when needed; false when a new record
     /// already exists there.
     @discardableResult
-    private func saveKeyRecords(_ records: [CloudRecord], user: String) async throws -> Bool {
+    private func saveKeyRecords(_ records: [CloudRecord], user: String, zoneCreated: Bool = false) async throws -> Bool {
         let database = container.privateDatabase
         var result: CloudModifyResult
         do {
@@ -636,9 +636,11 @@ final class Keyring: Sendable {
         for record in records {
             switch result.saveResults[record.id] {
             case .success: continue
-            case .failure(.zoneNotFound):
+            case .failure(.zoneNotFound(let zone)):
+                // Once: a zone that stays missing right after it was created is the cloud's fault.
+                guard !zoneCreated else { throw CloudError.zoneNotFound(zone) }
                 try await database.saveZones([keyZone(of: user)])
-                return try await saveKeyRecords(records, user: user)
+                return try await saveKeyRecords(records, user: user, zoneCreated: true)
             case .failure(.serverRecordChanged), .failure(.batchRequestFailed): return false
             case .failure(let error): throw error
             case nil: throw CloudError.networkFailure

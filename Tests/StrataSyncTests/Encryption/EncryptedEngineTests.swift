@@ -203,3 +203,67 @@ import Testing
         #expect(try await dave.rows() == ["game a1 'From Alice' NULL", "game b1 'From Bob' NULL"])
     }
 }
+
+/// A key zone whose cloud says "more" without moving its token ends with a typed error, never a
+/// silent stop with half the keys read (nor a loop).
+@Suite(.timeLimit(.minutes(1))) struct StalledKeyZoneTests {
+    struct StallingKeyZone: CloudContainerWrapping {
+        let base: MockCloudContainer
+        var wrappedContainer: any CloudContainer { base }
+        var identifier: String { base.identifier }
+        func accountStatus() async throws -> CloudAccountStatus { try await base.accountStatus() }
+        func currentUser() async throws -> String { try await base.currentUser() }
+        var privateDatabase: any CloudDatabase { Stalling(base: base.privateDatabase) }
+        var sharedDatabase: any CloudDatabase { base.sharedDatabase }
+        func changeHints() -> AsyncStream<Void> { base.changeHints() }
+        func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
+        func publishPublicKey(_ key: Data) async throws { try await base.publishPublicKey(key) }
+        func publicKeys(of users: [String]) async throws -> [String: Data] { try await base.publicKeys(of: users) }
+    }
+
+    struct Stalling: CloudDatabase {
+        let base: any CloudDatabase
+        var scope: CloudDatabaseScope { base.scope }
+        func saveZones(_ zones: [CloudZoneID]) async throws { try await base.saveZones(zones) }
+        func deleteZones(_ zones: [CloudZoneID]) async throws { try await base.deleteZones(zones) }
+        func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
+            try await base.fetchRecords(ids)
+        }
+        func modifyRecords(saving: [CloudRecord], deleting: [CloudRecordID]) async throws -> CloudModifyResult {
+            try await base.modifyRecords(saving: saving, deleting: deleting)
+        }
+        func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {
+            try await base.fetchDatabaseChanges(since: token)
+        }
+        func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
+            var page = try await base.fetchZoneChanges(zone, since: token, limit: limit)
+            if zone.name == "strata.keys" {
+                page.moreComing = true
+                if let token { page.token = token }
+            }
+            return page
+        }
+        func missingAssets(_ hashes: [String]) async throws -> Set<String> { try await base.missingAssets(hashes) }
+        func uploadAssets(_ assets: [CloudAsset]) async throws { try await base.uploadAssets(assets) }
+        func fetchAsset(_ hash: String) async throws -> CloudAsset { try await base.fetchAsset(hash) }
+        func saveShare(_ share: CloudShare) async throws -> CloudShare { try await base.saveShare(share) }
+        func fetchShare(rootRecordID: CloudRecordID) async throws -> CloudShare { try await base.fetchShare(rootRecordID: rootRecordID) }
+        func deleteShare(rootRecordID: CloudRecordID) async throws { try await base.deleteShare(rootRecordID: rootRecordID) }
+    }
+
+    @Test func aKeyZoneThatNeverMovesItsTokenThrowsFetchStalled() async throws {
+        let cloud = MockCloud()
+        let a = try await SyncTestDevice("a", cloud: cloud)
+        try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Poker')")
+        try await a.engine.syncChanges()
+        let stalled = try await SyncTestDevice("b", container: StallingKeyZone(base: cloud.container(user: "alice")))
+        // Its first seal reads the key zone.
+        try await stalled.execute("INSERT INTO games (id, title) VALUES ('g2', 'Chess')")
+        await #expect {
+            try await stalled.engine.syncChanges()
+        } throws: { error in
+            guard case SyncEngineError.fetchStalled(let zone, _) = error else { return false }
+            return zone == CloudZoneID(name: "strata.keys", owner: "alice")
+        }
+    }
+}
