@@ -23,9 +23,9 @@ import Testing
         let red = Team(id: "red", name: "Red")
         try await database.write { db in try Team.insert { red }.execute(db) }
         try await engine.sendChanges()
-        #expect(try red.syncMetadataID() == SyncMetadata.ID(recordType: "teams", recordPrimaryKey: "red"))
-        let metadata = try await database.read { db in try SyncMetadata.find(red.syncMetadataID()).fetchOne(db) }
-        #expect(metadata?.id == (try red.syncMetadataID()))
+        #expect(try red.syncMetadataID == SyncMetadata.ID(recordType: "teams", recordPrimaryKey: "red"))
+        let metadata = try await database.read { db in try SyncMetadata.find(red.syncMetadataID).fetchOne(db) }
+        #expect(metadata?.id == (try red.syncMetadataID))
         #expect(metadata?.serverChangeTag != nil)
         #expect(metadata?.pendingOperation == nil)
     }

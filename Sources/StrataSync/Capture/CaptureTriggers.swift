@@ -38,7 +38,7 @@ enum CaptureTriggers {
             values.isEmpty
             ? "0"
             : values.map { "OLD.\($0.quotedIdentifier) IS NOT NEW.\($0.quotedIdentifier)" }.joined(separator: " OR ")
-        return [
+        return keyTypeGuards(for: table) + [
             """
             CREATE TEMP TRIGGER IF NOT EXISTS \(triggerName(name, "insert")) AFTER INSERT ON main.\(quoted)
             WHEN \(notSynchronizing)
@@ -62,9 +62,32 @@ enum CaptureTriggers {
         ]
     }
 
+    /// Triggers refusing a key that is not text, on a key column whose affinity lets other
+    /// values through (`id BLOB`, `id UUID`, an untyped `id`): a UUID bound as 16 bytes, or an
+    /// integer, would name a record no other device could write back the same way. A TEXT
+    /// column turns numbers into text itself and needs none. They run for the engine's own
+    /// writes too, which only ever write text keys.
+    static func keyTypeGuards(for table: SyncedTable) -> [String] {
+        guard let key = table.columns.first(where: { $0.name == table.primaryKey }),
+            ColumnAffinity(declaredType: key.declaredType) != .text
+        else { return [] }
+        let quotedKey = key.name.quotedIdentifier
+        let message =
+            "synced table \"\(table.name)\": primary key \"\(key.name)\" must hold text (a UUID stored as text, Strata's default), not a number or a BLOB"
+        return ["insert": "INSERT", "rekey": "UPDATE OF \(quotedKey)"].sorted { $0.key < $1.key }.map { event, when in
+            """
+            CREATE TEMP TRIGGER IF NOT EXISTS \(triggerName(table.name, "keytype_\(event)")) AFTER \(when) ON main.\(table.name.quotedIdentifier)
+            WHEN typeof(NEW.\(quotedKey)) <> 'text'
+            BEGIN SELECT RAISE(ABORT, \(message.quotedSQLLiteral)); END
+            """
+        }
+    }
+
     /// The statements dropping the triggers for `table`.
     static func dropStatements(for table: SyncedTable) -> [String] {
-        ["insert", "update", "rekey", "delete"].map { "DROP TRIGGER IF EXISTS temp.\(triggerName(table.name, $0))" }
+        ["insert", "update", "rekey", "delete", "keytype_insert", "keytype_rekey"].map {
+            "DROP TRIGGER IF EXISTS temp.\(triggerName(table.name, $0))"
+        }
     }
 
     private static func triggerName(_ table: String, _ event: String) -> String {

@@ -26,9 +26,12 @@ public struct SyncMetadata: Sendable, Equatable {
     public var parentRecordType: String?
     /// The primary key of that row.
     public var parentRecordPrimaryKey: String?
-    /// The record as last received from or acknowledged by the cloud, as JSON: every field,
-    /// including those of columns this version of the app does not have.
-    public var lastKnownServerRecord: String?
+    /// The record as last received from or acknowledged by the cloud: every field, including
+    /// those of columns this version of the app does not have. Stored as JSON, which views and
+    /// `json_extract` can read; selected, it decodes as a ``CloudRecord`` (opened, when
+    /// end-to-end encryption is on: the metadatabase is on the device).
+    @Column(as: JSONRepresentation<CloudRecord>?.self)
+    public var lastKnownServerRecord: CloudRecord?
     /// The change tag of ``lastKnownServerRecord``: the tag the next save must carry.
     public var serverChangeTag: String?
     /// The hybrid logical clock version of each field's last edit, as JSON.
@@ -54,4 +57,28 @@ public struct SyncMetadata: Sendable, Equatable {
     /// with them.
     @Column(generated: .virtual)
     public var isOwnedByCurrentUser: Bool
+}
+
+extension SyncMetadata {
+    /// Whether the cloud has acknowledged or sent this record at least once.
+    public var hasLastKnownServerRecord: Bool { lastKnownServerRecord != nil }
+
+    /// The cloud record name of the row the record's single foreign key points at:
+    /// `"<primary key>:<table>"`, as ``recordName`` spells its own.
+    public var parentRecordName: String? {
+        guard let parentRecordType, let parentRecordPrimaryKey else { return nil }
+        return "\(parentRecordPrimaryKey):\(parentRecordType)"
+    }
+}
+
+extension SyncMetadata.TableColumns {
+    /// ``SyncMetadata/hasLastKnownServerRecord`` in SQL.
+    public var hasLastKnownServerRecord: some QueryExpression<Bool> {
+        SQLQueryExpression<Bool>("(\(lastKnownServerRecord) IS NOT NULL)")
+    }
+
+    /// ``SyncMetadata/parentRecordName`` in SQL: NULL for a record without a parent.
+    public var parentRecordName: some QueryExpression<String?> {
+        SQLQueryExpression<String?>("(\(parentRecordPrimaryKey) || ':' || \(parentRecordType))")
+    }
 }

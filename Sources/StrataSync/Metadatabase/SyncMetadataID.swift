@@ -61,10 +61,26 @@ extension PrimaryKeyedTableDefinition {
 }
 
 extension PrimaryKeyedTable {
-    /// The id of this row's sync metadata: `SyncMetadata.find(game.syncMetadataID)`.
+    /// The id of this row's sync metadata, as SQLiteData's users write it:
     ///
-    /// - Throws: what encoding the row throws.
-    public func syncMetadataID() throws -> SyncMetadata.ID {
+    /// ```swift
+    /// let share = try SyncMetadata.find(game.syncMetadataID).fetchOne(db)?.share
+    /// ```
+    ///
+    /// The key is encoded as the row stores it (a `UUID` as lowercase text). A row whose
+    /// columns cannot be encoded at all (a custom representation that throws) gets an id no
+    /// metadata has, so `find` returns nothing; ``SyncEngine/share(record:)`` and friends throw
+    /// the encoding error instead.
+    public var syncMetadataID: SyncMetadata.ID {
+        do {
+            return try encodedSyncMetadataID()
+        } catch {
+            return SyncMetadata.ID(recordType: Self.tableName, recordPrimaryKey: "\u{0}unencodable row: \(error)")
+        }
+    }
+
+    /// ``syncMetadataID``, throwing what encoding the row throws.
+    package func encodedSyncMetadataID() throws -> SyncMetadata.ID {
         let values = try databaseValues()
         let keyColumn = Self.columns.primaryKey.name
         guard let index = Self.columnNames.firstIndex(of: keyColumn) else {

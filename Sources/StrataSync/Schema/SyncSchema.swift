@@ -35,7 +35,7 @@ public struct SyncSchema: Sendable, Hashable {
         where column.name.lowercased().hasPrefix("strata_sync") {
             throw SyncSchemaError.reservedColumnName(table: table.name, column: column.name)
         }
-        if let key = table.columns.first(where: { $0.name == table.primaryKey }), !hasTextAffinity(key.declaredType) {
+        if let key = table.columns.first(where: { $0.name == table.primaryKey }), !canHoldTextKeys(key.declaredType) {
             throw SyncSchemaError.primaryKeyNotText(table: table.name, column: key.name, declaredType: key.declaredType)
         }
         let uniqueIndexes = try db.fetchAll(
@@ -51,11 +51,16 @@ public struct SyncSchema: Sendable, Hashable {
         }
     }
 
-    /// SQLite's affinity rule for TEXT: a declared type containing CHAR, CLOB or TEXT.
-    private static func hasTextAffinity(_ declaredType: String) -> Bool {
-        let type = declaredType.uppercased()
-        if type.contains("INT") { return false }
-        return type.contains("CHAR") || type.contains("CLOB") || type.contains("TEXT")
+    /// Whether a key column of this declared type keeps a UUID's text as text: SQLite's TEXT,
+    /// BLOB (an untyped column) and NUMERIC affinities do (a UUID never reads as a number),
+    /// which covers `id TEXT`, `id BLOB`, `id` and `id UUID`. INTEGER affinity is refused (an
+    /// `INTEGER PRIMARY KEY` is the rowid, numbered per device), and so is REAL. Values that
+    /// are not text are refused when written (``CaptureTriggers``).
+    static func canHoldTextKeys(_ declaredType: String) -> Bool {
+        switch ColumnAffinity(declaredType: declaredType) {
+        case .text, .blob, .numeric: true
+        case .integer, .real: false
+        }
     }
 
     /// A topological order of the tables (parents first), keeping the given order where the

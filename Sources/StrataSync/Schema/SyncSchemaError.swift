@@ -36,7 +36,7 @@ public enum SyncSchemaError: Error, Sendable, Hashable, CustomStringConvertible 
         case .primaryKeyNotSingleColumn(let table, let columns):
             "synced table \"\(table)\" must have a single-column primary key (has \(columns.isEmpty ? "none" : columns.joined(separator: ", ")))"
         case .primaryKeyNotText(let table, let column, let type):
-            "synced table \"\(table)\": primary key \"\(column)\" is \(type.isEmpty ? "untyped" : type); it must be globally unique TEXT (a UUID), as integer keys collide between devices"
+            "synced table \"\(table)\": primary key \"\(column)\" is \(type.isEmpty ? "untyped" : type); it must hold globally unique text (a UUID): declare it TEXT, BLOB, UUID or untyped, as integer keys collide between devices"
         case .uniqueConstraint(let table, let index, let columns):
             "synced table \"\(table)\": UNIQUE constraint \"\(index)\" on \(columns.joined(separator: ", ")) cannot be kept across devices; drop it (only the primary key may be unique)"
         case .compositeForeignKey(let table, let parent):

@@ -26,7 +26,7 @@ extension SyncEngine {
     public func share<Record: PrimaryKeyedTable>(
         record: Record, configure: (inout CloudShare) -> Void = { _ in }
     ) async throws -> SharedRecord {
-        let id = try record.syncMetadataID()
+        let id = try record.encodedSyncMetadataID()
         let user = try await availableUser()
         var metadata = try await shareableMetadata(id)
         if metadata.serverChangeTag == nil && configuration.sendsBeforeSharing {
@@ -56,7 +56,7 @@ extension SyncEngine {
     ///
     /// - Throws: ``SharingError/recordNotShared(table:primaryKey:)``; the cloud's errors.
     public func unshare<Record: PrimaryKeyedTable>(record: Record) async throws {
-        let id = try record.syncMetadataID()
+        let id = try record.encodedSyncMetadataID()
         let metadata = try await shareableMetadata(id)
         guard try await database.write({ db in try SyncMetadata.find(id).fetchOne(db)?.share }) != nil else {
             throw SharingError.recordNotShared(table: id.recordType, primaryKey: id.recordPrimaryKey)

@@ -72,7 +72,7 @@ func isOwner(of share: CloudShare?) -> Bool {
                 GameSharingRow(id: "g1", title: "Poker", isShared: true, isOwner: false, participants: 1)
             ])
         let bobsShare = try await bob.engine.database.write { db in
-            try SyncMetadata.find(SharedGame(id: "g1").syncMetadataID()).fetchOne(db)
+            try SyncMetadata.find(SharedGame(id: "g1").syncMetadataID).fetchOne(db)
         }
         #expect(
             bobsShare?.share?.currentUserParticipant == CloudShare.Participant(user: "bob", permission: .readWrite, acceptance: .accepted))

@@ -87,7 +87,7 @@ import Testing
         let shared = try await shareWithBob(.readOnly)
         try await b.engine.acceptShare(url: shared.url)
         try await a1.engine.fetchChanges()
-        let ownerSide = try await a1.database.write { db in try SyncMetadata.find(game.syncMetadataID()).fetchOne(db) }
+        let ownerSide = try await a1.database.write { db in try SyncMetadata.find(game.syncMetadataID).fetchOne(db) }
         #expect(ownerSide?.isShared == true)
         #expect(ownerSide?.share?.participant("bob")?.acceptance == .accepted)
         #expect(ownerSide?.sharePermission == nil)
@@ -170,7 +170,7 @@ import Testing
         try await a1.engine.unshare(record: game)
         try await b.engine.syncChanges()
         #expect(try await b.rows().isEmpty)
-        let metadata = try await a1.database.write { db in try SyncMetadata.find(game.syncMetadataID()).fetchOne(db) }
+        let metadata = try await a1.database.write { db in try SyncMetadata.find(game.syncMetadataID).fetchOne(db) }
         #expect(metadata?.isShared == false && metadata?.share == nil)
         await #expect(throws: SharingError.recordNotShared(table: "games", primaryKey: "g1")) { try await a1.engine.unshare(record: game) }
     }
