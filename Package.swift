@@ -312,6 +312,14 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "SQLiteDataPortTests",
+            dependencies: [
+                "Strata",
+                "StrataTestSupport",
+                .product(name: "DependenciesTestSupport", package: "swift-dependencies"),
+            ]
+        ),
+        .testTarget(
             name: "StrataTests",
             dependencies: [
                 "Strata",

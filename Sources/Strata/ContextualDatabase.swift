@@ -26,6 +26,10 @@ import StrataSQLite
 /// programmer error (two writers on one file, each blind to the other's commits): an issue is
 /// reported and the pool already open is returned instead of a second one.
 ///
+/// Every connection gets a `uuid()` SQL function (unless the configuration defines one), drawing
+/// lowercase UUIDs from the `uuid` dependency: `"id" TEXT PRIMARY KEY NOT NULL DEFAULT (uuid())`
+/// works as SQLiteData's users write it.
+///
 /// Inside an extension of `DependencyValues`, the property `DependencyValues.defaultDatabase`
 /// hides this function: call it as `Strata.defaultDatabase(...)` there.
 ///
@@ -36,6 +40,19 @@ public func defaultDatabase(
     configuration: Configuration = Configuration()
 ) throws -> any DatabaseWriter {
     @Dependency(\.context) var context
+    @Dependency(\.uuid) var uuid
+    var configuration = configuration
+    // `DEFAULT (uuid())` on a key column is how SQLiteData's users declare tables; SQLite has
+    // no such function. This one draws from the `uuid` dependency, so tests and previews that
+    // make it incrementing get the same ids every run. An app's own `uuid()` wins.
+    let generator = uuid
+    configuration.prepareDatabase { db in
+        let defined =
+            try Bool.fetchOne(
+                db, sql: "SELECT count(*) > 0 FROM pragma_function_list WHERE name = 'uuid' AND narg IN (0, -1)") ?? false
+        guard !defined else { return }
+        try db.add(function: DatabaseFunction("uuid", argumentCount: 0) { _ in generator() })
+    }
     switch context {
     case .live:
         let location = try path.map(DefaultDatabaseLocation.init(path:)) ?? DefaultDatabaseLocation.standard()

@@ -18,7 +18,8 @@ extension SyncEngine {
     /// - **live**: a container is required: ``SyncEngineError/noContainer`` when none is given
     ///   (a live cloud needs networking, which only the apps that sync live build); the default
     ///   schedule.
-    /// - **preview**: a fresh ``MockCloud`` as `"preview-user"`, synced every second on the
+    /// - **preview**: a fresh ``MockCloud`` (under ``Metadatabase/defaultContainerIdentifier``,
+    ///   which `db.attachMetadatabase()` uses too) as `"preview-user"`, synced every second on the
     ///   `continuousClock` dependency; `share(record:)` sends an unsent record first.
     /// - **test**: a fresh ``MockCloud`` as `"preview-user"` and nothing automatic: the test
     ///   drives ``SyncEngine/sendChanges()``, ``SyncEngine/fetchChanges()`` and
@@ -35,8 +36,9 @@ extension SyncEngine {
     ///   - container: the cloud; omitted, the context decides (above).
     ///   - configuration: identity, schedule and encryption; omitted, the context decides.
     ///   - delegate: decides what account changes do to local data; nil deletes it.
-    ///   - startImmediately: whether the engine starts now; omitted, it does in the live and
-    ///     preview contexts, and not in the test context.
+    ///   - startImmediately: whether the engine starts now. A started engine shares and accepts
+    ///   shares; it sends and fetches by itself only on a schedule, which the test context has
+    ///   not.
     /// - Throws: ``SyncEngineError/noContainer`` in the live context without a container;
     ///   ``SyncSchemaError`` when a table breaks a rule of sync; database errors.
     public convenience init(
@@ -47,14 +49,14 @@ extension SyncEngine {
         configuration: SyncEngineConfiguration? = nil,
         delegate: (any SyncEngineDelegate)? = nil,
         logger: Logger = Logger(label: "strata.sync"),
-        startImmediately: Bool? = nil
+        startImmediately: Bool = true
     ) throws {
         let setting = try ContextualEngineSetting(container: container, configuration: configuration, user: "preview-user")
         try self.init(
             for: database, tableNames: (tables + privateTables).map { $0.tableName },
             privateTableNames: privateTables.map { $0.tableName }, container: setting.container,
             configuration: setting.configuration, delegate: delegate, logger: logger,
-            startImmediately: startImmediately ?? setting.startsImmediately)
+            startImmediately: startImmediately)
     }
 
     /// An engine suited to the current dependency context: the same rules as
@@ -74,7 +76,7 @@ extension SyncEngine {
         encryption: SyncEncryption = .endToEnd,
         delegate: (any SyncEngineDelegate)? = nil,
         logger: Logger = Logger(label: "strata.sync"),
-        startImmediately: Bool? = nil
+        startImmediately: Bool = true
     ) throws -> SyncEngine {
         var setting = try ContextualEngineSetting(container: container, configuration: configuration, user: user)
         if configuration == nil { setting.configuration.encryption = encryption }
@@ -82,16 +84,22 @@ extension SyncEngine {
             for: database, tableNames: (tables + privateTables).map { $0.tableName },
             privateTableNames: privateTables.map { $0.tableName }, container: setting.container,
             configuration: setting.configuration, delegate: delegate, logger: logger,
-            startImmediately: startImmediately ?? setting.startsImmediately)
+            startImmediately: startImmediately)
     }
 }
 
 /// The cloud and configuration the dependency context gives an engine, where the caller gave
 /// none.
 struct ContextualEngineSetting {
+    /// A fresh mock cloud under the default container identifier: the one
+    /// `db.attachMetadatabase()` uses before any engine ran, so a bootstrap that attaches the
+    /// metadatabase in `prepareDatabase` (as SQLiteData's users do) matches the engine's.
+    static func contextualCloud() -> MockCloud {
+        MockCloud(identifier: Metadatabase.defaultContainerIdentifier)
+    }
+
     var container: any CloudContainer
     var configuration: SyncEngineConfiguration
-    var startsImmediately = true
 
     init(container: (any CloudContainer)?, configuration: SyncEngineConfiguration?, user: String) throws {
         @Dependency(\.context) var context
@@ -102,15 +110,14 @@ struct ContextualEngineSetting {
             self.container = container
             self.configuration = configuration ?? SyncEngineConfiguration()
         case .preview:
-            self.container = container ?? MockCloud().container(user: user)
+            self.container = container ?? Self.contextualCloud().container(user: user)
             self.configuration =
                 configuration
                 ?? SyncEngineConfiguration(
                     schedule: SyncSchedule(clock: clock, sendDelay: .seconds(1), pollInterval: .seconds(1)), sendsBeforeSharing: true)
         case .test:
-            self.container = container ?? MockCloud().container(user: user)
+            self.container = container ?? Self.contextualCloud().container(user: user)
             self.configuration = configuration ?? SyncEngineConfiguration(schedule: nil)
-            startsImmediately = false
         }
     }
 }

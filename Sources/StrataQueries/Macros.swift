@@ -103,6 +103,17 @@ public macro DatabaseFunction(
 ///
 /// The literal is checked at compile time: unbalanced quotes or parentheses and raw `?`
 /// placeholders are errors.
+/// A raw SQL statement, as SQLiteData's users write their migrations:
+///
+/// ```swift
+/// try #sql("CREATE TABLE games (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL)").execute(db)
+/// ```
+///
+/// Checked at compile time like the typed form; `execute(_:)` runs it.
+@freestanding(expression)
+public macro sql(_ queryFragment: QueryFragment) -> SQLQueryExpression<()> =
+    #externalMacro(module: "StrataMacros", type: "SQLMacro")
+
 @freestanding(expression)
 public macro sql<QueryValue>(
     _ queryFragment: QueryFragment,

@@ -42,3 +42,11 @@ public struct BindingExpression<QueryValue>: QueryExpression {
         queryFragment = QueryFragment(binding: value.databaseValue)
     }
 }
+
+extension SQLQueryExpression where QueryValue == () {
+    /// Runs the SQL as a statement (or several, separated by semicolons), discarding any rows:
+    /// `try #sql("CREATE INDEX …").execute(db)`.
+    public func execute(_ db: Database) throws {
+        try db.execute(sql: queryFragment.sql, arguments: queryFragment.statementArguments)
+    }
+}
