@@ -40,18 +40,19 @@ public func defaultDatabase(
     configuration: Configuration = Configuration()
 ) throws -> any DatabaseWriter {
     @Dependency(\.context) var context
-    @Dependency(\.uuid) var uuid
     var configuration = configuration
     // `DEFAULT (uuid())` on a key column is how SQLiteData's users declare tables; SQLite has
     // no such function. This one draws from the `uuid` dependency, so tests and previews that
-    // make it incrementing get the same ids every run. An app's own `uuid()` wins.
-    let generator = uuid
+    // make it incrementing get the same ids every run. An app's own `uuid()` wins. The
+    // dependency is read when the function runs (a test that never calls it need not set it),
+    // from the values current now: connections run on threads of their own.
+    let dependencies = DependencyValues._current
     configuration.prepareDatabase { db in
         let defined =
             try Bool.fetchOne(
                 db, sql: "SELECT count(*) > 0 FROM pragma_function_list WHERE name = 'uuid' AND narg IN (0, -1)") ?? false
         guard !defined else { return }
-        try db.add(function: DatabaseFunction("uuid", argumentCount: 0) { _ in generator() })
+        try db.add(function: DatabaseFunction("uuid", argumentCount: 0) { _ in dependencies.uuid() })
     }
     switch context {
     case .live:

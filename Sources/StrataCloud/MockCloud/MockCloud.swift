@@ -32,14 +32,22 @@ public final class MockCloud: Sendable {
     /// Tells this cloud from every other one in the process (previews and tests make many with
     /// one identifier): what its users' devices keep, they keep per cloud.
     package let instanceID = UUID()
-    /// What one request may carry.
-    public let limits: CloudLimits
-    let state = Mutex(MockCloudState())
+    let state: Mutex<MockCloudState>
 
     /// An empty cloud; `limits` are what one request may carry.
     public init(identifier: String = "iCloud.strata.mock", limits: CloudLimits = CloudLimits()) {
         self.identifier = identifier
-        self.limits = limits
+        var initial = MockCloudState()
+        initial.limits = limits
+        state = Mutex(initial)
+    }
+
+    /// What one request may carry, and each user's quota. Settable at any time: a test lowers
+    /// the quota after a first sync, or the item limit in the middle of one; requests from then
+    /// on are checked against the new limits, and what the cloud holds stays.
+    public var limits: CloudLimits {
+        get { state.withLock { $0.limits } }
+        set { state.withLock { $0.limits = newValue } }
     }
 
     /// A device's container for `user`; every container of one user sees the same data.
@@ -65,12 +73,62 @@ public final class MockCloud: Sendable {
         state.withLock { $0.faults.append(MockCloudState.Fault(kind: .loseResponse, operations: operations, remaining: count)) }
     }
 
+    /// The faults injected and not used up yet, in the order they apply: what a test set up
+    /// and the engine has not met.
+    public var injectedFaults: [InjectedFault] {
+        state.withLock { state in
+            state.faults.map { fault in
+                let kind: InjectedFault.Kind =
+                    switch fault.kind {
+                    case .fail(let error): .fail(error)
+                    case .loseResponse: .loseResponse
+                    case .reorder: .reorder
+                    }
+                return InjectedFault(kind: kind, operations: fault.operations, remaining: fault.remaining)
+            }
+        }
+    }
+
+    /// Drops every injected fault not used up yet; requests from then on are served plainly.
+    public func clearInjectedFaults() {
+        state.withLock { $0.faults.removeAll() }
+    }
+
     /// Delivers the next `count` pages of zone changes with their records and tombstones in
     /// reverse order: children before their parents, later edits before earlier ones. The
     /// service promises no order within a page, and an engine must not depend on one.
     public func reorderNextFetches(_ count: Int) {
         state.withLock {
             $0.faults.append(MockCloudState.Fault(kind: .reorder, operations: [.fetchZoneChanges], remaining: count))
+        }
+    }
+
+    /// A fault injected by ``failNextRequests(_:with:operations:)``,
+    /// ``loseNextResponses(_:operations:)`` or ``reorderNextFetches(_:)``, as ``injectedFaults``
+    /// reports it.
+    public struct InjectedFault: Sendable, Hashable {
+        /// What the fault does to a request.
+        public enum Kind: Sendable, Hashable {
+            /// The request fails with the error before it changes anything.
+            case fail(CloudError)
+            /// The request applies, then its answer is lost (``CloudError/networkFailure``).
+            case loseResponse
+            /// A page of zone changes arrives back to front.
+            case reorder
+        }
+
+        /// What it does.
+        public var kind: Kind
+        /// The operations it is aimed at; nil for any.
+        public var operations: Set<Operation>?
+        /// How many more requests it will hit.
+        public var remaining: Int
+
+        /// A fault as ``MockCloud/injectedFaults`` reports it, for comparing.
+        public init(kind: Kind, operations: Set<Operation>?, remaining: Int) {
+            self.kind = kind
+            self.operations = operations
+            self.remaining = remaining
         }
     }
 

@@ -86,9 +86,9 @@ public final class MockCloudContainer: CloudContainer {
 
     /// The public keys these users published.
     public func publicKeys(of users: [String]) async throws -> [String: Data] {
-        let (user, limit) = (self.user, cloud.limits.maximumItemsPerRequest)
-        guard users.count <= limit else { throw CloudError.limitExceeded }
+        let user = self.user
         return try cloud.serve(.fetchPublicKeys, user: user) { state in
+            guard users.count <= state.limits.maximumItemsPerRequest else { throw CloudError.limitExceeded }
             var keys: [String: Data] = [:]
             for other in users { keys[other] = state.publicKeys[other] }
             return keys

@@ -33,9 +33,9 @@ struct MockCloudDatabase: CloudDatabase {
     }
 
     func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
-        let (user, scope, limits) = (user, scope, cloud.limits)
+        let (user, scope) = (user, scope)
         return try cloud.serve(.fetchRecords, user: user) { state in
-            try limits.checkFetch(count: ids.count)
+            try state.limits.checkFetch(count: ids.count)
             var results: [CloudRecordID: Result<CloudRecord, CloudError>] = [:]
             for id in ids {
                 let zone = state.zones[id.zone]
@@ -60,8 +60,9 @@ struct MockCloudDatabase: CloudDatabase {
     }
 
     func modifyRecords(saving saves: [CloudRecord], deleting deletes: [CloudRecordID]) async throws -> CloudModifyResult {
-        let (user, scope, limits) = (user, scope, cloud.limits)
+        let (user, scope) = (user, scope)
         return try cloud.serve(.modifyRecords, user: user, from: container.id) { state in
+            let limits = state.limits
             try limits.checkModify(saving: saves, deletingCount: deletes.count)
             state.modifyRequestSizes.append(saves.count + deletes.count)
             if let quota = limits.maximumBytesPerUser {

@@ -59,6 +59,7 @@ struct MockCloudState {
     var nextTag: Int64 = 0
     var accountStatus: [String: CloudAccountStatus] = [:]
     var faults: [Fault] = []
+    var limits = CloudLimits()
     var requestCounts: [MockCloud.Operation: Int] = [:]
     var assets: [String: CloudAsset] = [:]
     /// Who uploaded each asset: content is stored once, but reachable only by its uploaders and

@@ -27,6 +27,13 @@ public enum SyncEngineError: Error, Sendable, Hashable, CustomStringConvertible 
     /// An encryption call on an engine whose configuration turned encryption off.
     case encryptionDisabled
 
+    /// Whether a send stopped because the user's cloud storage is full: some record was
+    /// refused with ``CloudError/quotaExceeded``.
+    public var isQuotaExceeded: Bool {
+        guard case .sendFailed(let failures) = self else { return false }
+        return failures.values.contains(.quotaExceeded)
+    }
+
     /// What failed, naming the record or table.
     public var description: String {
         switch self {

@@ -14,4 +14,15 @@ public enum SyncAccountChange: Sendable, Hashable {
 public protocol SyncEngineDelegate: Sendable {
     /// Called once per change, before the engine's next send or fetch goes on.
     func syncEngine(_ engine: SyncEngine, accountChanged change: SyncAccountChange) async
+
+    /// Called when a send fails for a reason retrying alone cannot fix, scheduled or asked
+    /// for: records the cloud refused (``SyncEngineError/sendFailed(_:)``; a full quota is
+    /// ``SyncEngineError/isQuotaExceeded``) or a send that stopped making progress. The
+    /// changes stay pending; ``SyncEngineStatus/lastError`` holds the same error. By default,
+    /// nothing.
+    func syncEngine(_ engine: SyncEngine, sendFailed error: SyncEngineError) async
+}
+
+extension SyncEngineDelegate {
+    public func syncEngine(_ engine: SyncEngine, sendFailed error: SyncEngineError) async {}
 }

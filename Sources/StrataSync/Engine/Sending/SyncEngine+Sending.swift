@@ -6,9 +6,15 @@ extension SyncEngine {
     /// Sends every local change committed before the call: saves and deletes, in batches
     /// under the cloud's limits, with conflicts merged and resent.
     ///
-    /// - Throws: the cloud's whole-request errors (transient ones are worth retrying later),
-    ///   ``SyncEngineError/sendFailed(_:)`` when records failed for good. Nothing is dropped
-    ///   on failure: the changes stay pending.
+    /// - Throws: transient ``CloudError``s (worth retrying later: the network, the service's
+    ///   load, the account); every other failure as a ``SyncEngineError``:
+    ///   ``SyncEngineError/sendFailed(_:)`` names each record the cloud refused for good, whether
+    ///   it refused them one by one or the whole request (a full quota,
+    ///   ``CloudError/quotaExceeded``, for every record of the batch; see
+    ///   ``SyncEngineError/isQuotaExceeded``), and ``SyncEngineError/sendStalled(pendingCount:records:lastFailure:)``
+    ///   when a send stops making progress. The same error reaches ``SyncEngineStatus/lastError``
+    ///   and the delegate's ``SyncEngineDelegate/syncEngine(_:sendFailed:)``. Nothing is
+    ///   dropped on failure: the changes stay pending.
     public func sendChanges() async throws {
         try await work.run { try await self.performSend() }
     }
@@ -19,7 +25,7 @@ extension SyncEngine {
             try await send()
             let pending = try await database.write { db in try RecordMetadata.pendingCount(in: db) }
             updateStatus {
-                $0.isSendingChanges = false; $0.pendingCount = pending; $0.lastError = nil
+                $0.isSendingChanges = false; $0.pendingCount = pending; $0.lastError = nil; $0.isOverQuota = false
             }
         } catch is CancellationError {
             logger.notice("sending cancelled")
@@ -27,16 +33,26 @@ extension SyncEngine {
             throw CancellationError()
         } catch {
             logger.error("sending failed: \(error)")
+            let overQuota = (error as? SyncEngineError)?.isQuotaExceeded == true
             updateStatus {
                 $0.isSendingChanges = false; $0.lastError = error
+                if overQuota { $0.isOverQuota = true }
+            }
+            if let failure = error as? SyncEngineError, let delegate {
+                await delegate.syncEngine(self, sendFailed: failure)
             }
             throw error
         }
     }
 
-    /// Moves the change log's entries into the records' metadata (what every send starts
-    /// with); the crash test's child process calls it between writes.
-    package func drainChangeLog() async throws {
+    /// Moves the changes committed so far from the change log into the records' metadata,
+    /// without sending: what every send starts with. Afterwards ``SyncMetadata`` shows each
+    /// changed row's `pendingOperation` and `userModificationTime`, which tests inspect; the
+    /// records go out with the next send as they would have.
+    ///
+    /// - Throws: ``SyncEngineError/accountUnavailable(_:)`` without an account (the zone a
+    ///   record goes to belongs to the user); database errors.
+    public func drainChangeLog() async throws {
         let user = try await availableUser()
         try await drainChangeLog(into: defaultZone(for: user))
     }
@@ -96,6 +112,10 @@ extension SyncEngine {
             } catch CloudError.zoneNotFound {
                 try await cloud.saveZones([zone])
                 continue
+            } catch let error as CloudError where !error.isTransient {
+                // Refused whole (a full quota, a lone record over the limits, a permission):
+                // the same shape as records refused one by one, naming each.
+                throw SyncEngineError.sendFailed(Dictionary(items.map { ($0.metadata.name.text, error) }) { first, _ in first })
             }
             // Server copies to merge may refer to content this device lacks.
             let serverCopies = result.saveResults.values.compactMap { answer -> CloudRecord? in
