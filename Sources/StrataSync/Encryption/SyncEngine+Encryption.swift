@@ -8,20 +8,26 @@ extension SyncEngine {
     /// ``DeviceEnrollment/fingerprint`` with what that device shows
     /// (``EncryptionError/enrollmentRequired(user:deviceFingerprint:)``) before approving it.
     public func pendingEnrollments() async throws -> [DeviceEnrollment] {
-        try await requireKeyring().pendingEnrollments()
+        try await markedAsEngine {
+            try await requireKeyring().pendingEnrollments()
+        }
     }
 
     /// Gives an enrolling device the user's keys, sealed to that device's key: its next sync
     /// opens everything this device can.
     public func approveEnrollment(_ enrollment: DeviceEnrollment) async throws {
-        try await requireKeyring().approve(enrollment)
-        logger.notice("approved the enrollment of device \(enrollment.fingerprint)")
+        try await markedAsEngine {
+            try await requireKeyring().approve(enrollment)
+            logger.notice("approved the enrollment of device \(enrollment.fingerprint)")
+        }
     }
 
     /// Escrows the user's keys in the cloud under `passphrase` (scrypt: 32 MiB and about a
     /// tenth of a second per guess), so a new device can enroll itself with it.
     public func setRecoveryPassphrase(_ passphrase: String) async throws {
-        try await requireKeyring().setRecoveryPassphrase(passphrase)
+        try await markedAsEngine {
+            try await requireKeyring().setRecoveryPassphrase(passphrase)
+        }
     }
 
     /// Enrolls this device with the user's recovery passphrase.
@@ -29,7 +35,9 @@ extension SyncEngine {
     /// - Throws: ``EncryptionError/wrongRecoveryPassphrase(user:)``,
     ///   ``EncryptionError/noRecoveryPassphrase(user:)``.
     public func enroll(recoveryPassphrase passphrase: String) async throws {
-        try await requireKeyring().enroll(recoveryPassphrase: passphrase)
+        try await markedAsEngine {
+            try await requireKeyring().enroll(recoveryPassphrase: passphrase)
+        }
     }
 
     /// Starts the user's encrypted data over from this device, for when every device that held
@@ -151,9 +159,11 @@ extension SyncEngine {
     /// the first sync does anyway. Call it to learn early that this device must be enrolled
     /// (``EncryptionError/enrollmentRequired(user:deviceFingerprint:)``).
     public func prepareEncryption() async throws {
-        guard let keyring else { return }
-        let user = try await availableUser()
-        _ = try await keyring.currentKey(for: defaultZone(for: user))
+        try await markedAsEngine {
+            guard let keyring else { return }
+            let user = try await availableUser()
+            _ = try await keyring.currentKey(for: defaultZone(for: user))
+        }
     }
 
     /// Forgets the keys held in memory, so the next use reads the key storage again.

@@ -86,18 +86,21 @@ public final class SyncEngine: Sendable, Observable {
         self.configuration = configuration
         self.logger = logger
         let containerIdentifier = container.identifier
-        let (deviceID, lastTimestamp) = try database.writeWithoutTransaction { db -> (String, HybridTimestamp?) in
-            try Metadatabase.attach(to: db, containerIdentifier: containerIdentifier)
-            if try SyncedFileIdentity.reconcile(in: db, containerIdentifier: containerIdentifier) {
-                logger.notice(
-                    "the sync metadatabase described another copy of this database (erased, restored or replaced): reset; the next sync fetches everything and sends every local row"
-                )
+        // The engine's statements are marked from the first one on (``isSynchronizing``).
+        let (deviceID, lastTimestamp) = try SynchronizationContext.$isSynchronizing.withValue(true) {
+            try database.writeWithoutTransaction { db -> (String, HybridTimestamp?) in
+                try Metadatabase.attach(to: db, containerIdentifier: containerIdentifier)
+                if try SyncedFileIdentity.reconcile(in: db, containerIdentifier: containerIdentifier) {
+                    logger.notice(
+                        "the sync metadatabase described another copy of this database (erased, restored or replaced): reset; the next sync fetches everything and sends every local row"
+                    )
+                }
+                let stored = try EngineState.value(EngineState.deviceID, in: db)
+                let deviceID = configuration.deviceID ?? stored ?? UUID().uuidString.lowercased()
+                if stored != deviceID { try EngineState.set(EngineState.deviceID, to: deviceID, in: db) }
+                let last = try EngineState.value(EngineState.lastTimestamp, in: db).flatMap { HybridTimestamp($0) }
+                return (deviceID, last)
             }
-            let stored = try EngineState.value(EngineState.deviceID, in: db)
-            let deviceID = configuration.deviceID ?? stored ?? UUID().uuidString.lowercased()
-            if stored != deviceID { try EngineState.set(EngineState.deviceID, to: deviceID, in: db) }
-            let last = try EngineState.value(EngineState.lastTimestamp, in: db).flatMap { HybridTimestamp($0) }
-            return (deviceID, last)
         }
         self.deviceID = deviceID
         switch configuration.encryption.mode {
@@ -116,13 +119,15 @@ public final class SyncEngine: Sendable, Observable {
         clock = HybridLogicalClock(node: deviceID, physicalTime: configuration.physicalTime, restoring: lastTimestamp)
         let signal = self.signal
         let capture = ChangeCapture(tables: tableNames, clock: clock, onLoggedCommit: { signal.ring(.localChange) })
-        schema = try database.writeWithoutTransaction { db in
-            let schema = try capture.install(on: db)
-            try ChangeLogDrain.reconcileMark(in: db)
-            try PermissionTriggers.installIfNeeded(on: db, schema: schema)
-            return schema
+        schema = try SynchronizationContext.$isSynchronizing.withValue(true) {
+            try database.writeWithoutTransaction { db in
+                let schema = try capture.install(on: db)
+                try ChangeLogDrain.reconcileMark(in: db)
+                try PermissionTriggers.installIfNeeded(on: db, schema: schema)
+                return schema
+            }
         }
-        try prepareSchemaChanges()
+        try SynchronizationContext.$isSynchronizing.withValue(true) { try prepareSchemaChanges() }
         if let keyring {
             let database = self.database
             keyring.shareRoots.withLock { $0 = { zone in try await Self.shareRoots(in: zone, database: database) } }
@@ -158,9 +163,24 @@ public final class SyncEngine: Sendable, Observable {
         }
     }
 
-    /// Whether the current task runs the engine's own writes: SQL sees it as
-    /// `strata_sync_is_synchronizing()`, so triggers and traces can skip them.
+    /// Whether the current task runs the engine's work: every statement the engine runs (its
+    /// own reads and writes, the rows it applies, its metadata) sees it true, the app's own
+    /// never do. A trace reads it to skip the engine's statements; SQL sees it as
+    /// `strata_sync_is_synchronizing()`, and the query builder as ``$isSynchronizingChanges``.
     public static var isSynchronizing: Bool { SynchronizationContext.isSynchronizing }
+
+    /// ``isSynchronizing`` as an SQL function, for triggers that must leave the engine's writes
+    /// alone, through the query builder:
+    ///
+    /// ```swift
+    /// Game.createTemporaryTrigger(after: .update, forEachRow: { new in … },
+    ///     when: { _ in !SyncEngine.$isSynchronizingChanges() })
+    /// ```
+    ///
+    /// The engine installs it on the writer; another connection adds it with
+    /// `db.add(function: SyncEngine.$isSynchronizingChanges)`.
+    @DatabaseFunction("strata_sync_is_synchronizing")
+    public static func isSynchronizingChanges() -> Bool { isSynchronizing }
 
     /// Fetches, then sends: after it returns without error, this device has what the cloud
     /// had when it started, and the cloud has every change committed here before it started.
@@ -171,6 +191,17 @@ public final class SyncEngine: Sendable, Observable {
 
     /// How many local records wait to be sent (after draining the change log).
     public func pendingCount() async throws -> Int {
+        try await markedAsEngine { try await pendingCountMarked() }
+    }
+
+    /// Runs `body` as the engine's own work: its statements see ``isSynchronizing`` true.
+    /// Queued work (``SerialWork``) is marked already; public calls that run outside it use
+    /// this.
+    func markedAsEngine<T>(_ body: () async throws -> T) async rethrows -> T {
+        try await SynchronizationContext.$isSynchronizing.withValue(true, operation: body)
+    }
+
+    private func pendingCountMarked() async throws -> Int {
         try await database.write { db in
             let drained = try ChangeLogDrain.drainedThrough(in: db)
             let undrained =

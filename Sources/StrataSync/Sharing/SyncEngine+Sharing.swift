@@ -26,44 +26,48 @@ extension SyncEngine {
     public func share<Record: PrimaryKeyedTable>(
         record: Record, configure: (inout CloudShare) -> Void = { _ in }
     ) async throws -> SharedRecord {
-        let id = try record.encodedSyncMetadataID()
-        let user = try await availableUser()
-        var metadata = try await shareableMetadata(id)
-        if metadata.serverChangeTag == nil && configuration.sendsBeforeSharing {
-            try await sendChanges()
-            metadata = try await shareableMetadata(id)
+        try await markedAsEngine {
+            let id = try record.encodedSyncMetadataID()
+            let user = try await availableUser()
+            var metadata = try await shareableMetadata(id)
+            if metadata.serverChangeTag == nil && configuration.sendsBeforeSharing {
+                try await sendChanges()
+                metadata = try await shareableMetadata(id)
+            }
+            guard metadata.serverChangeTag != nil else {
+                throw SharingError.recordNotSynced(table: id.recordType, primaryKey: id.recordPrimaryKey)
+            }
+            guard metadata.zone.owner == user else {
+                throw SharingError.notTheOwner(table: id.recordType, primaryKey: id.recordPrimaryKey, owner: metadata.zone.owner)
+            }
+            let existing = try await database.write { db in try SyncMetadata.find(id).fetchOne(db)?.share }
+            var share = existing ?? CloudShare(rootRecordID: metadata.recordID)
+            configure(&share)
+            if let existing, !Self.readers(of: existing).isSubset(of: Self.readers(of: share)) {
+                // Someone lost access: what is written from now on must be unreadable to them.
+                try await rotateKey(of: metadata.recordID.zone, keepingShareOf: metadata.recordID)
+            }
+            let saved = try await cloud.privateDatabase.saveShare(share)
+            try await storeShare(saved, of: id, permission: nil)
+            logger.info("shared \(id) with \(saved.participants.count - 1) participant(s)")
+            return SharedRecord(share: saved, linkKey: try await keyring?.linkKey(for: metadata.recordID).text)
         }
-        guard metadata.serverChangeTag != nil else {
-            throw SharingError.recordNotSynced(table: id.recordType, primaryKey: id.recordPrimaryKey)
-        }
-        guard metadata.zone.owner == user else {
-            throw SharingError.notTheOwner(table: id.recordType, primaryKey: id.recordPrimaryKey, owner: metadata.zone.owner)
-        }
-        let existing = try await database.write { db in try SyncMetadata.find(id).fetchOne(db)?.share }
-        var share = existing ?? CloudShare(rootRecordID: metadata.recordID)
-        configure(&share)
-        if let existing, !Self.readers(of: existing).isSubset(of: Self.readers(of: share)) {
-            // Someone lost access: what is written from now on must be unreadable to them.
-            try await rotateKey(of: metadata.recordID.zone, keepingShareOf: metadata.recordID)
-        }
-        let saved = try await cloud.privateDatabase.saveShare(share)
-        try await storeShare(saved, of: id, permission: nil)
-        logger.info("shared \(id) with \(saved.participants.count - 1) participant(s)")
-        return SharedRecord(share: saved, linkKey: try await keyring?.linkKey(for: metadata.recordID).text)
     }
 
     /// Ends the share of a root record, for every participant; the record stays.
     ///
     /// - Throws: ``SharingError/recordNotShared(table:primaryKey:)``; the cloud's errors.
     public func unshare<Record: PrimaryKeyedTable>(record: Record) async throws {
-        let id = try record.encodedSyncMetadataID()
-        let metadata = try await shareableMetadata(id)
-        guard try await database.write({ db in try SyncMetadata.find(id).fetchOne(db)?.share }) != nil else {
-            throw SharingError.recordNotShared(table: id.recordType, primaryKey: id.recordPrimaryKey)
+        try await markedAsEngine {
+            let id = try record.encodedSyncMetadataID()
+            let metadata = try await shareableMetadata(id)
+            guard try await database.write({ db in try SyncMetadata.find(id).fetchOne(db)?.share }) != nil else {
+                throw SharingError.recordNotShared(table: id.recordType, primaryKey: id.recordPrimaryKey)
+            }
+            try await cloud.privateDatabase.deleteShare(rootRecordID: metadata.recordID)
+            try await storeShare(nil, of: id, permission: nil)
+            try await rotateKey(of: metadata.recordID.zone, keepingShareOf: metadata.recordID)
         }
-        try await cloud.privateDatabase.deleteShare(rootRecordID: metadata.recordID)
-        try await storeShare(nil, of: id, permission: nil)
-        try await rotateKey(of: metadata.recordID.zone, keepingShareOf: metadata.recordID)
     }
 
     /// Accepts a share another user made (its ``SharedRecord/url``): the root and its
@@ -73,18 +77,20 @@ extension SyncEngine {
     ///   share does not exist or is not open to this user.
     @discardableResult
     public func acceptShare(url: String) async throws -> CloudShare {
-        guard CloudShare.rootRecordID(fromURL: url) != nil else { throw SharingError.invalidShareURL(url) }
-        guard status.isRunning else { throw SharingError.engineNotRunning }
-        let share = try await cloud.acceptShare(url: url)
-        do {
-            try await fetchChanges()
-        } catch EncryptionError.missingZoneKey(let zone, _) where zone == share.rootRecordID.zone {
-            // Accepted, without the link key: the records come once the owner's next sync
-            // seals the zone's keys to this user. Until then fetches throw this error (it is in
-            // `status.lastError`); the acceptance itself succeeded.
-            logger.notice("accepted the share of \(share.rootRecordID); its records come once the owner seals the keys to this user")
+        try await markedAsEngine {
+            guard CloudShare.rootRecordID(fromURL: url) != nil else { throw SharingError.invalidShareURL(url) }
+            guard status.isRunning else { throw SharingError.engineNotRunning }
+            let share = try await cloud.acceptShare(url: url)
+            do {
+                try await fetchChanges()
+            } catch EncryptionError.missingZoneKey(let zone, _) where zone == share.rootRecordID.zone {
+                // Accepted, without the link key: the records come once the owner's next sync
+                // seals the zone's keys to this user. Until then fetches throw this error (it is in
+                // `status.lastError`); the acceptance itself succeeded.
+                logger.notice("accepted the share of \(share.rootRecordID); its records come once the owner seals the keys to this user")
+            }
+            return share
         }
-        return share
     }
 
     /// Accepts a share another user made, from what their ``share(record:configure:)``

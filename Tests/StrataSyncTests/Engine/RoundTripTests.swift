@@ -111,7 +111,10 @@ import Testing
         let edited = SharedFlag()
         let container = InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
             if !edited.value.exchange(true, ordering: .relaxed) {
-                try await database.write { db in try db.execute(sql: "UPDATE games SET title = 'edited in flight' WHERE id = 'g1'") }
+                // The app's own write, from a task of its own: not the engine's work.
+                try await Task.detached {
+                    try await database.write { db in try db.execute(sql: "UPDATE games SET title = 'edited in flight' WHERE id = 'g1'") }
+                }.value
             }
             return try await next.modifyRecords(saving: saving, deleting: deleting)
         }

@@ -82,4 +82,33 @@ import Testing
         #expect(!engine.status.isOverQuota)
         #expect(delegate.failures.withLock { $0.isEmpty })
     }
+
+    /// A delegate's writes are the app's: captured and sent, though the engine calls it.
+    final class WritingDelegate: SyncEngineDelegate {
+        let database: DatabaseQueue
+        init(database: DatabaseQueue) { self.database = database }
+        func syncEngine(_ engine: SyncEngine, accountChanged change: SyncAccountChange) async {}
+        func syncEngine(_ engine: SyncEngine, sendFailed error: SyncEngineError) async {
+            try? await database.write { db in try db.execute(sql: "INSERT INTO games (id, title) VALUES ('note', 'storage full')") }
+        }
+    }
+
+    @Test func whatTheDelegateWritesIsCapturedAsTheAppsOwn() async throws {
+        let cloud = MockCloud()
+        let database = try DatabaseQueue()
+        try await database.write { db in try db.execute(sql: SyncTestDevice.schemaSQL) }
+        let delegate = WritingDelegate(database: database)
+        let engine = try await runOnBackgroundThread {
+            try SyncEngine(
+                for: database, tableNames: SyncTestDevice.tableNames, container: cloud.container(user: "alice"),
+                configuration: SyncEngineConfiguration(deviceID: "a", schedule: nil), delegate: delegate, startImmediately: false)
+        }
+        try await database.write { db in try db.execute(sql: "INSERT INTO games (id, title) VALUES ('g1', 'Poker')") }
+        cloud.failNextRequests(1, with: .quotaExceeded, operations: [.modifyRecords])
+        await #expect(throws: SyncEngineError.self) { try await engine.sendChanges() }
+        #expect(try await engine.pendingCount() == 2)
+        try await engine.sendChanges()
+        #expect(
+            cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice")).map(\.id.name).sorted() == ["g1:games", "note:games"])
+    }
 }

@@ -29,7 +29,10 @@ extension SyncEngine {
         // Keys belong to a user: the next one's come from their own keychain.
         keyring?.forgetUser()
         if let delegate {
-            await delegate.syncEngine(self, accountChanged: change)
+            // The app's code: what it writes is its own, captured and sent, not the engine's.
+            await SynchronizationContext.$isSynchronizing.withValue(false) {
+                await delegate.syncEngine(self, accountChanged: change)
+            }
         } else {
             try await performDeleteLocalData()
         }

@@ -23,7 +23,9 @@ final class SerialWork: Sendable {
                 do {
                     // Cancelled while it waited its turn: it never starts.
                     try Task.checkCancellation()
-                    return .success(try await job())
+                    // Everything the engine queues is its own work: marked for traces and
+                    // triggers (`SyncEngine.isSynchronizing`).
+                    return .success(try await SynchronizationContext.$isSynchronizing.withValue(true) { try await job() })
                 } catch {
                     return .failure(error)
                 }

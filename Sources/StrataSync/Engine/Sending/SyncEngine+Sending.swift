@@ -39,7 +39,9 @@ extension SyncEngine {
                 if overQuota { $0.isOverQuota = true }
             }
             if let failure = error as? SyncEngineError, let delegate {
-                await delegate.syncEngine(self, sendFailed: failure)
+                await SynchronizationContext.$isSynchronizing.withValue(false) {
+                    await delegate.syncEngine(self, sendFailed: failure)
+                }
             }
             throw error
         }
@@ -53,8 +55,10 @@ extension SyncEngine {
     /// - Throws: ``SyncEngineError/accountUnavailable(_:)`` without an account (the zone a
     ///   record goes to belongs to the user); database errors.
     public func drainChangeLog() async throws {
-        let user = try await availableUser()
-        try await drainChangeLog(into: defaultZone(for: user))
+        try await markedAsEngine {
+            let user = try await availableUser()
+            try await drainChangeLog(into: defaultZone(for: user))
+        }
     }
 
     func drainChangeLog(into zone: CloudZoneID) async throws {
