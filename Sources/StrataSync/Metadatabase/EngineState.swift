@@ -37,11 +37,15 @@ enum EngineState {
     static func databaseToken(_ scope: CloudDatabaseScope) -> String { "token.database.\(scope.rawValue)" }
     static func zoneToken(_ zone: CloudZoneID) -> String { "token.zone.\(zone.owner).\(zone.name)" }
     static func zoneCreated(_ zone: CloudZoneID) -> String { "zone.created.\(zone.owner).\(zone.name)" }
+    /// Set by a resync until the database's next full fetch: zones listed as deleted then
+    /// are not taken as deletions (the cloud lost them; the resync sends their rows again).
+    static func resyncing(_ scope: CloudDatabaseScope) -> String { "resync.\(scope.rawValue)" }
 
     /// Deletes the keys of the signed-in account: change tokens, zones known to exist, the user.
     static func forgetAccountKeys(in db: Database) throws {
         try db.execute(
-            sql: "DELETE FROM \(MetadatabaseTable.state.qualifiedName) WHERE key LIKE 'token.%' OR key LIKE 'zone.%' OR key = ?",
+            sql:
+                "DELETE FROM \(MetadatabaseTable.state.qualifiedName) WHERE key LIKE 'token.%' OR key LIKE 'zone.%' OR key LIKE 'resync.%' OR key = ?",
             arguments: [userName])
     }
 

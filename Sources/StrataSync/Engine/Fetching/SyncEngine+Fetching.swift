@@ -59,7 +59,13 @@ extension SyncEngine {
         } catch CloudError.changeTokenExpired {
             changes = try await cloud.fetchDatabaseChanges(since: nil)
         }
+        let resyncKey = EngineState.resyncing(scope)
+        let resyncing = try await database.write { db in try EngineState.value(resyncKey, in: db) } != nil
         for zone in changes.deletedZones where ownsZone(zone) {
+            if resyncing {
+                logger.notice("zone \(zone) is gone from the cloud: resynchronizing, its local rows stay and are sent again")
+                continue
+            }
             try await deleteLocalRecords(in: zone)
         }
         // A zone whose key has not reached this device yet (a share whose owner has not sealed
@@ -78,7 +84,10 @@ extension SyncEngine {
             try await refreshShares(in: zone, cloud: cloud, user: user)
         }
         if let waiting { throw waiting }
-        try await database.write { db in try EngineState.set(databaseKey, to: changes.token.value, in: db) }
+        try await database.write { db in
+            try EngineState.set(databaseKey, to: changes.token.value, in: db)
+            try EngineState.set(resyncKey, to: nil, in: db)
+        }
     }
 
     /// How many times one fetch starts a zone over after its token expired before it gives up
