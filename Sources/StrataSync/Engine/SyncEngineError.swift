@@ -28,7 +28,7 @@ public enum SyncEngineError: Error, Sendable, Hashable, CustomStringConvertible 
     case encryptionDisabled
 
     /// Whether a send stopped because the user's cloud storage is full: some record was
-    /// refused with ``CloudError/quotaExceeded``.
+    /// refused with `CloudError/quotaExceeded`.
     public var isQuotaExceeded: Bool {
         guard case .sendFailed(let failures) = self else { return false }
         return failures.values.contains(.quotaExceeded)

@@ -13,7 +13,7 @@ public struct SyncEngineStatus: Sendable {
     /// The last failure, cleared by the next send or fetch that succeeds.
     public var lastError: (any Error)?
     /// Whether the last send stopped because the user's cloud storage is full
-    /// (``CloudError/quotaExceeded``): the app asks the user to free space. Nothing is lost;
+    /// (`CloudError/quotaExceeded`): the app asks the user to free space. Nothing is lost;
     /// the changes stay pending. False again once a send succeeds.
     public var isOverQuota = false
     /// How far the send and fetch under way have come, per zone: what a progress bar shows.

@@ -28,7 +28,7 @@ public struct SyncMetadata: Sendable, Equatable {
     public var parentRecordPrimaryKey: String?
     /// The record as last received from or acknowledged by the cloud: every field, including
     /// those of columns this version of the app does not have. Stored as JSON, which views and
-    /// `json_extract` can read; selected, it decodes as a ``CloudRecord`` (opened, when
+    /// `json_extract` can read; selected, it decodes as a `CloudRecord` (opened, when
     /// end-to-end encryption is on: the metadatabase is on the device).
     @Column(as: JSONRepresentation<CloudRecord>?.self)
     public var lastKnownServerRecord: CloudRecord?

@@ -6,11 +6,11 @@ extension SyncEngine {
     /// Sends every local change committed before the call: saves and deletes, in batches
     /// under the cloud's limits, with conflicts merged and resent.
     ///
-    /// - Throws: transient ``CloudError``s (worth retrying later: the network, the service's
+    /// - Throws: transient `CloudError`s (worth retrying later: the network, the service's
     ///   load, the account); every other failure as a ``SyncEngineError``:
     ///   ``SyncEngineError/sendFailed(_:)`` names each record the cloud refused for good, whether
     ///   it refused them one by one or the whole request (a full quota,
-    ///   ``CloudError/quotaExceeded``, for every record of the batch; see
+    ///   `CloudError/quotaExceeded`, for every record of the batch; see
     ///   ``SyncEngineError/isQuotaExceeded``), and ``SyncEngineError/sendStalled(pendingCount:records:lastFailure:)``
     ///   when a send stops making progress. The same error reaches ``SyncEngineStatus/lastError``
     ///   and the delegate's ``SyncEngineDelegate/syncEngine(_:sendFailed:)``. Nothing is
