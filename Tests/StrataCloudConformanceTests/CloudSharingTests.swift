@@ -29,7 +29,9 @@ import Testing
         var share = CloudShare(rootRecordID: game, title: "Poker night")
         share.participants.append(CloudShare.Participant(user: "bob", permission: permission))
         share = try await alice.saveShare(share)
-        if accept { share = try await cloud.container(user: "bob").acceptShare(url: share.url) }
+        // The URL as an engine hands it over: what the invitation grants, and a fragment of the
+        // engine's own. Every cloud reads the root alone.
+        if accept { share = try await cloud.container(user: "bob").acceptShare(url: share.url(inviting: permission) + "#k=1.x") }
         return share
     }
 
@@ -295,5 +297,27 @@ import Testing
         for bad in ["https://x/y/z", "strata-share://a/b", "strata-share://a//c", "strata-share://a/b/c/d", "strata-share://a/%zz/c"] {
             #expect(CloudShare.rootRecordID(fromURL: bad) == nil, "\(bad)")
         }
+    }
+
+    @Test func anInvitationURLSaysWhatItGrants() {
+        let root = CloudRecordID(name: "g?1:games", zone: CloudZoneID(name: "z#1", owner: "Blob"))
+        let share = CloudShare(rootRecordID: root)
+        for permission in [CloudShare.Permission.readOnly, .readWrite] {
+            let url = share.url(inviting: permission)
+            #expect(url.hasSuffix("?permission=\(permission.rawValue)"))
+            #expect(CloudShare.rootRecordID(fromURL: url) == root)
+            #expect(CloudShare.invitation(fromURL: url) == CloudShare.Invitation(rootRecordID: root, permission: permission))
+            #expect(CloudShare.invitation(fromURL: url + "#k=1.abc")?.permission == permission)
+        }
+        // Names holding ? and # are percent-encoded, so they never read as a query or fragment.
+        #expect(share.url == "strata-share://Blob/z%231/g%3F1:games")
+        #expect(CloudShare.invitation(fromURL: share.url) == CloudShare.Invitation(rootRecordID: root, permission: nil))
+        #expect(CloudShare.invitation(fromURL: share.url + "?other=1&permission=readOnly")?.permission == .readOnly)
+        for bad in ["?permission=none", "?permission=admin", "?permission="] {
+            #expect(CloudShare.invitation(fromURL: share.url + bad) == nil, "\(bad)")
+        }
+        #expect(
+            CloudShare.rootRecordID(fromURL: "strata-share://a/b/c?x") == CloudRecordID(name: "c", zone: CloudZoneID(name: "b", owner: "a"))
+        )
     }
 }

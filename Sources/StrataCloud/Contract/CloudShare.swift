@@ -101,12 +101,55 @@ public struct CloudShare: Sendable, Hashable, Codable {
         return "strata-share://" + parts.joined(separator: "/")
     }
 
-    /// The root a share URL names, or nil when `url` is not one.
+    /// The URL of an invitation that grants `permission`: ``url`` with `?permission=readOnly`
+    /// (or `readWrite`), so whoever receives it knows what accepting gives before accepting.
+    /// Clouds read the root only; the permission a participant gets is the share's, set by the
+    /// owner.
+    public func url(inviting permission: Permission) -> String {
+        url + "?permission=" + permission.rawValue
+    }
+
+    /// What a share URL says: the shared root, and the permission the invitation grants when
+    /// the URL carries one (``url(inviting:)``).
+    public struct Invitation: Sendable, Hashable {
+        /// The shared root record.
+        public var rootRecordID: CloudRecordID
+        /// The permission the invitation grants; nil when the URL does not say.
+        public var permission: Permission?
+
+        /// An invitation to `rootRecordID` granting `permission`.
+        public init(rootRecordID: CloudRecordID, permission: Permission?) {
+            self.rootRecordID = rootRecordID
+            self.permission = permission
+        }
+    }
+
+    /// The invitation a share URL describes, or nil when `url` is not a share URL (a
+    /// `permission` that is not `readOnly` or `readWrite` makes it none too).
+    public static func invitation(fromURL url: String) -> Invitation? {
+        guard let root = rootRecordID(fromURL: url) else { return nil }
+        let address = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let query = address.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).dropFirst().first
+        guard let query else { return Invitation(rootRecordID: root, permission: nil) }
+        var permission: Permission?
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[0] == "permission" else { continue }
+            guard let value = Permission(rawValue: String(parts[1])), value != .none else { return nil }
+            permission = value
+        }
+        return Invitation(rootRecordID: root, permission: permission)
+    }
+
+    /// The root a share URL names, or nil when `url` is not one. The query (`?permission=…`)
+    /// and the fragment are not part of the address.
     public static func rootRecordID(fromURL url: String) -> CloudRecordID? {
         let prefix = "strata-share://"
         guard url.hasPrefix(prefix) else { return nil }
-        // A fragment is the sharer's business (a sync engine's link key): never the cloud's.
-        let address = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        // A fragment is the sharer's business (a sync engine's link key): never the cloud's;
+        // the query says what the invitation grants, which the share itself decides.
+        let beforeFragment = url.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        let address = beforeFragment.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         let parts = address.dropFirst(prefix.count).split(separator: "/", omittingEmptySubsequences: false)
             .map { $0.removingPercentEncoding }
         guard parts.count == 3, let owner = parts[0], let zone = parts[1], let name = parts[2],

@@ -7,9 +7,23 @@ public struct SharedRecord: Sendable, Hashable {
     /// cloud): a participant who never synced before has no public key the owner could seal
     /// to yet. Nil without encryption.
     public var linkKey: String?
-    /// The URL another user's engine passes to `acceptShare(url:)`: the share's URL, with the
-    /// link key as its fragment.
-    public var url: String { share.url + (linkKey.map { "#k=" + $0 } ?? "") }
+    /// The URL another user's engine passes to `acceptShare(url:)`: the share's URL, saying
+    /// what the invitation grants (``invitedPermission``, as `?permission=…`), with the link key
+    /// as its fragment. It works in another process, on another device, for another user.
+    public var url: String { url(inviting: invitedPermission) }
+
+    /// The URL inviting with `permission` (a participant's own, when the share has several).
+    public func url(inviting permission: CloudShare.Permission) -> String {
+        share.url(inviting: permission) + (linkKey.map { "#k=" + $0 } ?? "")
+    }
+
+    /// What ``url`` invites to: the permission of the participant invited last (the one a
+    /// `share(record:)` call usually adds), or the share's public permission when no one was
+    /// invited by name.
+    public var invitedPermission: CloudShare.Permission {
+        let invited = share.participants.last { $0.role != .owner && $0.acceptance != .removed }
+        return invited?.permission ?? share.publicPermission
+    }
 
     /// A shared record of `share`.
     public init(share: CloudShare, linkKey: String? = nil) {
