@@ -10,6 +10,7 @@ public enum ScorekeeperError: Error, Sendable, Equatable, CustomStringConvertibl
     case notASampleShare(url: String)
     case scoreOutOfRange(player: String, score: Int, change: Int)
     case notAnImage(path: String)
+    case notAShareURL(String)
 
     public var description: String {
         switch self {
@@ -35,6 +36,8 @@ public enum ScorekeeperError: Error, Sendable, Equatable, CustomStringConvertibl
                 "\(player)'s score is \(score): changing it by \(change) would leave the range a score can hold (\(Int.min) to \(Int.max)). Nothing was changed."
         case .notAnImage(let path):
             return "\(path) is not an image (PNG, JPEG, GIF, BMP or WebP). Nothing was changed."
+        case .notAShareURL(let url):
+            return "\(url) is not a share URL: `scorekeeper-live share GAME --with USER` prints one (strata-share://…)."
         case .notASampleShare(let url):
             return "\(url) is not a share of one of the preview's sample games. `scorekeeper share GAME` prints one."
         }
