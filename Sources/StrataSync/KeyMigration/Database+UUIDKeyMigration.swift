@@ -99,11 +99,13 @@ private struct UUIDKeyRebuild {
         var sequences: [(table: String, value: Int64)] = []
         let hasSequences = try Bool.fetchOne(
             db, sql: "SELECT EXISTS (SELECT 1 FROM main.sqlite_schema WHERE name = 'sqlite_sequence')") ?? false
+        let migratedNames = Set(plan.migrated.map { $0.table.name })
         for table in plan.rebuilt {
             indexes += try String.fetchAll(
                 db, sql: "SELECT sql FROM main.sqlite_schema WHERE type = 'index' AND sql IS NOT NULL AND tbl_name = ? ORDER BY rowid",
                 arguments: [table.name])
-            if hasSequences, let value = try Int64.fetchOne(db, sql: "SELECT seq FROM main.sqlite_sequence WHERE name = ?", arguments: [table.name]) {
+            // A migrated table loses AUTOINCREMENT, and its sequence with it.
+            if hasSequences, !migratedNames.contains(table.name), let value = try Int64.fetchOne(db, sql: "SELECT seq FROM main.sqlite_sequence WHERE name = ?", arguments: [table.name]) {
                 sequences.append((table.name, value))
             }
         }
@@ -119,8 +121,12 @@ private struct UUIDKeyRebuild {
         summary.foreignKeyColumns = plan.following.map { .init(table: $0.table, column: $0.column, parentTable: $0.parentTable) }
 
         let copies = Dictionary(uniqueKeysWithValues: plan.rebuilt.enumerated().map { ($1.name.sqliteFolded, copyName($0)) })
+        // Every copy exists before any is filled: a row inserted into a copy is checked
+        // against the copies it references. Parents are filled first.
         for (index, table) in plan.rebuilt.enumerated() {
             try createCopy(copyName(index), of: table, renamedReferences: copies)
+        }
+        for (index, table) in plan.rebuilt.enumerated().reversed() {
             try fill(copyName(index), from: table, maps: mapByTable)
         }
         for table in plan.rebuilt {

@@ -59,7 +59,7 @@ enum RemindersFixture {
     static let migratedTables = ["lists", "reminders", "tags", "reminderTags"]
 
     /// 20 lists, 1,200 reminders less those deleted (ids with gaps), a subtask every fifth,
-    /// 30 tags, about 2,300 tag links, 300 attachments (a quarter without a reminder) and 100
+    /// 30 tags, about 1,800 tag links, 300 attachments (a quarter without a reminder) and 100
     /// attachment notes.
     static let data = """
         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20)
@@ -75,7 +75,7 @@ enum RemindersFixture {
         INSERT OR IGNORE INTO reminderTags (reminderID, tagID) SELECT id, id % 30 + 1 FROM reminders;
         INSERT OR IGNORE INTO reminderTags (reminderID, tagID) SELECT id, (id * 7) % 30 + 1 FROM reminders WHERE id % 3 <> 0;
         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 300)
-        INSERT INTO attachments (reminderID, name) SELECT CASE WHEN i % 4 = 0 THEN NULL ELSE (SELECT id FROM reminders ORDER BY id LIMIT 1 OFFSET i * 3) END, 'file' || i FROM n;
+        INSERT INTO attachments (reminderID, name) SELECT CASE WHEN i % 4 = 0 THEN NULL ELSE (SELECT id FROM reminders WHERE id >= i * 3 ORDER BY id LIMIT 1) END, 'file' || i FROM n;
         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100)
         INSERT INTO attachmentNotes (attachmentID, body) SELECT i * 3, 'body ' || i FROM n;
         DELETE FROM attachmentNotes WHERE id > 90;
@@ -149,7 +149,7 @@ enum RemindersFixture {
     /// A database with the schema and data.
     static func makeDatabase() throws -> DatabaseQueue {
         let queue = try DatabaseQueue()
-        try queue.write { db in
+        try queue.write { db throws in
             try db.execute(sql: schema)
             try db.execute(sql: data)
         }

@@ -21,9 +21,9 @@ import Testing
             try migrator.migrate(queue)
         } else {
             let uuids = SequentialUUIDs()
-            try queue.write { db in try db.migrateIntegerPrimaryKeysToUUIDs(tables: tables, uuid: uuids.next) }
+            _ = try queue.write { db in try db.migrateIntegerPrimaryKeysToUUIDs(tables: tables, uuid: uuids.next) }
         }
-        try queue.read { db in #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM pragma_foreign_key_check") == 0) }
+        try queue.read { db throws in #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM pragma_foreign_key_check") == 0) }
         return queue
     }
 
@@ -31,7 +31,7 @@ import Testing
 
     @Test(arguments: [false, true]) func quotedNamesSpacesKeywordsAndMixedCase(inMigrator: Bool) throws {
         let queue = try migrate(
-            """
+            #"""
             CREATE TABLE "My Lists" ( -- a comment, (with parentheses
                 [ID] integer NOT NULL CONSTRAINT "the key" PRIMARY KEY ON CONFLICT ABORT AUTOINCREMENT /* why */,
                 `order` INT DEFAULT (1 + 2),
@@ -46,8 +46,8 @@ import Testing
             CREATE INDEX "by list" ON "Items, ""Quoted""" (ListRef, "group" DESC);
             INSERT INTO "My Lists" (ID, "order", "select", "quoted ""name""") VALUES (10, 1, 'x', 'y'), (20, 2, 'z', NULL);
             INSERT INTO "Items, ""Quoted""" VALUES (1, 10, 5), (2, 20, 6), (3, NULL, 7), (4, 10, NULL);
-            """, tables: ["my LISTS", "items, \"quoted\""], inMigrator: inMigrator)
-        try queue.read { db in
+            """#, tables: ["my LISTS", "items, \"quoted\""], inMigrator: inMigrator)
+        try queue.read { db throws in
             #expect(
                 try String.fetchAll(db, sql: "SELECT \"Item Id\" || ' ' || ifnull(ListRef, 'NULL') || ' ' || ifnull(\"group\", 'NULL') FROM \"Items, \"\"Quoted\"\"\" ORDER BY rowid")
                     == ["\(uuid(3)) \(uuid(1)) 5", "\(uuid(4)) \(uuid(2)) 6", "\(uuid(5)) NULL 7", "\(uuid(6)) \(uuid(1)) NULL"])
@@ -63,7 +63,7 @@ import Testing
             #expect(try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE name = 'by list'")?.contains("\"group\" DESC") == true)
             #expect(try String.fetchOne(db, sql: "SELECT on_delete FROM pragma_foreign_key_list('Items, \"Quoted\"')") == "CASCADE")
         }
-        try queue.write { db in
+        try queue.write { db throws in
             // The CHECK with a comma and parenthesis inside its string still holds.
             #expect(throws: DatabaseError.self) {
                 try db.execute(sql: "INSERT INTO \"My Lists\" (ID, \"select\") VALUES ('n', 'a, b)')")
@@ -92,7 +92,7 @@ import Testing
             INSERT INTO folders VALUES (1, NULL, 'root'), (2, 1, 'a'), (3, 2, 'b'), (4, 1, 'c');
             INSERT INTO files (id, folder, owner_folder) VALUES (7, 3, '2'), (8, 4, NULL), (9, 1, '1');
             """, tables: ["folders", "files"])
-        try queue.read { db in
+        try queue.read { db throws in
             #expect(
                 try String.fetchAll(db, sql: "SELECT id || ' ' || ifnull(parent, '-') || ' ' || name FROM folders ORDER BY rowid")
                     == ["\(uuid(1)) - root", "\(uuid(2)) \(uuid(1)) a", "\(uuid(3)) \(uuid(2)) b", "\(uuid(4)) \(uuid(1)) c"])
@@ -105,7 +105,7 @@ import Testing
             #expect(!sql.uppercased().contains("AUTOINCREMENT"))
             #expect(try String.fetchAll(db, sql: "SELECT type FROM pragma_table_info('folders')") == ["TEXT", "TEXT", "TEXT"])
         }
-        try queue.write { db in
+        try queue.write { db throws in
             // STRICT still refuses a wrong type; the cascade through the self-reference works.
             #expect(throws: DatabaseError.self) {
                 try db.execute(sql: "INSERT INTO files (id, folder) VALUES (x'01', ?)", arguments: [uuid(1)])
@@ -126,7 +126,7 @@ import Testing
             INSERT INTO a VALUES (1), (2); INSERT INTO b VALUES (1), (2);
             INSERT INTO ab VALUES (1, 2, 0.5), (2, 1, 2.5), (2, 2, 1.5);
             """, tables: ["a", "b"])
-        try queue.read { db in
+        try queue.read { db throws in
             #expect(
                 try String.fetchAll(db, sql: "SELECT aID || ' ' || bID || ' ' || weight FROM ab ORDER BY weight")
                     == ["\(uuid(1)) \(uuid(4)) 0.5", "\(uuid(2)) \(uuid(4)) 1.5", "\(uuid(2)) \(uuid(3)) 2.5"])
@@ -143,7 +143,7 @@ import Testing
             INSERT INTO peers VALUES (1, 3), (2, 1);
             UPDATE nodes SET peer = 2 WHERE id = 1;
             """, tables: ["nodes", "peers"], inMigrator: true)
-        try queue.read { db in
+        try queue.read { db throws in
             #expect(
                 try String.fetchAll(db, sql: "SELECT id || ' ' || ifnull(up, '-') || ' ' || ifnull(peer, '-') FROM nodes ORDER BY rowid")
                     == ["\(uuid(1)) - \(uuid(5))", "\(uuid(2)) \(uuid(1)) -", "\(uuid(3)) \(uuid(2)) -"])
@@ -161,7 +161,7 @@ import Testing
             INSERT INTO t VALUES (5, 'five'), (NULL, 'null one'), (NULL, 'null two'), (-9223372036854775808, 'min');
             INSERT INTO c VALUES (1, 5), (2, '5'), (3, -9223372036854775808), (4, NULL);
             """, tables: ["t"])
-        try queue.read { db in
+        try queue.read { db throws in
             #expect(try String.fetchAll(db, sql: "SELECT k || ' ' || v FROM t ORDER BY rowid") == ["\(uuid(1)) five", "\(uuid(2)) null one", "\(uuid(3)) null two", "\(uuid(4)) min"])
             #expect(try String.fetchAll(db, sql: "SELECT ifnull(tk, '-') FROM c ORDER BY id") == [uuid(1), uuid(1), uuid(4), "-"])
         }
@@ -176,7 +176,7 @@ import Testing
             CREATE VIEW both_ AS SELECT n FROM empty UNION ALL SELECT n FROM other;
             CREATE TEMP VIEW temp_view AS SELECT 1;
             """, tables: ["empty"])
-        try queue.write { db in
+        try queue.write { db throws in
             try db.execute(sql: "INSERT INTO other (id, n) VALUES (1, 42)")
             #expect(try String.fetchAll(db, sql: "SELECT id FROM empty") == ["1-copy"])
             #expect(try Int.fetchAll(db, sql: "SELECT n FROM both_") == [42, 42])
@@ -192,7 +192,7 @@ import Testing
             INSERT INTO t VALUES (3, 'a', 'b'), (1, 'c', 'd');
             INSERT INTO c VALUES (1, 3), (2, 1);
             """, tables: ["t"])
-        try queue.read { db in
+        try queue.read { db throws in
             #expect(try String.fetchAll(db, sql: "SELECT id || rowid || oid FROM t ORDER BY _rowid_") == ["\(uuid(1))cd", "\(uuid(2))ab"])
             #expect(try String.fetchAll(db, sql: "SELECT tID FROM c ORDER BY id") == [uuid(2), uuid(1)])
         }

@@ -26,7 +26,7 @@ import Testing
         }
         let before = try queue.read(state)
         do {
-            try queue.write { db in try db.migrateIntegerPrimaryKeysToUUIDs(tables: tables) }
+            _ = try queue.write { db in try db.migrateIntegerPrimaryKeysToUUIDs(tables: tables) }
             return nil
         } catch let error as UUIDKeyMigrationError {
             #expect(try queue.read(state) == before)

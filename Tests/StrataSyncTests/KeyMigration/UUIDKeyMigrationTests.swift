@@ -25,7 +25,7 @@ import Testing
 
     @Test func everyJoinIsTheSameOnceOldIdsAreMappedToNewOnes() throws {
         let (queue, before, _) = try migrated()
-        try queue.read { db in
+        try queue.read { db throws in
             let ids = try RemindersFixture.idMap(db)
             #expect(try RemindersFixture.snapshot(db) == RemindersFixture.translate(before, with: ids))
             // The translation did replace ids: nothing integer is left in a key or reference.
@@ -40,7 +40,7 @@ import Testing
         func counts(_ db: Database) throws -> [Int] {
             try tables.map { try Int.fetchOne(db, sql: "SELECT count(*) FROM \($0)") ?? -1 }
         }
-        let before = try queue.read { db in
+        let before = try queue.read { db throws in
             (
                 counts: try counts(db),
                 nullParents: try Int.fetchOne(db, sql: "SELECT count(*) FROM reminders WHERE parentID IS NULL"),
@@ -48,8 +48,8 @@ import Testing
             )
         }
         #expect(before.counts[1] > 1_000)
-        try queue.write { db in try db.migrateIntegerPrimaryKeysToUUIDs(tables: RemindersFixture.migratedTables) }
-        try queue.read { db in
+        _ = try queue.write { db in try db.migrateIntegerPrimaryKeysToUUIDs(tables: RemindersFixture.migratedTables) }
+        try queue.read { db throws in
             #expect(try counts(db) == before.counts)
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM reminders WHERE parentID IS NULL") == before.nullParents)
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM attachments WHERE reminderID IS NULL") == before.nullAttachments)
@@ -59,7 +59,7 @@ import Testing
     @Test func keysAreLowercaseUUIDTextIssuedInListAndRowidOrder() throws {
         let (queue, _, summary) = try migrated()
         let summaryValue = try #require(summary)
-        try queue.read { db in
+        try queue.read { db throws in
             // lists first (20 rows), then reminders in rowid order.
             #expect(try String.fetchOne(db, sql: "SELECT id FROM lists ORDER BY rowid LIMIT 1") == "00000000-0000-4000-8000-000000000001")
             #expect(try String.fetchOne(db, sql: "SELECT id FROM reminders ORDER BY rowid LIMIT 1") == "00000000-0000-4000-8000-000000000015")
@@ -87,7 +87,7 @@ import Testing
 
     @Test func theSchemaKeepsItsConstraintsIndexesTriggersAndViews() throws {
         let (queue, _, _) = try migrated()
-        try queue.write { db in
+        try queue.write { db throws in
             let columns = try db.fetchAll(sql: "SELECT name, type, \"notnull\", pk FROM pragma_table_info('reminders') ORDER BY cid") { row in
                 "\(try row[0] as String) \(try row[1] as String) \(try row[2] as Int) \(try row[3] as Int)"
             }
@@ -135,8 +135,11 @@ import Testing
 
     @Test func cascadesAndSetNullStillWork() throws {
         let (queue, _, _) = try migrated()
-        try queue.write { db in
-            let list = try #require(try String.fetchOne(db, sql: "SELECT listID FROM reminders GROUP BY listID ORDER BY count(*) DESC LIMIT 1"))
+        try queue.write { db throws in
+            // A list holding parents of subtasks that sit in other lists.
+            let list = try #require(
+                try String.fetchOne(
+                    db, sql: "SELECT p.listID FROM reminders AS c JOIN reminders AS p ON p.id = c.parentID WHERE c.listID <> p.listID LIMIT 1"))
             let reminders = try String.fetchAll(db, sql: "SELECT id FROM reminders WHERE listID = ?", arguments: [list])
             #expect(reminders.count > 10)
             let links = try Int.fetchOne(db, sql: "SELECT count(*) FROM reminderTags WHERE reminderID IN (SELECT id FROM reminders WHERE listID = ?)", arguments: [list]) ?? 0
@@ -172,7 +175,7 @@ import Testing
         let ids = try queue.read { db in try String.fetchAll(db, sql: "SELECT id FROM reminders ORDER BY rowid") }
         try migrator.migrate(queue)
         #expect(uuids.issued == issued)
-        try queue.read { db in
+        try queue.read { db throws in
             #expect(try migrator.appliedIdentifiers(db) == ["UUID keys"])
             #expect(try String.fetchAll(db, sql: "SELECT id FROM reminders ORDER BY rowid") == ids)
         }
@@ -184,10 +187,10 @@ import Testing
         let schema = try queue.read { db in try String.fetchAll(db, sql: "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL ORDER BY name") }
         for tables in [RemindersFixture.migratedTables, ["tags"]] {
             #expect(throws: UUIDKeyMigrationError.primaryKeyAlreadyText(table: tables[0], column: "id")) {
-                try queue.write { db in try db.migrateIntegerPrimaryKeysToUUIDs(tables: tables) }
+                _ = try queue.write { db in try db.migrateIntegerPrimaryKeysToUUIDs(tables: tables) }
             }
         }
-        try queue.read { db in
+        try queue.read { db throws in
             #expect(try RemindersFixture.snapshot(db) == before)
             #expect(try String.fetchAll(db, sql: "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL ORDER BY name") == schema)
         }
@@ -198,13 +201,13 @@ import Testing
         // transaction): dropping a parent table must not cascade into the copies.
         let queue = try RemindersFixture.makeDatabase()
         let before = try queue.read { db in try RemindersFixture.snapshot(db) }
-        try queue.write { db in
+        try queue.write { db throws in
             #expect(try Bool.fetchOne(db, sql: "PRAGMA foreign_keys") == true)
             let uuids = SequentialUUIDs()
             try db.migrateIntegerPrimaryKeysToUUIDs(tables: RemindersFixture.migratedTables, uuid: uuids.next)
             #expect(try Bool.fetchOne(db, sql: "PRAGMA defer_foreign_keys") == false)
         }
-        try queue.read { db in
+        try queue.read { db throws in
             #expect(try RemindersFixture.snapshot(db) == RemindersFixture.translate(before, with: try RemindersFixture.idMap(db)))
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM auditLog") == 1_200)
         }
@@ -213,8 +216,8 @@ import Testing
     @Test func migratingOneTableRewritesTheReferencesOfTablesNotListed() throws {
         let queue = try RemindersFixture.makeDatabase()
         let before = try queue.read { db in try RemindersFixture.snapshot(db) }
-        try queue.write { db in try db.migrateIntegerPrimaryKeysToUUIDs(tables: ["tags"]) }
-        try queue.read { db in
+        _ = try queue.write { db in try db.migrateIntegerPrimaryKeysToUUIDs(tables: ["tags"]) }
+        try queue.read { db throws in
             let ids = try RemindersFixture.idMap(db, tables: ["tags"])
             // reminderTags keeps its integer key; its tagID holds the tags' UUIDs.
             #expect(try String.fetchOne(db, sql: "SELECT type FROM pragma_table_info('reminderTags') WHERE name = 'tagID'") == "TEXT")
@@ -229,7 +232,7 @@ import Testing
         struct GeneratorFailed: Error {}
         var issued = 0
         #expect(throws: GeneratorFailed.self) {
-            try queue.write { db in
+            try queue.write { db throws in
                 try db.migrateIntegerPrimaryKeysToUUIDs(tables: RemindersFixture.migratedTables) {
                     issued += 1
                     if issued == 500 { throw GeneratorFailed() }
@@ -238,7 +241,7 @@ import Testing
             }
         }
         // Inside a caller's transaction that goes on after catching the error, too.
-        try queue.write { db in
+        try queue.write { db throws in
             let uuids = SequentialUUIDs()
             #expect(throws: UUIDKeyMigrationError.duplicateUUID(table: "reminders", uuid: "00000000-0000-4000-8000-000000000001")) {
                 try db.migrateIntegerPrimaryKeysToUUIDs(tables: RemindersFixture.migratedTables) {
@@ -247,7 +250,7 @@ import Testing
             }
             #expect(try RemindersFixture.snapshot(db) == before)
         }
-        try queue.read { db in
+        try queue.read { db throws in
             #expect(try RemindersFixture.snapshot(db) == before)
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'strata_keymig%'") == 0)
         }
