@@ -131,7 +131,9 @@ struct CreateTableRewrite {
                 }
                 if column == uuidKey {
                     removeAutoincrement(in: top, tokens: tokens, edit: edit)
-                    let hasNotNull = zip(top, top.dropFirst()).contains { tokens.tokens[$0].isKeyword("NOT") && tokens.tokens[$1].isKeyword("NULL") }
+                    let hasNotNull = zip(top, top.dropFirst()).contains {
+                        tokens.tokens[$0].isKeyword("NOT") && tokens.tokens[$1].isKeyword("NULL")
+                    }
                     if !hasNotNull, let last = top.last {
                         edit(
                             (last + 1)..<(last + 1),

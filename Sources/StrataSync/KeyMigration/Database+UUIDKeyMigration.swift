@@ -97,15 +97,18 @@ private struct UUIDKeyRebuild {
         }
         var indexes: [String] = []
         var sequences: [(table: String, value: Int64)] = []
-        let hasSequences = try Bool.fetchOne(
-            db, sql: "SELECT EXISTS (SELECT 1 FROM main.sqlite_schema WHERE name = 'sqlite_sequence')") ?? false
+        let hasSequences =
+            try Bool.fetchOne(
+                db, sql: "SELECT EXISTS (SELECT 1 FROM main.sqlite_schema WHERE name = 'sqlite_sequence')") ?? false
         let migratedNames = Set(plan.migrated.map { $0.table.name })
         for table in plan.rebuilt {
             indexes += try String.fetchAll(
                 db, sql: "SELECT sql FROM main.sqlite_schema WHERE type = 'index' AND sql IS NOT NULL AND tbl_name = ? ORDER BY rowid",
                 arguments: [table.name])
             // A migrated table loses AUTOINCREMENT, and its sequence with it.
-            if hasSequences, !migratedNames.contains(table.name), let value = try Int64.fetchOne(db, sql: "SELECT seq FROM main.sqlite_sequence WHERE name = ?", arguments: [table.name]) {
+            if hasSequences, !migratedNames.contains(table.name),
+                let value = try Int64.fetchOne(db, sql: "SELECT seq FROM main.sqlite_sequence WHERE name = ?", arguments: [table.name])
+            {
                 sequences.append((table.name, value))
             }
         }
@@ -196,7 +199,9 @@ private struct UUIDKeyRebuild {
                 hidden: try column[4])
         }
         func mismatch(_ reason: String) -> UUIDKeyMigrationError { .unsupportedSchema(table: table.name, reason: reason) }
-        guard columns.count == table.columns.count else { throw mismatch("its rebuilt copy has \(columns.count) columns instead of \(table.columns.count)") }
+        guard columns.count == table.columns.count else {
+            throw mismatch("its rebuilt copy has \(columns.count) columns instead of \(table.columns.count)")
+        }
         for (old, new) in zip(table.columns, columns) {
             let name = old.name.sqliteFolded
             let expectedType = retyped.contains(name) ? "TEXT" : old.declaredType

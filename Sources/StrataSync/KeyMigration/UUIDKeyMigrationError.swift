@@ -1,4 +1,4 @@
-/// ``StrataSQLite/Database/migrateIntegerPrimaryKeysToUUIDs(tables:uuid:)`` refused a schema,
+/// `Database.migrateIntegerPrimaryKeysToUUIDs(tables:uuid:)` refused a schema,
 /// or found a row it could not carry over. Each case names the table (and column or row) at
 /// fault; nothing was changed when it is thrown.
 public enum UUIDKeyMigrationError: Error, Sendable, Hashable, CustomStringConvertible {

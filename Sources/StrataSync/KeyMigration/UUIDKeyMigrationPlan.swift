@@ -103,7 +103,8 @@ struct UUIDKeyMigrationPlan {
                     let parent = byName[foreignKey.parentTable.sqliteFolded]
                 else { continue }
                 guard foreignKey.columns.count == 1, let column = foreignKey.columns.first else {
-                    throw UUIDKeyMigrationError.compositeForeignKey(table: table.name, columns: foreignKey.columns, parentTable: parent.name)
+                    throw UUIDKeyMigrationError.compositeForeignKey(
+                        table: table.name, columns: foreignKey.columns, parentTable: parent.name)
                 }
                 if let parentColumn = foreignKey.parentColumns.first ?? nil, parentColumn.sqliteFolded != parentKey.sqliteFolded {
                     throw UUIDKeyMigrationError.foreignKeyToNonKeyColumn(
@@ -156,7 +157,10 @@ struct UUIDKeyMigrationPlan {
                 sql: "SELECT id, \"table\", \"from\", \"to\" FROM pragma_foreign_key_list(?, 'main') ORDER BY id, seq",
                 arguments: [row.name]
             ) { reference in
-                (id: try reference[0] as Int, parent: try reference[1] as String, from: try reference[2] as String, to: try reference[3] as String?)
+                (
+                    id: try reference[0] as Int, parent: try reference[1] as String, from: try reference[2] as String,
+                    to: try reference[3] as String?
+                )
             }
             var foreignKeys: [ForeignKey] = []
             for reference in references {
@@ -164,7 +168,9 @@ struct UUIDKeyMigrationPlan {
                     foreignKeys[foreignKeys.count - 1].columns.append(reference.from)
                     foreignKeys[foreignKeys.count - 1].parentColumns.append(reference.to)
                 } else {
-                    foreignKeys.append(ForeignKey(id: reference.id, parentTable: reference.parent, columns: [reference.from], parentColumns: [reference.to]))
+                    foreignKeys.append(
+                        ForeignKey(
+                            id: reference.id, parentTable: reference.parent, columns: [reference.from], parentColumns: [reference.to]))
                 }
             }
             return Table(name: row.name, sql: row.sql, isWithoutRowID: row.withoutRowID, columns: columns, foreignKeys: foreignKeys)

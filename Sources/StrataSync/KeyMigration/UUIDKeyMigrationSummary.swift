@@ -1,4 +1,4 @@
-/// What ``StrataSQLite/Database/migrateIntegerPrimaryKeysToUUIDs(tables:uuid:)`` changed.
+/// What `Database.migrateIntegerPrimaryKeysToUUIDs(tables:uuid:)` changed.
 public struct UUIDKeyMigrationSummary: Sendable, Hashable {
     /// A foreign key column whose values now hold its parent's UUIDs.
     public struct ForeignKeyColumn: Sendable, Hashable {

@@ -95,7 +95,8 @@ public struct SyncedTable: Sendable, Hashable {
         table.references = keyIDs.sorted().compactMap { id in
             let parts = foreignKeys.filter { $0.id == id }
             guard parts.count == 1, let only = parts.first else { return nil }
-            return ParentReference(column: only.from, parentTable: only.table, parentColumn: only.to ?? "", onDelete: only.onDelete.uppercased())
+            return ParentReference(
+                column: only.from, parentTable: only.table, parentColumn: only.to ?? "", onDelete: only.onDelete.uppercased())
         }
         for column in columns where try db.isTrackedAssetColumn(table: name, column: column.name) {
             table.assetColumns.insert(column.name)

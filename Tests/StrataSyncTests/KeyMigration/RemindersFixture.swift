@@ -173,9 +173,10 @@ final class SequentialUUIDs: Sendable {
 
     /// The next UUID.
     func next() -> UUID {
-        Self.uuid(counter.withLock { value in
-            value += 1
-            return value
-        })
+        Self.uuid(
+            counter.withLock { value in
+                value += 1
+                return value
+            })
     }
 }

@@ -49,18 +49,30 @@ import Testing
             """#, tables: ["my LISTS", "items, \"quoted\""], inMigrator: inMigrator)
         try queue.read { db throws in
             #expect(
-                try String.fetchAll(db, sql: "SELECT \"Item Id\" || ' ' || ifnull(ListRef, 'NULL') || ' ' || ifnull(\"group\", 'NULL') FROM \"Items, \"\"Quoted\"\"\" ORDER BY rowid")
+                try String.fetchAll(
+                    db,
+                    sql:
+                        "SELECT \"Item Id\" || ' ' || ifnull(ListRef, 'NULL') || ' ' || ifnull(\"group\", 'NULL') FROM \"Items, \"\"Quoted\"\"\" ORDER BY rowid"
+                )
                     == ["\(uuid(3)) \(uuid(1)) 5", "\(uuid(4)) \(uuid(2)) 6", "\(uuid(5)) NULL 7", "\(uuid(6)) \(uuid(1)) NULL"])
-            #expect(try String.fetchAll(db, sql: "SELECT \"ID\" || ' ' || \"order\" FROM \"My Lists\" ORDER BY rowid") == ["\(uuid(1)) 1", "\(uuid(2)) 2"])
-            let columns = try String.fetchAll(db, sql: "SELECT name || ' ' || type || ' ' || \"notnull\" || ' ' || pk FROM pragma_table_info('My Lists')")
+            #expect(
+                try String.fetchAll(db, sql: "SELECT \"ID\" || ' ' || \"order\" FROM \"My Lists\" ORDER BY rowid") == [
+                    "\(uuid(1)) 1", "\(uuid(2)) 2",
+                ])
+            let columns = try String.fetchAll(
+                db, sql: "SELECT name || ' ' || type || ' ' || \"notnull\" || ' ' || pk FROM pragma_table_info('My Lists')")
             #expect(columns == ["ID TEXT 1 1", "order INT 0 0", "select TEXT 0 0", "quoted \"name\" TEXT 0 0"])
             let items = try String.fetchAll(db, sql: "SELECT name || ' ' || type FROM pragma_table_info('Items, \"Quoted\"')")
             #expect(items == ["Item Id TEXT", "ListRef TEXT", "group UNSIGNED BIG INT"])
             let sql = try #require(try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE name = 'My Lists'"))
-            for kept in ["-- a comment, (with parentheses", "CONSTRAINT \"the key\"", "ON CONFLICT ABORT", "/* why */", "DEFAULT (1 + 2)", "COLLATE RTRIM", "'a, b)'"] {
+            for kept in [
+                "-- a comment, (with parentheses", "CONSTRAINT \"the key\"", "ON CONFLICT ABORT", "/* why */", "DEFAULT (1 + 2)",
+                "COLLATE RTRIM", "'a, b)'",
+            ] {
                 #expect(sql.contains(kept), "\(sql) lost \(kept)")
             }
-            #expect(try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE name = 'by list'")?.contains("\"group\" DESC") == true)
+            #expect(
+                try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE name = 'by list'")?.contains("\"group\" DESC") == true)
             #expect(try String.fetchOne(db, sql: "SELECT on_delete FROM pragma_foreign_key_list('Items, \"Quoted\"')") == "CASCADE")
         }
         try queue.write { db throws in
@@ -151,6 +163,22 @@ import Testing
         }
     }
 
+    @Test func aRestrictSelfReferenceWithForeignKeysEnforced() throws {
+        // Outside the migrator, dropping the old table deletes its rows with foreign keys on:
+        // a RESTRICT between two of them must not stop the migration.
+        let queue = try migrate(
+            """
+            CREATE TABLE nodes (id INTEGER PRIMARY KEY, up INTEGER REFERENCES nodes(id) ON DELETE RESTRICT);
+            CREATE TABLE leaves (id INTEGER PRIMARY KEY, node INTEGER NOT NULL REFERENCES nodes ON DELETE RESTRICT);
+            INSERT INTO nodes VALUES (1, NULL), (2, 1), (3, 2);
+            INSERT INTO leaves VALUES (1, 3), (2, 1);
+            """, tables: ["nodes"])
+        try queue.read { db throws in
+            #expect(try String.fetchAll(db, sql: "SELECT ifnull(up, '-') FROM nodes ORDER BY rowid") == ["-", uuid(1), uuid(2)])
+            #expect(try String.fetchAll(db, sql: "SELECT node FROM leaves ORDER BY id") == [uuid(3), uuid(1)])
+        }
+    }
+
     @Test func keysThatAreNotRowidAliasesAndHoldOddValues() throws {
         // INT PRIMARY KEY is not a rowid alias: its values can be text that looks like a number,
         // or NULL (which SQLite allows in such keys); every row gets its own UUID anyway.
@@ -162,7 +190,10 @@ import Testing
             INSERT INTO c VALUES (1, 5), (2, '5'), (3, -9223372036854775808), (4, NULL);
             """, tables: ["t"])
         try queue.read { db throws in
-            #expect(try String.fetchAll(db, sql: "SELECT k || ' ' || v FROM t ORDER BY rowid") == ["\(uuid(1)) five", "\(uuid(2)) null one", "\(uuid(3)) null two", "\(uuid(4)) min"])
+            #expect(
+                try String.fetchAll(db, sql: "SELECT k || ' ' || v FROM t ORDER BY rowid") == [
+                    "\(uuid(1)) five", "\(uuid(2)) null one", "\(uuid(3)) null two", "\(uuid(4)) min",
+                ])
             #expect(try String.fetchAll(db, sql: "SELECT ifnull(tk, '-') FROM c ORDER BY id") == [uuid(1), uuid(1), uuid(4), "-"])
         }
     }

@@ -17,7 +17,8 @@ import Testing
             try db.execute(sql: "PRAGMA foreign_keys = \(foreignKeys ? "ON" : "OFF")")
         }
         func state(_ db: Database) throws -> [String] {
-            let objects = try String.fetchAll(db, sql: "SELECT type || ' ' || name || ' ' || ifnull(sql, '') FROM sqlite_schema ORDER BY name")
+            let objects = try String.fetchAll(
+                db, sql: "SELECT type || ' ' || name || ' ' || ifnull(sql, '') FROM sqlite_schema ORDER BY name")
             var rows: [String] = []
             for table in try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name") {
                 rows += try String.fetchAll(db, sql: "SELECT '\(table): ' || count(*) FROM \(table.quotedIdentifier)")
@@ -40,7 +41,9 @@ import Testing
             try error("CREATE TABLE t (id INTEGER PRIMARY KEY); CREATE VIEW v AS SELECT * FROM t", tables: ["v"])
                 == .notAnOrdinaryTable("v"))
         #expect(try error("CREATE VIRTUAL TABLE f USING fts5(body)", tables: ["f"]) == .notAnOrdinaryTable("f"))
-        #expect(try error("CREATE TABLE strata_things (id INTEGER PRIMARY KEY)", tables: ["strata_things"]) == .reservedTableName("strata_things"))
+        #expect(
+            try error("CREATE TABLE strata_things (id INTEGER PRIMARY KEY)", tables: ["strata_things"])
+                == .reservedTableName("strata_things"))
         #expect(try error("CREATE TABLE t (id INTEGER PRIMARY KEY)", tables: ["t", "T"]) == .tableListedTwice("T"))
         #expect(try error("CREATE TABLE t (id INTEGER PRIMARY KEY, x) WITHOUT ROWID", tables: ["t"]) == .withoutRowID("t"))
         #expect(try error("CREATE TABLE t (x INTEGER)", tables: ["t"]) == .primaryKeyNotSingleColumn(table: "t", columns: []))
@@ -50,8 +53,11 @@ import Testing
         #expect(
             try error("CREATE TABLE t (code REAL PRIMARY KEY)", tables: ["t"])
                 == .primaryKeyNotInteger(table: "t", column: "code", declaredType: "REAL"))
-        #expect(try error("CREATE TABLE t (code PRIMARY KEY)", tables: ["t"]) == .primaryKeyNotInteger(table: "t", column: "code", declaredType: ""))
-        #expect(try error("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL)", tables: ["t"]) == .primaryKeyAlreadyText(table: "t", column: "id"))
+        #expect(
+            try error("CREATE TABLE t (code PRIMARY KEY)", tables: ["t"])
+                == .primaryKeyNotInteger(table: "t", column: "code", declaredType: ""))
+        #expect(
+            try error("CREATE TABLE t (id TEXT PRIMARY KEY NOT NULL)", tables: ["t"]) == .primaryKeyAlreadyText(table: "t", column: "id"))
         #expect(try error("CREATE TABLE t (id VARCHAR(36) PRIMARY KEY)", tables: ["t"]) == .primaryKeyAlreadyText(table: "t", column: "id"))
         #expect(
             try error("CREATE TABLE t (rowid INTEGER, _rowid_ INTEGER, oid INTEGER, id INT PRIMARY KEY)", tables: ["t"])
@@ -103,8 +109,14 @@ import Testing
             (.withoutRowID("tags"), ["tags", "WITHOUT ROWID"]),
             (.primaryKeyAlreadyText(table: "lists", column: "id"), ["lists", "id", "TEXT"]),
             (.compositeForeignKey(table: "events", columns: ["a", "b"], parentTable: "users"), ["events", "a, b", "users"]),
-            (.foreignKeyToNonKeyColumn(table: "logins", column: "email", parentTable: "users", parentColumn: "email"), ["logins", "users", "email"]),
-            (.foreignKeyViolation(table: "reminders", rowID: 2, column: "listID", parentTable: "lists"), ["reminders", "row 2", "listID", "lists"]),
+            (
+                .foreignKeyToNonKeyColumn(table: "logins", column: "email", parentTable: "users", parentColumn: "email"),
+                ["logins", "users", "email"]
+            ),
+            (
+                .foreignKeyViolation(table: "reminders", rowID: 2, column: "listID", parentTable: "lists"),
+                ["reminders", "row 2", "listID", "lists"]
+            ),
         ]
         for (error, words) in cases {
             for word in words { #expect(error.description.contains(word), "\(error.description) lacks \(word)") }

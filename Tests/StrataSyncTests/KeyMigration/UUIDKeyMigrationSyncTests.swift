@@ -117,7 +117,11 @@ import Testing
         try await a.engine.syncChanges()
         #expect(try await strings(a, Self.rowsSQL) == strings(b, Self.rowsSQL))
         #expect(try await a.strings("SELECT CAST(count(*) AS TEXT) FROM reminders WHERE listID = '\(doomed)'") == ["0"])
-        #expect(try await a.strings("SELECT r.title FROM reminderTags AS rt JOIN reminders AS r ON r.id = rt.reminderID WHERE rt.id = 'new-link'") == ["Made on b"])
+        #expect(
+            try await a.strings(
+                "SELECT r.title FROM reminderTags AS rt JOIN reminders AS r ON r.id = rt.reminderID WHERE rt.id = 'new-link'") == [
+                    "Made on b"
+                ])
 
         // And from a back to b, with a new tag linked to a migrated reminder.
         try await a.execute(

@@ -30,7 +30,9 @@ import Testing
             #expect(try RemindersFixture.snapshot(db) == RemindersFixture.translate(before, with: ids))
             // The translation did replace ids: nothing integer is left in a key or reference.
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM reminders WHERE typeof(id) <> 'text' OR typeof(listID) <> 'text'") == 0)
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM reminderTags WHERE typeof(reminderID) <> 'text' OR typeof(tagID) <> 'text'") == 0)
+            #expect(
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM reminderTags WHERE typeof(reminderID) <> 'text' OR typeof(tagID) <> 'text'")
+                    == 0)
         }
     }
 
@@ -62,7 +64,8 @@ import Testing
         try queue.read { db throws in
             // lists first (20 rows), then reminders in rowid order.
             #expect(try String.fetchOne(db, sql: "SELECT id FROM lists ORDER BY rowid LIMIT 1") == "00000000-0000-4000-8000-000000000001")
-            #expect(try String.fetchOne(db, sql: "SELECT id FROM reminders ORDER BY rowid LIMIT 1") == "00000000-0000-4000-8000-000000000015")
+            #expect(
+                try String.fetchOne(db, sql: "SELECT id FROM reminders ORDER BY rowid LIMIT 1") == "00000000-0000-4000-8000-000000000015")
             let ids = try String.fetchAll(db, sql: "SELECT id FROM reminders UNION ALL SELECT id FROM tags")
             #expect(ids.allSatisfy { UUID(uuidString: $0) != nil && $0 == $0.lowercased() })
             // The form Strata binds a UUID in.
@@ -88,7 +91,8 @@ import Testing
     @Test func theSchemaKeepsItsConstraintsIndexesTriggersAndViews() throws {
         let (queue, _, _) = try migrated()
         try queue.write { db throws in
-            let columns = try db.fetchAll(sql: "SELECT name, type, \"notnull\", pk FROM pragma_table_info('reminders') ORDER BY cid") { row in
+            let columns = try db.fetchAll(sql: "SELECT name, type, \"notnull\", pk FROM pragma_table_info('reminders') ORDER BY cid") {
+                row in
                 "\(try row[0] as String) \(try row[1] as String) \(try row[2] as Int) \(try row[3] as Int)"
             }
             #expect(
@@ -101,12 +105,17 @@ import Testing
             #expect(sql.contains("-- the reminder this one is a subtask of"))
             #expect(sql.contains("ON DELETE CASCADE ON UPDATE CASCADE"))
             #expect(
-                try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type IN ('index', 'trigger', 'view') AND sql IS NOT NULL ORDER BY name")
+                try String.fetchAll(
+                    db, sql: "SELECT name FROM sqlite_schema WHERE type IN ('index', 'trigger', 'view') AND sql IS NOT NULL ORDER BY name")
                     == ["reminderDetails", "reminders_audit", "reminders_dueDate", "reminders_listID"])
             // The partial index is still partial.
-            #expect(try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE name = 'reminders_dueDate'")?.contains("WHERE dueDate IS NOT NULL") == true)
+            #expect(
+                try String.fetchOne(db, sql: "SELECT sql FROM sqlite_schema WHERE name = 'reminders_dueDate'")?.contains(
+                    "WHERE dueDate IS NOT NULL") == true)
             // The composite UNIQUE of the join table is kept.
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM pragma_index_list('reminderTags') WHERE \"unique\" = 1 AND origin = 'u'") == 1)
+            #expect(
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM pragma_index_list('reminderTags') WHERE \"unique\" = 1 AND origin = 'u'")
+                    == 1)
             // CHECK, DEFAULT, COLLATE and the generated column.
             let list = try #require(try String.fetchOne(db, sql: "SELECT id FROM lists ORDER BY rowid LIMIT 1"))
             #expect(throws: DatabaseError.self) { try db.execute(sql: "INSERT INTO lists (id, title) VALUES ('x', '')") }
@@ -126,7 +135,8 @@ import Testing
             try db.execute(sql: "INSERT INTO attachmentNotes (attachmentID, body) VALUES (3, 'next')")
             #expect(try Int.fetchOne(db, sql: "SELECT max(id) FROM attachmentNotes") == 101)
             // The migrated tables' sequences are gone with their AUTOINCREMENT.
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_sequence WHERE name IN ('lists', 'reminders', 'reminderTags')") == 0)
+            #expect(
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_sequence WHERE name IN ('lists', 'reminders', 'reminderTags')") == 0)
             // Nothing of the migration's own is left.
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_schema WHERE name LIKE 'strata_keymig%'") == 0)
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_temp_schema WHERE name LIKE 'strata_keymig%'") == 0)
@@ -139,21 +149,34 @@ import Testing
             // A list holding parents of subtasks that sit in other lists.
             let list = try #require(
                 try String.fetchOne(
-                    db, sql: "SELECT p.listID FROM reminders AS c JOIN reminders AS p ON p.id = c.parentID WHERE c.listID <> p.listID LIMIT 1"))
+                    db,
+                    sql: "SELECT p.listID FROM reminders AS c JOIN reminders AS p ON p.id = c.parentID WHERE c.listID <> p.listID LIMIT 1"))
             let reminders = try String.fetchAll(db, sql: "SELECT id FROM reminders WHERE listID = ?", arguments: [list])
             #expect(reminders.count > 10)
-            let links = try Int.fetchOne(db, sql: "SELECT count(*) FROM reminderTags WHERE reminderID IN (SELECT id FROM reminders WHERE listID = ?)", arguments: [list]) ?? 0
+            let links =
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM reminderTags WHERE reminderID IN (SELECT id FROM reminders WHERE listID = ?)",
+                    arguments: [list]) ?? 0
             let totalLinks = try Int.fetchOne(db, sql: "SELECT count(*) FROM reminderTags") ?? 0
-            let orphanedSubtasks = try Int.fetchOne(
-                db, sql: "SELECT count(*) FROM reminders WHERE listID <> ?1 AND parentID IN (SELECT id FROM reminders WHERE listID = ?1)",
-                arguments: [list]) ?? 0
+            let orphanedSubtasks =
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT count(*) FROM reminders WHERE listID <> ?1 AND parentID IN (SELECT id FROM reminders WHERE listID = ?1)",
+                    arguments: [list]) ?? 0
             #expect(orphanedSubtasks > 0)
             try db.execute(sql: "DELETE FROM lists WHERE id = ?", arguments: [list])
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM reminders WHERE listID = ?", arguments: [list]) == 0)
             #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM reminderTags") == totalLinks - links)
             // Subtasks in other lists lost their parent (SET NULL), attachments theirs too.
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM reminders WHERE parentID IS NOT NULL AND parentID NOT IN (SELECT id FROM reminders)") == 0)
-            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM attachments WHERE reminderID IS NOT NULL AND reminderID NOT IN (SELECT id FROM reminders)") == 0)
+            #expect(
+                try Int.fetchOne(
+                    db, sql: "SELECT count(*) FROM reminders WHERE parentID IS NOT NULL AND parentID NOT IN (SELECT id FROM reminders)")
+                    == 0)
+            #expect(
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT count(*) FROM attachments WHERE reminderID IS NOT NULL AND reminderID NOT IN (SELECT id FROM reminders)")
+                    == 0)
             // ON UPDATE CASCADE follows a renamed key.
             let other = try #require(try String.fetchOne(db, sql: "SELECT listID FROM reminders LIMIT 1"))
             let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM reminders WHERE listID = ?", arguments: [other])
@@ -181,10 +204,34 @@ import Testing
         }
     }
 
+    @Test func eraseDatabaseOnSchemaChangeSeesTheSameSchemaAfterTheMigration() throws {
+        // The migrator compares the file's schema with a scratch database migrated from
+        // nothing: the migration must leave the same SQL text in both, or every launch of a
+        // debug build would erase the user's data.
+        let queue = try DatabaseQueue()
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in try db.execute(sql: RemindersFixture.schema) }
+        try migrator.migrate(queue)
+        try queue.write { db in try db.execute(sql: RemindersFixture.data) }
+        migrator.registerMigration("v2: UUID keys") { db in
+            try db.migrateIntegerPrimaryKeysToUUIDs(tables: RemindersFixture.migratedTables)
+        }
+        try migrator.migrate(queue)
+        let before = try queue.read { db in try RemindersFixture.snapshot(db) }
+        migrator.eraseDatabaseOnSchemaChange = true
+        try migrator.migrate(queue)
+        try queue.read { db throws in
+            #expect(try RemindersFixture.snapshot(db) == before)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM reminders") == 1_188)
+        }
+    }
+
     @Test func runningItAgainIsRefusedAndChangesNothing() throws {
         let (queue, _, _) = try migrated()
         let before = try queue.read { db in try RemindersFixture.snapshot(db) }
-        let schema = try queue.read { db in try String.fetchAll(db, sql: "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL ORDER BY name") }
+        let schema = try queue.read { db in
+            try String.fetchAll(db, sql: "SELECT sql FROM sqlite_schema WHERE sql IS NOT NULL ORDER BY name")
+        }
         for tables in [RemindersFixture.migratedTables, ["tags"]] {
             #expect(throws: UUIDKeyMigrationError.primaryKeyAlreadyText(table: tables[0], column: "id")) {
                 _ = try queue.write { db in try db.migrateIntegerPrimaryKeysToUUIDs(tables: tables) }
