@@ -103,7 +103,9 @@ private struct UUIDKeyRebuild {
         let migratedNames = Set(plan.migrated.map { $0.table.name })
         for table in plan.rebuilt {
             indexes += try String.fetchAll(
-                db, sql: "SELECT sql FROM main.sqlite_schema WHERE type = 'index' AND sql IS NOT NULL AND tbl_name = ? ORDER BY rowid",
+                db,
+                sql:
+                    "SELECT sql FROM main.sqlite_schema WHERE type = 'index' AND sql IS NOT NULL AND tbl_name = ? COLLATE NOCASE ORDER BY rowid",
                 arguments: [table.name])
             // A migrated table loses AUTOINCREMENT, and its sequence with it.
             if hasSequences, !migratedNames.contains(table.name),

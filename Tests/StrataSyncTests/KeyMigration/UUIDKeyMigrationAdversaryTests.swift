@@ -146,7 +146,7 @@ import Testing
         }
     }
 
-    @Test func aRestrictSelfReferenceAndACycleMigrateInTheMigrator() throws {
+    @Test(arguments: [true, false]) func aRestrictSelfReferenceAndACycle(inMigrator: Bool) throws {
         let queue = try migrate(
             """
             CREATE TABLE nodes (id INTEGER PRIMARY KEY, up INTEGER REFERENCES nodes(id) ON DELETE RESTRICT, peer INTEGER REFERENCES peers);
@@ -154,12 +154,14 @@ import Testing
             INSERT INTO nodes VALUES (1, NULL, NULL), (2, 1, NULL), (3, 2, NULL);
             INSERT INTO peers VALUES (1, 3), (2, 1);
             UPDATE nodes SET peer = 2 WHERE id = 1;
-            """, tables: ["nodes", "peers"], inMigrator: true)
+            CREATE INDEX nodes_up ON NODES (up);
+            """, tables: ["nodes", "peers"], inMigrator: inMigrator)
         try queue.read { db throws in
             #expect(
                 try String.fetchAll(db, sql: "SELECT id || ' ' || ifnull(up, '-') || ' ' || ifnull(peer, '-') FROM nodes ORDER BY rowid")
                     == ["\(uuid(1)) - \(uuid(5))", "\(uuid(2)) \(uuid(1)) -", "\(uuid(3)) \(uuid(2)) -"])
             #expect(try String.fetchAll(db, sql: "SELECT node FROM peers ORDER BY rowid") == [uuid(3), uuid(1)])
+            #expect(try String.fetchAll(db, sql: "SELECT name FROM sqlite_schema WHERE type = 'index' AND sql IS NOT NULL") == ["nodes_up"])
         }
     }
 
