@@ -21,7 +21,8 @@ extension Database {
     /// every other column, type, `NOT NULL`, `DEFAULT`, `CHECK`, `COLLATE`, generated column,
     /// `ON DELETE` / `ON UPDATE` action and table option stays as written. The rows are copied,
     /// the old table dropped, the copy renamed, and the table's indexes, the schema's triggers
-    /// and its views created again from their own SQL. NULL foreign keys stay NULL.
+    /// and views (and the connection's TEMP ones) created again from their own SQL. NULL
+    /// foreign keys stay NULL.
     ///
     /// Every row keeps its rowid, so right after the migration (in the same migration, before
     /// a `VACUUM` can renumber rows) `SELECT rowid, id FROM lists` maps each former integer id
@@ -89,11 +90,24 @@ private struct UUIDKeyRebuild {
         // Views and triggers go first and come back last, from their own SQL: renaming a table
         // checks every view and trigger of the schema, and one mentioning a table dropped at
         // that moment would fail it.
-        let viewsAndTriggers = try db.fetchAll(
-            sql: "SELECT type, name, sql FROM main.sqlite_schema WHERE type IN ('view', 'trigger') AND sql IS NOT NULL ORDER BY rowid"
-        ) { row in (type: try row[0] as String, name: try row[1] as String, sql: try row[2] as String) }
+        // The connection's TEMP views and triggers too (an app's own, the sync engine's
+        // capture triggers): SQLite stores their statements without the TEMP keyword.
+        var viewsAndTriggers: [(type: String, name: String, sql: String)] = []
+        for schema in ["main", "temp"] {
+            viewsAndTriggers += try db.fetchAll(
+                sql:
+                    "SELECT type, name, sql FROM \(schema).sqlite_schema WHERE type IN ('view', 'trigger') AND sql IS NOT NULL ORDER BY rowid"
+            ) { row in
+                let sql = try row[2] as String
+                let temporary = schema == "temp" && sql.prefix(7).uppercased() == "CREATE "
+                return (
+                    type: try row[0] as String, name: "\(schema).\((try row[1] as String).quotedIdentifier)",
+                    sql: temporary ? "CREATE TEMP " + sql.dropFirst(7) : sql
+                )
+            }
+        }
         for object in viewsAndTriggers {
-            try db.execute(sql: "DROP \(object.type == "view" ? "VIEW" : "TRIGGER") main.\(object.name.quotedIdentifier)")
+            try db.execute(sql: "DROP \(object.type == "view" ? "VIEW" : "TRIGGER") \(object.name)")
         }
         var indexes: [String] = []
         var sequences: [(table: String, value: Int64)] = []

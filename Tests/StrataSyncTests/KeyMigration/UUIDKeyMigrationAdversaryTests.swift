@@ -217,6 +217,27 @@ import Testing
         }
     }
 
+    @Test func theConnectionsTemporaryViewsAndTriggersAreKept() throws {
+        let queue = try DatabaseQueue()
+        let uuids = SequentialUUIDs()
+        try queue.write { db throws in
+            try db.execute(
+                sql: """
+                    CREATE TABLE lists (id INTEGER PRIMARY KEY, title TEXT);
+                    CREATE TABLE log (message TEXT);
+                    INSERT INTO lists VALUES (7, 'a');
+                    CREATE TEMP VIEW titles AS SELECT id, title FROM lists;
+                    CREATE TEMPORARY TRIGGER logInsert AFTER INSERT ON main.lists BEGIN INSERT INTO log VALUES (NEW.title); END;
+                    """)
+            try db.migrateIntegerPrimaryKeysToUUIDs(tables: ["lists"], uuid: uuids.next)
+            try db.execute(sql: "INSERT INTO lists VALUES ('b-id', 'b')")
+            #expect(try String.fetchAll(db, sql: "SELECT id FROM titles ORDER BY title") == [uuid(1), "b-id"])
+            #expect(try String.fetchAll(db, sql: "SELECT message FROM log") == ["b"])
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_temp_schema WHERE type IN ('view', 'trigger')") == 2)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_schema WHERE type IN ('view', 'trigger')") == 0)
+        }
+    }
+
     @Test func aTableWhoseColumnIsNamedRowidKeepsItsRowsInOrder() throws {
         let queue = try migrate(
             """
