@@ -158,5 +158,15 @@ import Testing
             try RemindersFixture.migratedTables.map { try SyncedTable.read($0, in: db).columns.first { $0.name == "id" }?.declaredType }
         }
         #expect(keys == ["TEXT", "TEXT", "TEXT", "TEXT"])
+        // Without the join table, the self-reference (a subtask's parent) is the rule broken.
+        let selfReference = try await queue.read { db -> SyncSchemaError? in
+            do {
+                _ = try SyncSchema.read(tables: ["lists", "reminders"], in: db)
+                return nil
+            } catch let error as SyncSchemaError {
+                return error
+            }
+        }
+        #expect(selfReference == .foreignKeyCycle(["reminders", "reminders"]))
     }
 }
