@@ -40,6 +40,9 @@ public struct SyncedTable: Sendable, Hashable {
     public var parent: ParentReference?
     /// Every foreign key's parent table, for ordering sends and detecting cycles.
     public var referencedTables: [String]
+    /// Every single-column foreign key, the parent's included: a row of a join table (which has
+    /// no parent) still waits on a receiving device for each row it references.
+    public var references: [ParentReference] = []
     /// The columns StrataAssets tracks (`trackAssetColumn`): their values are asset ids, and the
     /// content travels with the record, by hash.
     public var assetColumns: Set<String> = []
@@ -89,6 +92,12 @@ public struct SyncedTable: Sendable, Hashable {
         var table = SyncedTable(
             name: name, primaryKey: key.name, columns: columns, generatedColumns: generated,
             parent: parent, referencedTables: Array(Set(foreignKeys.map(\.table))).sorted())
+        table.references = keyIDs.sorted().compactMap { id in
+            let parts = foreignKeys.filter { $0.id == id }
+            guard parts.count == 1, let only = parts.first else { return nil }
+            return ParentReference(
+                column: only.from, parentTable: only.table, parentColumn: only.to ?? "", onDelete: only.onDelete.uppercased())
+        }
         for column in columns where try db.isTrackedAssetColumn(table: name, column: column.name) {
             table.assetColumns.insert(column.name)
         }

@@ -158,6 +158,24 @@ struct IncomingChanges {
                 }
             }
         }
+        // A join table's row has no parent, but its foreign keys hold all the same: one that
+        // arrives before a row it references (an earlier page; a referenced row edited after
+        // the link, sent in a later batch) waits for it, rather than failing its foreign key
+        // and being quarantined. A referenced row deleted here and not sent yet is not waited
+        // for: the row fails as before.
+        if table.parent == nil {
+            for reference in table.references where schema.table(named: reference.parentTable) != nil {
+                guard let value = fields[reference.column], value != .null else { continue }
+                let referenced = RecordName(table: reference.parentTable, primaryKey: value.keyText)
+                if try !Self.rowExists(referenced, schema: schema, in: db),
+                    try RecordMetadata.fetch(referenced, in: db)?.pendingOperation != .delete
+                {
+                    try keepAside(record, reason: "missingParent", in: db)
+                    report.waitingForParent.append(record.id.name)
+                    return
+                }
+            }
+        }
         for column in table.columns where column.name != table.primaryKey {
             if let value = fields[column.name], let problem = ColumnAffinity(declaredType: column.declaredType).mismatch(value) {
                 try quarantine(record, reason: "column \(column.name) (\(column.declaredType)): \(problem)", in: db)
