@@ -30,8 +30,10 @@ enum CounterMerge {
 
     /// What the column and its state become.
     struct Outcome: Equatable {
-        /// The value to write; nil keeps the local value.
-        var value: Int64?
+        /// The value to write: the total, or NULL when the total is 0 and the record says
+        /// NULL (NULL counts as 0, and a row set to NULL reads NULL everywhere); nil keeps the
+        /// local value.
+        var value: CloudValue?
         /// The state to keep; nil keeps none.
         var state: CounterState?
         /// The column's version from now on.
@@ -95,8 +97,9 @@ enum CounterMerge {
         } catch {
             throw .overflow
         }
-        let version = [localVersion, incoming.version].compactMap { $0 }.max()
-        return Outcome(value: total, state: merged, version: version, localWins: mine != nil && merged != theirs)
+        let version = mine == nil ? incoming.version : [localVersion, incoming.version].compactMap { $0 }.max()
+        let written: CloudValue = total == 0 && value == .null ? .null : .integer(total)
+        return Outcome(value: written, state: merged, version: version, localWins: mine != nil && merged != theirs)
     }
 
     /// The state a record describes (``CounterState/described(carried:plainValue:plainVersion:)``).
@@ -125,7 +128,7 @@ enum CounterMerge {
             } catch {
                 throw .malformedState("\(error)")
             }
-        case let other?: throw .malformedState("a field of type \(other.kindName), not JSON text")
+        case let other?: throw .malformedState("\(other.kindName), not JSON text")
         }
     }
 
@@ -148,20 +151,6 @@ enum CounterMerge {
         switch value {
         case .asset(let reference): throw .notAnInteger("an asset \(reference.hash.prefix(12))")
         default: return try integer(value.databaseValue)
-        }
-    }
-}
-
-extension CloudValue {
-    /// What kind of value it is, for messages.
-    fileprivate var kindName: String {
-        switch self {
-        case .null: "NULL"
-        case .integer: "integer"
-        case .real: "real"
-        case .text: "text"
-        case .bytes: "BLOB"
-        case .asset: "asset"
         }
     }
 }

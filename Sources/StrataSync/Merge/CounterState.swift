@@ -51,10 +51,11 @@ struct CounterState: Hashable, Sendable, Codable {
     /// The lane-by-lane merge of two states.
     func merged(with other: CounterState) -> CounterState {
         var result = self
-        result.base = switch (base, other.base) {
-        case (let mine?, let theirs?): mine.merged(with: theirs)
-        case (let mine, let theirs): mine ?? theirs
-        }
+        result.base =
+            switch (base, other.base) {
+            case (let mine?, let theirs?): mine.merged(with: theirs)
+            case (let mine, let theirs): mine ?? theirs
+            }
         result.devices.merge(other.devices) { $0.merged(with: $1) }
         return result
     }
@@ -83,7 +84,9 @@ struct CounterState: Hashable, Sendable, Codable {
     ///   - carried: the state in the record's counter field; nil when it has none.
     ///   - plainValue: the record's value of the column.
     ///   - plainVersion: the version of the column's field.
-    static func described(carried: CounterState?, plainValue: Int64, plainVersion: HybridTimestamp?) throws(Overflow)
+    static func described(
+        carried: CounterState?, plainValue: Int64, plainVersion: HybridTimestamp?
+    ) throws(Overflow)
         -> CounterState
     {
         var state = carried ?? CounterState()

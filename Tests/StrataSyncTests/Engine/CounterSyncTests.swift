@@ -38,7 +38,8 @@ import Testing
 
     static func expectConverged(_ devices: [SyncTestDevice], score: String, _ comment: Comment? = nil) async throws {
         for device in devices {
-            #expect(try await Self.score(device) == score, "\(device.id): \(comment ?? "")")
+            let actual = try await Self.score(device)
+            #expect(actual == score, "\(device.id) has \(actual ?? "no row"): \(comment ?? "")")
             #expect(try await device.pending() == 0, "\(device.id) has changes pending: \(comment ?? "")")
         }
     }
@@ -116,7 +117,8 @@ import Testing
         let (a, b) = (devices[0], devices[1])
         // a inserts g2 with 5 and adds 1 in the same transaction; the cloud keeps the insert,
         // but a loses the answer.
-        try await a.execute("INSERT INTO games (id, title, score) VALUES ('g2', 'Chess', 5); UPDATE games SET score = score + 1 WHERE id = 'g2'")
+        try await a.execute(
+            "INSERT INTO games (id, title, score) VALUES ('g2', 'Chess', 5); UPDATE games SET score = score + 1 WHERE id = 'g2'")
         cloud.loseNextResponses(1, operations: [.modifyRecords])
         await #expect(throws: CloudError.self) { try await a.engine.sendChanges() }
         try await b.engine.syncChanges()
@@ -145,11 +147,14 @@ import Testing
         try await b.execute("UPDATE games SET score = score + 1 WHERE id = 'g1'")
         try await Self.settle([a, b])
         try await Self.expectConverged([a, b], score: "1")
-        // NULL counts as 0: from 1 to NULL is -1, and the column holds the total from then on.
+        // NULL counts as 0: from 1 to NULL is -1, and reads NULL everywhere.
         try await b.execute("UPDATE games SET score = NULL WHERE id = 'g1'")
-        try await a.execute("UPDATE games SET score = score + 2 WHERE id = 'g1'")
         try await Self.settle([a, b])
-        try await Self.expectConverged([a, b], score: "2")
+        try await Self.expectConverged([a, b], score: "NULL")
+        try await a.execute("UPDATE games SET score = coalesce(score, 0) + 2 WHERE id = 'g1'")
+        try await b.execute("UPDATE games SET score = coalesce(score, 0) + 3 WHERE id = 'g1'")
+        try await Self.settle([a, b])
+        try await Self.expectConverged([a, b], score: "5")
     }
 
     @Test func aDeletedRowForgetsItsCounterAndAnEditBeatsARemoteDelete() async throws {
@@ -170,8 +175,8 @@ import Testing
             #expect(try await device.strings("SELECT CAST(count(*) AS TEXT) FROM strata_sync.counters") == ["0"])
         }
         try await a.execute("INSERT INTO games (id, title, score) VALUES ('g1', 'Again', 3)")
-        try await b.engine.syncChanges()
         try await a.engine.syncChanges()
+        try await b.engine.syncChanges()
         try await b.execute("UPDATE games SET score = score + 1 WHERE id = 'g1'")
         try await Self.settle(devices)
         try await Self.expectConverged(devices, score: "4")
@@ -259,7 +264,8 @@ import Testing
         let cloud = MockCloud()
         let devices = try await Self.devices(["a", "b"], cloud: cloud)
         try await devices[0].execute("UPDATE games SET score = 'lots' WHERE id = 'g1'")
-        await #expect(throws: CounterMergeError.notAnInteger(table: "games", column: "score", primaryKey: "g1", value: "the text \"lots\"")) {
+        await #expect(throws: CounterMergeError.notAnInteger(table: "games", column: "score", primaryKey: "g1", value: "the text \"lots\""))
+        {
             try await devices[0].engine.sendChanges()
         }
         try await devices[0].execute("UPDATE games SET score = 12 WHERE id = 'g1'")
@@ -275,7 +281,10 @@ import Testing
             (.counter(table: "games", column: "nope"), .mergePolicyColumnNotFound(table: "games", column: "nope")),
             (.counter(table: "games", column: "titleLength"), .mergePolicyColumnNotFound(table: "games", column: "titleLength")),
             (.counter(table: "games", column: "title"), .counterColumnNotInteger(table: "games", column: "title", declaredType: "TEXT")),
-            (.counter(table: "ratings", column: "stars"), .counterColumnNotInteger(table: "ratings", column: "stars", declaredType: "REAL")),
+            (
+                .counter(table: "ratings", column: "stars"),
+                .counterColumnNotInteger(table: "ratings", column: "stars", declaredType: "REAL")
+            ),
             (.counter(table: "games", column: "id"), .mergePolicyOnKeyColumn(table: "games", column: "id")),
             (.custom(table: "players", column: "gameID") { $1.value }, .mergePolicyOnKeyColumn(table: "players", column: "gameID")),
         ]
@@ -286,9 +295,11 @@ import Testing
         }
         await #expect(throws: SyncSchemaError.duplicateMergePolicy(table: "games", column: "score")) {
             _ = try await SyncTestDevice(
-                "a", cloud: MockCloud(), mergePolicies: [.counter(table: "games", column: "score"), .custom(table: "games", column: "score") { $1.value }])
+                "a", cloud: MockCloud(),
+                mergePolicies: [.counter(table: "games", column: "score"), .custom(table: "games", column: "score") { $1.value }])
         }
         // An INT column (integer affinity) is a valid counter.
-        _ = try await SyncTestDevice("a", cloud: MockCloud(), schema: schema, tables: tables, mergePolicies: [.counter(table: "ratings", column: "votes")])
+        _ = try await SyncTestDevice(
+            "a", cloud: MockCloud(), schema: schema, tables: tables, mergePolicies: [.counter(table: "ratings", column: "votes")])
     }
 }

@@ -44,19 +44,23 @@ struct CounterMergeTests {
 
     @Test func twoConcurrentIncrementsAddUpInEitherOrder() throws {
         let synced = CounterState(base: Self.lane(10, 1, "a"))
-        let a = try CounterMerge.afterLocalEdit(known: synced, value: .integer(11), createdVersion: Self.at(1), device: "a") { Self.at(5, "a") }
-        let b = try CounterMerge.afterLocalEdit(known: synced, value: .integer(11), createdVersion: Self.at(1), device: "b") { Self.at(6, "b") }
+        let a = try CounterMerge.afterLocalEdit(known: synced, value: .integer(11), createdVersion: Self.at(1), device: "a") {
+            Self.at(5, "a")
+        }
+        let b = try CounterMerge.afterLocalEdit(known: synced, value: .integer(11), createdVersion: Self.at(1), device: "b") {
+            Self.at(6, "b")
+        }
         // b receives a's record, then a receives b's merged one.
         let onB = try CounterMerge.apply(
             local: .integer(11), localVersion: Self.at(6, "b"), known: b, incoming: Self.incoming(11, a, at: Self.at(5, "a")), device: "b"
         ) { Self.at(7, "b") }
-        #expect(onB.value == 12)
+        #expect(onB.value == .integer(12))
         #expect(onB.localWins)
         let onA = try CounterMerge.apply(
             local: .integer(11), localVersion: Self.at(5, "a"), known: a, incoming: Self.incoming(12, onB.state, at: onB.version),
             device: "a"
         ) { Self.at(8, "a") }
-        #expect(onA.value == 12)
+        #expect(onA.value == .integer(12))
         #expect(!onA.localWins)
         #expect(onA.state == onB.state)
     }
@@ -69,10 +73,10 @@ struct CounterMergeTests {
             device: "a"
         ) { Self.at(9, "a") }
         let twice = try CounterMerge.apply(
-            local: .integer(once.value ?? 0), localVersion: once.version, known: once.state,
+            local: once.value?.databaseValue, localVersion: once.version, known: once.state,
             incoming: Self.incoming(13, theirs, at: Self.at(6, "b")), device: "a"
         ) { Self.at(10, "a") }
-        #expect(once.value == 15)
+        #expect(once.value == .integer(15))
         #expect(twice == once)
     }
 
@@ -83,7 +87,7 @@ struct CounterMergeTests {
                 local: local, localVersion: version, known: CounterState(devices: ["a": Self.lane(50, 2, "a")]),
                 incoming: Self.incoming(7, theirs, at: Self.at(6, "b")), device: "a"
             ) { Self.at(10, "a") }
-            #expect(outcome == CounterMerge.Outcome(value: 7, state: theirs, version: Self.at(6, "b"), localWins: false))
+            #expect(outcome == CounterMerge.Outcome(value: .integer(7), state: theirs, version: Self.at(6, "b"), localWins: false))
         }
     }
 
@@ -99,14 +103,34 @@ struct CounterMergeTests {
         // The record only an older app wrote: 20, no state. This device added 3 to what it
         // knew (the older app's earlier 17).
         let known = try #require(try CounterMerge.knownState(stored: nil, lastKnown: Self.incoming(17, nil, at: Self.at(1, "old"))))
-        let mine = try CounterMerge.afterLocalEdit(known: known, value: .integer(20), createdVersion: Self.at(1), device: "a") { Self.at(5, "a") }
+        let mine = try CounterMerge.afterLocalEdit(known: known, value: .integer(20), createdVersion: Self.at(1), device: "a") {
+            Self.at(5, "a")
+        }
         let outcome = try CounterMerge.apply(
             local: .integer(20), localVersion: Self.at(5, "a"), known: mine, incoming: Self.incoming(20, nil, at: Self.at(4, "old")),
             device: "a"
         ) { Self.at(6, "a") }
         // 17 + 3 (older app) + 3 (here).
-        #expect(outcome.value == 23)
+        #expect(outcome.value == .integer(23))
         #expect(outcome.localWins)
+    }
+
+    @Test func aNullRecordWithATotalOfZeroStaysNull() throws {
+        let state = CounterState(base: Self.lane(1, 1), devices: ["b": Self.lane(-1, 5, "b")])
+        let outcome = try CounterMerge.apply(
+            local: .integer(1), localVersion: Self.at(1), known: CounterState(base: Self.lane(1, 1)),
+            incoming: CounterMerge.Incoming(value: .null, state: CounterMerge.encode(state), version: Self.at(5, "b")), device: "a"
+        ) { Self.at(6, "a") }
+        #expect(outcome.value == .null)
+        // A NULL record whose lanes do not add up to 0: NULL counts as 0, the rest is the base.
+        let other = try CounterMerge.apply(
+            local: nil, localVersion: nil, known: nil,
+            incoming: CounterMerge.Incoming(
+                value: .null, state: CounterMerge.encode(CounterState(base: Self.lane(4, 1))), version: Self.at(5, "b")),
+            device: "a"
+        ) { Self.at(6, "a") }
+        #expect(other.value == .null)
+        #expect(try other.state?.total() == 0)
     }
 
     @Test func valuesThatAreNotIntegersOrOverflowFailTyped() throws {
@@ -120,11 +144,12 @@ struct CounterMergeTests {
         let plusTwo = CounterState(devices: ["b": Self.lane(2, 6, "b")])
         #expect(throws: CounterMerge.Failure.overflow) {
             try CounterMerge.apply(
-                local: .integer(.max - 1), localVersion: Self.at(5, "a"), known: near, incoming: Self.incoming(2, plusTwo, at: Self.at(6, "b")),
+                local: .integer(.max - 1), localVersion: Self.at(5, "a"), known: near,
+                incoming: Self.incoming(2, plusTwo, at: Self.at(6, "b")),
                 device: "a"
             ) { Self.at(7, "a") }
         }
-        #expect(throws: CounterMerge.Failure.malformedState("a field of type integer, not JSON text")) {
+        #expect(throws: CounterMerge.Failure.malformedState("an integer, not JSON text")) {
             try CounterMerge.apply(
                 local: nil, localVersion: nil, known: nil,
                 incoming: CounterMerge.Incoming(value: .integer(1), state: .integer(3), version: nil), device: "a"

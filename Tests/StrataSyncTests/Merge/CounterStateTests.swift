@@ -36,7 +36,10 @@ struct CounterStateTests {
         let newer = CounterState(base: Self.lane(7, 2), devices: ["a": Self.lane(3, 11, "a"), "c": Self.lane(1, 1, "c")])
         let merged = older.merged(with: newer)
         // The newer copy of a lane wins even when it went down (a decrement).
-        #expect(merged == CounterState(base: Self.lane(7, 2), devices: ["a": Self.lane(3, 11, "a"), "b": Self.lane(2, 4, "b"), "c": Self.lane(1, 1, "c")]))
+        #expect(
+            merged
+                == CounterState(
+                    base: Self.lane(7, 2), devices: ["a": Self.lane(3, 11, "a"), "b": Self.lane(2, 4, "b"), "c": Self.lane(1, 1, "c")]))
     }
 
     @Test func mergeIsCommutativeAssociativeAndIdempotent() {
@@ -79,7 +82,7 @@ struct CounterStateTests {
         #expect(same == state)
     }
 
-    @Test func aLocalEditBeyondInt64Throws() {
+    @Test func aLocalEditBeyondInt64Throws() throws {
         let state = CounterState(devices: ["b": Self.lane(-10, 1, "b")])
         #expect(throws: CounterState.Overflow.self) { try state.folding(value: .max, device: "a") { Self.at(2, "a") } }
         // The device's own lane may hold what the others take away.

@@ -10,7 +10,7 @@ struct CustomMergeTests {
     static func at(_ milliseconds: Int64, _ node: String = "n") -> HybridTimestamp {
         HybridTimestamp(milliseconds: milliseconds, counter: 0, node: node)
     }
-    static let maximum: (MergeCandidate, MergeCandidate) -> DatabaseValue = { local, incoming in
+    static let maximum: @Sendable (MergeCandidate, MergeCandidate) -> DatabaseValue = { local, incoming in
         guard case .integer(let a) = local.value, case .integer(let b) = incoming.value else { return incoming.value }
         return .integer(max(a, b))
     }
@@ -35,7 +35,10 @@ struct CustomMergeTests {
             seen = [$0, $1]
             return $1.value
         }
-        #expect(seen == [MergeCandidate(value: .text("a"), version: Self.at(1, "x")), MergeCandidate(value: .text("b"), version: Self.at(2, "y"))])
+        #expect(
+            seen == [
+                MergeCandidate(value: .text("a"), version: Self.at(1, "x")), MergeCandidate(value: .text("b"), version: Self.at(2, "y")),
+            ])
     }
 
     @Test func theDefaultFrameDecidesWithoutTheFunction() {

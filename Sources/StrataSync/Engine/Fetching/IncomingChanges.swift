@@ -305,7 +305,7 @@ struct IncomingChanges {
                 } catch {
                     throw CounterStore.error(error, name: metadata.name, column: column)
                 }
-                if let value = result.value { outcome.incomingWins[column] = .integer(value) }
+                if let value = result.value { outcome.incomingWins[column] = value }
                 if let version = result.version { outcome.versions[column] = version }
                 if result.localWins { outcome.localWins = true }
                 if let state = result.state { states[column] = state }

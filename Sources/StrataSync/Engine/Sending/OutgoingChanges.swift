@@ -159,11 +159,14 @@ struct OutgoingChanges {
         // so a receiver never takes a difference for an older app's edit.
         for column in policies.counterColumns(of: table.name) {
             guard let state = try CounterStore.load(metadata.name, column: column, in: db) else { continue }
+            let total: Int64
             do {
-                fields[column] = .integer(try state.total())
+                total = try state.total()
             } catch {
                 throw CounterMergeError.overflow(table: table.name, column: column, primaryKey: metadata.name.primaryKey)
             }
+            // NULL counts as 0; a row set to NULL goes as NULL, so it reads NULL everywhere.
+            if total != 0 || fields[column] != .null { fields[column] = .integer(total) }
             fields[CounterState.fieldName(of: column)] = CounterMerge.encode(state)
         }
         var parent: CloudRecordID?
