@@ -302,4 +302,58 @@ import Testing
         _ = try await SyncTestDevice(
             "a", cloud: MockCloud(), schema: schema, tables: tables, mergePolicies: [.counter(table: "ratings", column: "votes")])
     }
+
+    @Test func anAppUpdateThatMakesASyncedColumnACounter() async throws {
+        // Both devices synced the column by the default rule; the update declares it a counter.
+        let cloud = MockCloud()
+        let time = ManualWallClock()
+        let before = [
+            try await Self.device("a", cloud: cloud, time: time, counters: false),
+            try await Self.device("b", cloud: cloud, time: time, counters: false),
+        ]
+        try await before[0].execute("INSERT INTO games (id, title, score) VALUES ('g1', 'Poker', 10)")
+        try await before[0].execute("UPDATE games SET score = score + 5 WHERE id = 'g1'")
+        for device in before { try await device.engine.syncChanges() }
+        var after: [SyncTestDevice] = []
+        for device in before {
+            after.append(
+                try await SyncTestDevice(
+                    device.id, cloud: cloud, time: time, schema: "", database: device.database, mergePolicies: Self.policies))
+        }
+        try await after[0].execute("UPDATE games SET score = score + 1 WHERE id = 'g1'")
+        try await after[1].execute("UPDATE games SET score = score + 2 WHERE id = 'g1'")
+        try await Self.settle(after)
+        try await Self.expectConverged(after, score: "18")
+        // A device that joins later takes the state, and its changes count too.
+        let late = try await Self.device("late", cloud: cloud, time: time)
+        try await late.engine.syncChanges()
+        try await late.execute("UPDATE games SET score = score - 4 WHERE id = 'g1'")
+        try await after[0].execute("UPDATE games SET score = score + 1 WHERE id = 'g1'")
+        try await Self.settle(after + [late])
+        try await Self.expectConverged(after + [late], score: "15")
+    }
+
+    @Test func aLargeTransactionOfCountersInSmallBatches() async throws {
+        let cloud = MockCloud()
+        let time = ManualWallClock()
+        var devices: [SyncTestDevice] = []
+        for id in ["a", "b"] {
+            devices.append(
+                try await SyncTestDevice(id, cloud: cloud, time: time, batchSize: 7, fetchPageSize: 5, mergePolicies: Self.policies))
+        }
+        let inserts = (0..<300).map { "INSERT INTO games (id, title, score) VALUES ('g\($0)', 't', \($0))" }
+        try await devices[0].execute(inserts.joined(separator: ";"))
+        for device in devices { try await device.engine.syncChanges() }
+        // Each device adds to every game in one transaction, some games twice.
+        try await devices[0].execute("UPDATE games SET score = score + 1; UPDATE games SET score = score + 1 WHERE id LIKE 'g1%'")
+        try await devices[1].execute("UPDATE games SET score = score - 3")
+        try await Self.settle(devices)
+        for device in devices {
+            let wrong = try await device.strings(
+                "SELECT id || ' ' || score FROM games WHERE score <> CAST(substr(id, 2) AS INTEGER) + 1 - 3 + (id LIKE 'g1%')")
+            #expect(wrong.isEmpty, "\(device.id): \(wrong.prefix(5))")
+            #expect(try await device.strings("SELECT CAST(count(*) AS TEXT) FROM games") == ["300"])
+            #expect(try await device.pending() == 0)
+        }
+    }
 }

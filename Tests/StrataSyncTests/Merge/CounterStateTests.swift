@@ -1,3 +1,5 @@
+import Foundation
+import StrataCloud
 import StrataSQLite
 import StrataSyncTestSupport
 import Testing
@@ -111,6 +113,15 @@ struct CounterStateTests {
     @Test func theStateRoundTripsThroughItsField() throws {
         let state = CounterState(base: Self.lane(10, 1, "seed"), devices: ["a": Self.lane(-2, 2, "a"), "b:c@d": Self.lane(3, 3, "b:c@d")])
         #expect(try CounterMerge.decode(CounterMerge.encode(state)) == state)
+        // The hand-written form is the Codable one, both ways.
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        for value in [state, CounterState(), CounterState(devices: ["é\"\\": Self.lane(.min, -3, "x")])] {
+            let slow = String(decoding: try encoder.encode(value), as: UTF8.self)
+            #expect(try FastJSON.text(of: value) == slow)
+            #expect(try FastJSON.read(CounterState.self, from: slow) == value)
+            #expect(try JSONDecoder().decode(CounterState.self, from: Data(FastJSON.text(of: value).utf8)) == value)
+        }
         #expect(try CounterMerge.decode(nil) == nil)
         #expect(try CounterMerge.decode(.null) == nil)
         #expect(throws: CounterMerge.Failure.self) { try CounterMerge.decode(.text("{\"devices\": 3}")) }
