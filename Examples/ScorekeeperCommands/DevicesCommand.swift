@@ -5,7 +5,8 @@ import ScorekeeperCore
 struct DevicesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "devices",
-        abstract: "Show two devices editing the same game and converging through sync.",
+        abstract:
+            "Show two devices editing the same game apart and converging through sync: the later title wins, and points both gave one player both count.",
         discussion: """
             A phone and a laptop of one user, each with its own in-memory database, sync through \
             an in-memory cloud (MockCloud). The phone starts with the sample games; both then \

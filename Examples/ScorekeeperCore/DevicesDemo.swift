@@ -4,7 +4,9 @@ import Synchronization
 
 /// Two devices of one user, each with its own database, syncing through one in-memory cloud:
 /// the phone starts with the sample games, the laptop receives them, both edit the same game
-/// while apart, and after syncing both show the same scoreboard.
+/// while apart — each renames it and adds points to the same player — and after syncing both
+/// show the same scoreboard: the later title, and both devices' points (scores are counters,
+/// ``Schema/mergePolicies``).
 ///
 /// Everything is deterministic (identifiers, dates, each device's clock), so the output is the
 /// same on every run.
@@ -33,13 +35,14 @@ public struct DevicesDemo: Sendable {
         try await step("The laptop syncs and receives them") {
             try await laptop.engine.syncChanges()
         }
-        try await step("Apart, both edit Weekly Poker Night") {
+        let adaBefore = try phone.score(of: "Ada")
+        try await step("Apart, both edit Weekly Poker Night, and both give Ada points") {
             clock.advance()
             _ = try phone.keeper { try $0.renameGame("Weekly Poker Night", to: "Poker Night") }
             _ = try phone.keeper { try $0.changeScore(of: "Ada", by: 5) }
             clock.advance()
             _ = try laptop.keeper { try $0.renameGame("Weekly Poker Night", to: "Friday Poker") }
-            _ = try laptop.keeper { try $0.changeScore(of: "Brandon", by: 10) }
+            _ = try laptop.keeper { try $0.changeScore(of: "Ada", by: 10) }
         }
         try await step("The phone syncs first, then the laptop (its later title wins), then the phone again") {
             try await phone.engine.syncChanges()
@@ -53,6 +56,12 @@ public struct DevicesDemo: Sendable {
         output.append("── The phone now shows\n" + phoneBoard)
         output.append("")
         output.append("── The laptop now shows\n" + laptopBoard)
+        output.append("")
+        let adaOnPhone = try phone.score(of: "Ada")
+        let adaOnLaptop = try laptop.score(of: "Ada")
+        output.append(
+            "Ada had \(adaBefore); +5 on the phone and +10 on the laptop while apart; now \(adaOnPhone) on the phone and \(adaOnLaptop) on the laptop: both changes count (a score is a counter)."
+        )
         output.append("")
         let same = try phone.keeper { try $0.scoreboard() } == laptop.keeper { try $0.scoreboard() }
         output.append(
@@ -75,7 +84,8 @@ struct DemoDevice {
         try Schema.migrator(erasingOnSchemaChange: false).migrate(database)
         engine = try SyncEngine(
             for: database, tables: Game.self, Player.self, container: cloud.container(user: user),
-            configuration: SyncEngineConfiguration(deviceID: name, physicalTime: clock.read, schedule: nil),
+            configuration: SyncEngineConfiguration(
+                deviceID: name, physicalTime: clock.read, schedule: nil, mergePolicies: Schema.mergePolicies),
             logger: log.logger(device: name), startImmediately: false)
     }
 
@@ -86,6 +96,11 @@ struct DemoDevice {
         } operation: {
             _ = try database.write { db in try SampleData.seed(db) }
         }
+    }
+
+    /// The score of the one player named `name`.
+    func score(of name: String) throws -> Int {
+        try database.read { db in try Lookup.player(db, named: name, inGame: nil).player.score }
     }
 
     func keeper<T>(_ body: (Scorekeeper) throws -> T) throws -> T {

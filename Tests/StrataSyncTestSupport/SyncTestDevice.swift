@@ -66,18 +66,19 @@ package struct SyncTestDevice: Sendable {
     ///   - schedule: the engine's automatic work; nil syncs only when the test says so. The
     ///     engine is not started either way.
     ///   - database: the database to sync; a new in-memory one by default.
+    ///   - mergePolicies: the columns that do not merge by the default rule.
     package init(
         _ id: String, container: any CloudContainer, time: ManualWallClock? = ManualWallClock(),
         schema: String = SyncTestDevice.schemaSQL, tables: [String] = SyncTestDevice.tableNames,
         batchSize: Int = 400, fetchPageSize: Int = 200, blobAssetThreshold: Int = 256 * 1024,
         schedule: SyncSchedule? = nil, logger: Logger = Logger(label: "strata.sync"), database: DatabaseQueue? = nil,
-        encryption: SyncEncryption = .endToEnd
+        encryption: SyncEncryption = .endToEnd, mergePolicies: [MergePolicy] = []
     ) async throws {
         let database = try database ?? DatabaseQueue()
         if !schema.isEmpty { try await database.write { db in try db.execute(sql: schema) } }
         var configuration = SyncEngineConfiguration(
             deviceID: id, batchSize: batchSize, fetchPageSize: fetchPageSize, schedule: schedule,
-            blobAssetThreshold: blobAssetThreshold, encryption: encryption)
+            blobAssetThreshold: blobAssetThreshold, encryption: encryption, mergePolicies: mergePolicies)
         if let time { configuration.physicalTime = time.read }
         // Creating an engine writes to the database synchronously: on a thread of its own, never
         // a cooperative one.
@@ -97,12 +98,12 @@ package struct SyncTestDevice: Sendable {
         schema: String = SyncTestDevice.schemaSQL, tables: [String] = SyncTestDevice.tableNames,
         batchSize: Int = 400, fetchPageSize: Int = 200, blobAssetThreshold: Int = 256 * 1024,
         schedule: SyncSchedule? = nil, logger: Logger = Logger(label: "strata.sync"), database: DatabaseQueue? = nil,
-        encryption: SyncEncryption = .endToEnd
+        encryption: SyncEncryption = .endToEnd, mergePolicies: [MergePolicy] = []
     ) async throws {
         try await self.init(
             id, container: cloud.container(user: user), time: time, schema: schema, tables: tables, batchSize: batchSize,
             fetchPageSize: fetchPageSize, blobAssetThreshold: blobAssetThreshold, schedule: schedule, logger: logger,
-            database: database, encryption: encryption)
+            database: database, encryption: encryption, mergePolicies: mergePolicies)
     }
 
     /// Moves the clock (a manual one) a second forward, then runs `sql` in one transaction.

@@ -253,10 +253,11 @@ public final class SyncEngine: Sendable, Observable {
         try EngineState.set(EngineState.lastTimestamp, to: clock.lastTimestamp.description, in: db)
     }
 
-    /// Records the synced tables' columns; uploads the rows of tables new to the synced set,
+    /// Checks the merge policies; records the synced tables' columns; uploads the rows of tables new to the synced set,
     /// applies records kept for tables this version did not know, and fills in columns a
     /// migration added from the fields the cloud sent before.
     func prepareSchemaChanges() throws {
+        try ColumnPolicies.validate(configuration.mergePolicies, schema: schema)
         let schema = self.schema
         let clock = self.clock
         let logger = self.logger
@@ -294,8 +295,7 @@ public final class SyncEngine: Sendable, Observable {
                         arguments: [table.name])
                 }
                 var report = IncomingChanges.Report()
-                try IncomingChanges(schema: schema, clock: clock, logger: logger)
-                    .applyRecordsOfNewTables(in: db, report: &report)
+                try self.incomingChanges().applyRecordsOfNewTables(in: db, report: &report)
             }
         }
     }

@@ -23,6 +23,10 @@ public struct SyncEngineConfiguration: Sendable {
     /// Whether records and assets are sealed on this device before they reach the cloud: end to
     /// end by default (see `Documentation/Encryption.md`).
     public var encryption: SyncEncryption
+    /// How concurrent edits of particular columns merge (a counter, the app's own function);
+    /// every other column keeps the default rule, last writer wins per field. Checked when the
+    /// engine is created (``SyncSchemaError`` names the table and column). See ``MergePolicy``.
+    public var mergePolicies: [MergePolicy]
 
     /// The configuration; every value has a default suited to a live app.
     public init(
@@ -34,9 +38,11 @@ public struct SyncEngineConfiguration: Sendable {
         schedule: SyncSchedule? = SyncSchedule(),
         blobAssetThreshold: Int = 256 * 1024,
         sendsBeforeSharing: Bool = false,
-        encryption: SyncEncryption = .endToEnd
+        encryption: SyncEncryption = .endToEnd,
+        mergePolicies: [MergePolicy] = []
     ) {
         self.encryption = encryption
+        self.mergePolicies = mergePolicies
         self.blobAssetThreshold = blobAssetThreshold
         self.sendsBeforeSharing = sendsBeforeSharing
         self.deviceID = deviceID

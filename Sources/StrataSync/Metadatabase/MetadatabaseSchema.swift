@@ -19,6 +19,9 @@ enum MetadatabaseTable: String, CaseIterable, Sendable {
     case quarantinedRecords = "quarantined_records"
     /// Old copies of records moved to another zone, to delete from the cloud.
     case movedRecords = "moved_records"
+    /// The state of each counter column of each record (``CounterState``): what every device
+    /// added. Last, as its trigger refers to ``metadata``.
+    case counters
 
     /// The table's name, qualified with the metadatabase's schema.
     var qualifiedName: String { "\(Metadatabase.schemaName).\(rawValue)" }
@@ -35,7 +38,7 @@ enum MetadatabaseTable: String, CaseIterable, Sendable {
 
     var scope: Scope {
         switch self {
-        case .metadata, .unsyncedRecords, .waitingContent, .quarantinedRecords, .movedRecords: .account
+        case .metadata, .unsyncedRecords, .waitingContent, .quarantinedRecords, .movedRecords, .counters: .account
         case .tableSchemas: .file
         case .state: .keys
         }
@@ -128,6 +131,23 @@ enum MetadatabaseTable: String, CaseIterable, Sendable {
                 depth INTEGER NOT NULL,
                 PRIMARY KEY (zoneName, ownerName, recordName)
             ) WITHOUT ROWID;
+            """
+        case .counters:
+            // The trigger forgets a record's counters with its metadata, wherever that row is
+            // deleted (a delete sent, a tombstone, a zone gone): a key inserted again later
+            // must not inherit the old contributions. Created with the table, so a
+            // metadatabase from an older version gets both at its next attach.
+            """
+            CREATE TABLE IF NOT EXISTS strata_sync.counters (
+                recordType TEXT NOT NULL,
+                recordPrimaryKey TEXT NOT NULL,
+                columnName TEXT NOT NULL,
+                state TEXT NOT NULL,
+                PRIMARY KEY (recordType, recordPrimaryKey, columnName)
+            ) WITHOUT ROWID;
+            CREATE TRIGGER IF NOT EXISTS strata_sync.counters_follow_metadata AFTER DELETE ON metadata BEGIN
+                DELETE FROM counters WHERE recordType = OLD.recordType AND recordPrimaryKey = OLD.recordPrimaryKey;
+            END;
             """
         }
     }

@@ -25,6 +25,19 @@ public enum SyncSchemaError: Error, Sendable, Hashable, CustomStringConvertible 
     case foreignKeyCycle([String])
     /// A column name the engine reserves for itself.
     case reservedColumnName(table: String, column: String)
+    /// A merge policy (``SyncEngineConfiguration/mergePolicies``) names a table the engine
+    /// does not sync.
+    case mergePolicyTableNotSynced(table: String, column: String)
+    /// A merge policy names a column the table does not have (or a generated one, which is
+    /// never sent).
+    case mergePolicyColumnNotFound(table: String, column: String)
+    /// A merge policy on the primary key or the foreign key: the engine merges those itself.
+    case mergePolicyOnKeyColumn(table: String, column: String)
+    /// Two merge policies for one column.
+    case duplicateMergePolicy(table: String, column: String)
+    /// A counter on a column that is not INTEGER: counters add whole numbers (REAL sums
+    /// depend on their order, and devices would not converge bit for bit).
+    case counterColumnNotInteger(table: String, column: String, declaredType: String)
 
     /// Names the table and column, and what to change.
     public var description: String {
@@ -49,6 +62,16 @@ public enum SyncSchemaError: Error, Sendable, Hashable, CustomStringConvertible 
             "synced tables \(tables.map { "\"\($0)\"" }.joined(separator: " → ")) reference each other in a cycle; no order could send parents before children"
         case .reservedColumnName(let table, let column):
             "synced table \"\(table)\": column \"\(column)\" uses a name the sync engine reserves (names starting with \"strata_sync\")"
+        case .mergePolicyTableNotSynced(let table, let column):
+            "merge policy for \"\(table)\".\"\(column)\": table \"\(table)\" is not synced by this engine"
+        case .mergePolicyColumnNotFound(let table, let column):
+            "merge policy for \"\(table)\".\"\(column)\": synced table \"\(table)\" has no column \"\(column)\" (generated columns are never sent)"
+        case .mergePolicyOnKeyColumn(let table, let column):
+            "merge policy for \"\(table)\".\"\(column)\": the primary key and the foreign key merge by the engine's own rules; remove the policy"
+        case .duplicateMergePolicy(let table, let column):
+            "synced table \"\(table)\": column \"\(column)\" has two merge policies; keep one"
+        case .counterColumnNotInteger(let table, let column, let type):
+            "synced table \"\(table)\": counter column \"\(column)\" is \(type.isEmpty ? "untyped" : type); a counter must be an INTEGER column (REAL sums depend on their order and would not converge)"
         }
     }
 }

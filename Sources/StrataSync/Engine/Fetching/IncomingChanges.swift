@@ -19,6 +19,8 @@ struct IncomingChanges {
     /// its parent's share permission (`none` for a root, until its share is read), so it never
     /// looks like the user's own.
     var currentUser: String?
+    /// The columns that merge by a policy rather than by the default rule.
+    var policies = ColumnPolicies()
 
     /// The column value of a field: a large BLOB's bytes for a reference in a plain column,
     /// the value itself otherwise.
@@ -188,8 +190,27 @@ struct IncomingChanges {
         var merging = record
         merging.fields = fields
         for (column, version) in forcedLocal { metadata.fieldVersions[column] = version }
-        let outcome = FieldMerge.merge(
-            columns: columns, localVersions: metadata.fieldVersions, incoming: merging, rowExists: existing != nil)
+        let rules = policies.rules(of: table.name)
+        var outcome = FieldMerge.merge(
+            columns: rules.isEmpty ? columns : columns.filter { rules[$0] == nil }, localVersions: metadata.fieldVersions,
+            incoming: merging, rowExists: existing != nil)
+        var counterStates: [String: CounterState] = [:]
+        if !rules.isEmpty {
+            do {
+                counterStates = try mergeByPolicies(
+                    rules, columns: columns, existing: existing, metadata: metadata, incoming: merging, table: table, outcome: &outcome,
+                    in: db)
+            } catch let error as CounterMergeError {
+                try quarantine(record, reason: error.description, in: db)
+                report.quarantined.append(record.id.name)
+                return
+            } catch let error as SyncEngineError {
+                guard case .missingContent = error else { throw error }
+                try quarantine(record, reason: error.description, in: db)
+                report.quarantined.append(record.id.name)
+                return
+            }
+        }
         var winners = outcome.incomingWins
         for column in forcedLocal.keys { winners[column] = fields[column] }
         var rowChanged = false
@@ -246,6 +267,7 @@ struct IncomingChanges {
             localWins: outcome.localWins, forcedLocally: !forcedLocal.isEmpty,
             pending: metadata.pendingOperation, revision: metadata.pendingRevision)
         try metadata.save(in: db)
+        for (column, state) in counterStates { try CounterStore.save(state, of: name, column: column, in: db) }
         if stored == nil, let currentUser, record.id.zone.owner != currentUser {
             try db.execute(
                 sql: """
@@ -262,6 +284,52 @@ struct IncomingChanges {
         } else if rowChanged {
             report.saved.append(record.id.name)
         }
+    }
+
+    /// Merges the columns that have a policy (``MergePolicy``) into `outcome`, as ``FieldMerge``
+    /// does for the others; returns the counters' merged states, to keep once the row is
+    /// written.
+    ///
+    /// - Throws: ``CounterMergeError`` for a counter that cannot be merged (the record is
+    ///   quarantined); ``SyncEngineError/missingContent(recordName:column:hash:)``.
+    private func mergeByPolicies(
+        _ rules: [String: MergePolicy.Rule], columns: [String], existing: [DatabaseValue]?, metadata: RecordMetadata,
+        incoming record: CloudRecord, table: SyncedTable, outcome: inout FieldMerge.Outcome, in db: Database
+    ) throws -> [String: CounterState] {
+        var states: [String: CounterState] = [:]
+        for (index, column) in columns.enumerated() {
+            guard let rule = rules[column] else { continue }
+            let local = existing?[index]
+            let localVersion = local == nil ? nil : metadata.fieldVersions[column]
+            switch rule {
+            case .custom(let merge):
+                let incoming = try record.fields[column].map { try columnValue($0, column: column, of: table, record: record.id, in: db) }
+                let decision = CustomMerge.decide(
+                    local: local, localVersion: localVersion, incoming: incoming, incomingVersion: record.fieldVersions[column],
+                    merge: merge)
+                if let value = decision.value { outcome.incomingWins[column] = CloudValue(value) }
+                if let version = decision.version { outcome.versions[column] = version }
+                if decision.localWins { outcome.localWins = true }
+            case .counter:
+                let stored = try CounterStore.load(metadata.name, column: column, in: db)
+                let lastKnown = stored == nil ? try metadata.serverRecord() : nil
+                let result: CounterMerge.Outcome
+                do throws(CounterMerge.Failure) {
+                    let known = try CounterMerge.knownState(
+                        stored: stored, lastKnown: lastKnown.map { CounterStore.incoming($0, column: column) })
+                    result = try CounterMerge.apply(
+                        local: local, localVersion: localVersion, known: known, incoming: CounterStore.incoming(record, column: column),
+                        device: clock.node, nextVersion: clock.next)
+                } catch {
+                    throw CounterStore.error(error, name: metadata.name, column: column)
+                }
+                if let value = result.value { outcome.incomingWins[column] = value }
+                if let version = result.version { outcome.versions[column] = version }
+                if result.localWins { outcome.localWins = true }
+                if let state = result.state { states[column] = state }
+            }
+        }
+        return states
     }
 
     /// Applies a deletion made elsewhere, unless a local edit is waiting to be sent: an edit

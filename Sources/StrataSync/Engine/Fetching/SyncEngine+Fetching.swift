@@ -97,7 +97,7 @@ extension SyncEngine {
     private func fetchZone(_ zone: CloudZoneID, cloud: any CloudDatabase, localZone: CloudZoneID) async throws {
         let zoneKey = EngineState.zoneToken(zone)
         var token = try await database.write { db in try EngineState.value(zoneKey, in: db) }.map(CloudChangeToken.init)
-        var incoming = IncomingChanges(schema: schema, clock: clock, logger: logger)
+        var incoming = incomingChanges()
         incoming.currentUser = localZone.owner
         // After an expired token the zone is fetched whole; records the cloud no longer has
         // were deleted while their tombstones were forgotten, and go here too.
@@ -162,7 +162,9 @@ extension SyncEngine {
             let applier = pageIncoming
             let report = try await ChangeCapture.withoutCapture {
                 try await self.database.write { db in
-                    try ChangeLogDrain.drainAll(in: db, schema: self.schema, zone: localZone, node: self.deviceID)
+                    try ChangeLogDrain.drainAll(
+                        in: db, schema: self.schema, zone: localZone, node: self.deviceID, policies: self.columnPolicies,
+                        clock: self.clock)
                     // Content first: the rows that refer to it check that it exists.
                     for asset in assets { try db.insertStoredAsset(asset) }
                     let report = try applier.apply(records: page.changed, tombstones: page.deleted, in: db)
@@ -185,7 +187,7 @@ extension SyncEngine {
     /// Deletes the rows the cloud had (they have a change tag), that wait for nothing, and that
     /// a whole-zone fetch did not return.
     private func deleteRecordsMissing(from names: Set<String>, in zone: CloudZoneID) async throws {
-        let incoming = IncomingChanges(schema: schema, clock: clock, logger: logger)
+        let incoming = incomingChanges()
         try await ChangeCapture.withoutCapture {
             try await self.database.write { db in
                 let known = try String.fetchAll(

@@ -13,11 +13,20 @@ enum ChangeLogDrain {
     static let batchSize = 5_000
 
     /// Drains one batch; returns whether entries were drained.
-    static func drainBatch(in db: Database, schema: SyncSchema, zone: CloudZoneID, node: String) throws -> Bool {
+    ///
+    /// - Parameters:
+    ///   - policies: the merge policies: edits of counter columns go to this device's lane
+    ///     (``CounterStore/recordLocalEdits(_:metadata:schema:clock:in:)``), with versions from
+    ///     `clock`; without a clock, counters are not looked at.
+    static func drainBatch(
+        in db: Database, schema: SyncSchema, zone: CloudZoneID, node: String, policies: ColumnPolicies = ColumnPolicies(),
+        clock: HybridLogicalClock? = nil
+    ) throws -> Bool {
         let drained = try drainedThrough(in: db)
         let entries = try ChangeLog.entries(in: db, node: node, after: drained, limit: batchSize)
         guard let last = entries.last else { return false }
         var touched: [RecordName: RecordMetadata] = [:]
+        var counterEdits: [RecordName: [String: HybridTimestamp]] = [:]
         for entry in entries {
             guard let table = schema.table(named: entry.tableName) else { continue }
             let name = RecordName(table: entry.tableName, primaryKey: entry.primaryKey)
@@ -39,6 +48,12 @@ enum ChangeLogDrain {
                     if let known = metadata.fieldVersions[column], known >= entry.version { continue }
                     metadata.fieldVersions[column] = entry.version
                 }
+                if clock != nil {
+                    for column in policies.counterColumns(of: table.name) where entry.changedColumns?.contains(column) ?? true {
+                        let earliest = counterEdits[name]?[column].map { min($0, entry.version) } ?? entry.version
+                        counterEdits[name, default: [:]][column] = earliest
+                    }
+                }
                 metadata.pendingOperation = .save
             case .delete:
                 metadata.pendingOperation = .delete
@@ -48,6 +63,9 @@ enum ChangeLogDrain {
             metadata.userModificationTime = entry.version
             touched[name] = metadata
         }
+        if let clock {
+            try CounterStore.recordLocalEdits(counterEdits, metadata: touched, schema: schema, clock: clock, in: db)
+        }
         for metadata in touched.values { try metadata.save(in: db) }
         try EngineState.set(EngineState.drainedThrough, to: String(last.sequence), in: db)
         return true
@@ -56,8 +74,11 @@ enum ChangeLogDrain {
     /// Drains every entry, in the caller's transaction: applying incoming changes and the
     /// cloud's answers must see every local edit committed before, or an older incoming value
     /// could win over an edit still in the log.
-    static func drainAll(in db: Database, schema: SyncSchema, zone: CloudZoneID, node: String) throws {
-        while try drainBatch(in: db, schema: schema, zone: zone, node: node) {}
+    static func drainAll(
+        in db: Database, schema: SyncSchema, zone: CloudZoneID, node: String, policies: ColumnPolicies = ColumnPolicies(),
+        clock: HybridLogicalClock? = nil
+    ) throws {
+        while try drainBatch(in: db, schema: schema, zone: zone, node: node, policies: policies, clock: clock) {}
     }
 
     /// Deletes the log entries the metadatabase already holds, but the last (see `ChangeLog`).

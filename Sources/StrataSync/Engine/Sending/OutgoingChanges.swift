@@ -6,6 +6,8 @@ struct OutgoingChanges {
     let schema: SyncSchema
     /// BLOB values larger than this go as assets (``LargeBlobs``).
     var blobAssetThreshold = Int.max
+    /// The merge policies: a counter column goes with its state.
+    var policies = ColumnPolicies()
 
     /// One record in a batch: the record to save (nil for a delete), and the pending revision
     /// it was built from, so an edit made before the answer arrives stays pending.
@@ -151,6 +153,21 @@ struct OutgoingChanges {
                 fields[column] = CloudValue(value)
             }
             if let version = metadata.fieldVersions[column] { versions[column] = version }
+        }
+        // A counter goes as the total of its state, with the state: the two always agree in
+        // what this version sends (an edit made since the last drain goes with the next send),
+        // so a receiver never takes a difference for an older app's edit.
+        for column in policies.counterColumns(of: table.name) {
+            guard let state = try CounterStore.load(metadata.name, column: column, in: db) else { continue }
+            let total: Int64
+            do {
+                total = try state.total()
+            } catch {
+                throw CounterMergeError.overflow(table: table.name, column: column, primaryKey: metadata.name.primaryKey)
+            }
+            // NULL counts as 0; a row set to NULL goes as NULL, so it reads NULL everywhere.
+            if total != 0 || fields[column] != .null { fields[column] = .integer(total) }
+            fields[CounterState.fieldName(of: column)] = CounterMerge.encode(state)
         }
         var parent: CloudRecordID?
         if let reference = table.parent, let value = fields[reference.column], value != .null {

@@ -64,7 +64,10 @@ extension SyncEngine {
     func drainChangeLog(into zone: CloudZoneID) async throws {
         let schema = self.schema
         let node = deviceID
-        while try await database.write({ db in try ChangeLogDrain.drainBatch(in: db, schema: schema, zone: zone, node: node) }) {}
+        let (policies, clock) = (columnPolicies, self.clock)
+        while try await database.write({ db in
+            try ChangeLogDrain.drainBatch(in: db, schema: schema, zone: zone, node: node, policies: policies, clock: clock)
+        }) {}
         try await database.write { db in
             try ChangeLogDrain.removeDrained(in: db)
             try self.persistClock(in: db)
@@ -87,6 +90,7 @@ extension SyncEngine {
             try await database.write { db in try EngineState.set(zoneKey, to: "1", in: db) }
         }
         var builder = OutgoingChanges(schema: schema)
+        builder.policies = columnPolicies
         builder.blobAssetThreshold = configuration.blobAssetThreshold
         let outgoing = builder
         let pendingAtStart = try await startSendProgress()
@@ -136,7 +140,8 @@ extension SyncEngine {
             let (assets, blobs) = (arrivedAssets, arrivedBlobs)
             let outcome = try await ChangeCapture.withoutCapture {
                 try await self.database.write { db in
-                    try ChangeLogDrain.drainAll(in: db, schema: schema, zone: zone, node: node)
+                    try ChangeLogDrain.drainAll(
+                        in: db, schema: schema, zone: zone, node: node, policies: self.columnPolicies, clock: self.clock)
                     for asset in assets { try db.insertStoredAsset(asset) }
                     return try self.record(result, of: items, blobs: blobs, in: db)
                 }
@@ -229,7 +234,7 @@ extension SyncEngine {
         _ result: CloudModifyResult, of items: [OutgoingChanges.Item], blobs: [String: Data], in db: Database
     ) throws -> SendOutcome {
         var outcome = SendOutcome()
-        var incoming = IncomingChanges(schema: schema, clock: clock, logger: logger)
+        var incoming = incomingChanges()
         incoming.blobs = blobs
         for item in items {
             let id = item.metadata.recordID
@@ -346,6 +351,8 @@ extension SyncEngine {
         metadata.pendingOperation = nil
         metadata.fieldVersions = [:]
         try metadata.save(in: db)
+        // The refused changes of counters go too: the cloud's lanes are taken as they are.
+        try CounterStore.forget(metadata.name, in: db)
         var report = IncomingChanges.Report()
         try incoming.apply(server, in: db, report: &report)
     }
