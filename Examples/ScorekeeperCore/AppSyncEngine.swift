@@ -16,29 +16,9 @@ public func appSyncEngine(
     // per-sync event tables would drown it.
     var logger = Logger(label: "scorekeeper.sync")
     logger.logLevel = .warning
-    // What `SyncEngine.contextual` does per context, with Scorekeeper's merge policies (scores
-    // are counters), which `contextual` has no configuration to take.
-    @Dependency(\.context) var context
-    @Dependency(\.continuousClock) var clock
-    let tables = [Game.tableName, Player.tableName]
-    var configuration = SyncEngineConfiguration(
-        encryption: .endToEnd(keys: keys.map { KeyStorage.file(atPath: $0) }), mergePolicies: Schema.mergePolicies)
-    switch context {
-    case .live:
-        guard let container else { throw SyncEngineError.noContainer }
-        return try SyncEngine(for: database, tableNames: tables, container: container, configuration: configuration, logger: logger)
-    case .preview:
-        configuration.schedule = SyncSchedule(clock: clock, sendDelay: .seconds(1), pollInterval: .seconds(1))
-        configuration.sendsBeforeSharing = true
-        return try SyncEngine(
-            for: database, tableNames: tables, container: container ?? MockCloud().container(user: "preview-user"),
-            configuration: configuration, logger: logger)
-    case .test:
-        configuration.schedule = nil
-        return try SyncEngine(
-            for: database, tableNames: tables, container: container ?? MockCloud().container(user: "preview-user"),
-            configuration: configuration, logger: logger, startImmediately: false)
-    }
+    return try SyncEngine.contextual(
+        for: database, tables: [Game.self, Player.self], container: container,
+        encryption: .endToEnd(keys: keys.map { KeyStorage.file(atPath: $0) }), mergePolicies: Schema.mergePolicies, logger: logger)
 }
 
 extension DependencyValues {

@@ -35,6 +35,8 @@ extension SyncEngine {
     ///   - privateTables: synced tables whose rows are never shared.
     ///   - container: the cloud; omitted, the context decides (above).
     ///   - configuration: identity, schedule and encryption; omitted, the context decides.
+    ///   - mergePolicies: columns merged otherwise than by the last writer (counters, the
+    ///     app's own rule), added to the configuration's, whichever it is.
     ///   - delegate: decides what account changes do to local data; nil deletes it.
     ///   - startImmediately: whether the engine starts now. A started engine shares and accepts
     ///   shares; it sends and fetches by itself only on a schedule, which the test context has
@@ -47,11 +49,13 @@ extension SyncEngine {
         privateTables: any TableRecord.Type...,
         container: (any CloudContainer)? = nil,
         configuration: SyncEngineConfiguration? = nil,
+        mergePolicies: [MergePolicy] = [],
         delegate: (any SyncEngineDelegate)? = nil,
         logger: Logger = Logger(label: "strata.sync"),
         startImmediately: Bool = true
     ) throws {
-        let setting = try ContextualEngineSetting(container: container, configuration: configuration, user: "preview-user")
+        var setting = try ContextualEngineSetting(container: container, configuration: configuration, user: "preview-user")
+        setting.configuration.mergePolicies += mergePolicies
         try self.init(
             for: database, tableNames: (tables + privateTables).map { $0.tableName },
             privateTableNames: privateTables.map { $0.tableName }, container: setting.container,
@@ -61,8 +65,8 @@ extension SyncEngine {
 
     /// An engine suited to the current dependency context: the same rules as
     /// ``SyncEngine/init(for:tables:privateTables:container:configuration:delegate:logger:startImmediately:)``,
-    /// with the tables as arrays, the mock cloud's user named, and `encryption` applied to the
-    /// context's configuration when no `configuration` is given.
+    /// with the tables as arrays, the mock cloud's user named, `encryption` applied to the
+    /// context's configuration when no `configuration` is given, and `mergePolicies` added.
     ///
     /// `logger` receives the engine's events; a command-line program that prints its own
     /// output may want it at `.warning` or above.
@@ -74,12 +78,14 @@ extension SyncEngine {
         user: String = "preview-user",
         configuration: SyncEngineConfiguration? = nil,
         encryption: SyncEncryption = .endToEnd,
+        mergePolicies: [MergePolicy] = [],
         delegate: (any SyncEngineDelegate)? = nil,
         logger: Logger = Logger(label: "strata.sync"),
         startImmediately: Bool = true
     ) throws -> SyncEngine {
         var setting = try ContextualEngineSetting(container: container, configuration: configuration, user: user)
         if configuration == nil { setting.configuration.encryption = encryption }
+        setting.configuration.mergePolicies += mergePolicies
         return try SyncEngine(
             for: database, tableNames: (tables + privateTables).map { $0.tableName },
             privateTableNames: privateTables.map { $0.tableName }, container: setting.container,
