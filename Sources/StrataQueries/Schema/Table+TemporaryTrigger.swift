@@ -41,11 +41,32 @@ extension Table {
     public static func createTemporaryTrigger(
         _ name: String? = nil, ifNotExists: Bool = false, after event: TouchEvent<Self>
     ) -> TemporaryTrigger<Self> {
+        TemporaryTrigger(name: name, ifNotExists: ifNotExists, event: "UPDATE", condition: nil, actions: [touchAction(event)])
+    }
+
+    /// A stamping trigger that runs only when `condition` holds: a synced table's
+    /// `updatedAt` should leave the sync engine's writes alone, or every device would stamp
+    /// the rows it receives with its own clock:
+    ///
+    /// ```swift
+    /// Reminder.createTemporaryTrigger(
+    ///     after: .update(touch: \.updatedAt), when: { _ in !SyncEngine.$isSynchronizingChanges() })
+    /// ```
+    public static func createTemporaryTrigger(
+        _ name: String? = nil, ifNotExists: Bool = false, after event: TouchEvent<Self>,
+        when condition: (TriggerRows<Self>) -> some QueryExpression<Bool>
+    ) -> TemporaryTrigger<Self> {
+        TemporaryTrigger(
+            name: name, ifNotExists: ifNotExists, event: "UPDATE", condition: condition(TriggerRows()).queryFragment,
+            actions: [touchAction(event)])
+    }
+
+    private static func touchAction(_ event: TouchEvent<Self>) -> QueryFragment {
         var action = QueryFragment(verbatim: "UPDATE ")
         action.append(triggerStepTableFragment)
         action.append(verbatim: " SET " + event.column.quotedIdentifier + " = ")
         action.append(event.value)
         action.append(verbatim: " WHERE rowid = NEW.rowid")
-        return TemporaryTrigger(name: name, ifNotExists: ifNotExists, event: "UPDATE", condition: nil, actions: [action])
+        return action
     }
 }

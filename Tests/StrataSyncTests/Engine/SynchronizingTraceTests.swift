@@ -7,6 +7,12 @@ import StrataTestSupport
 import Synchronization
 import Testing
 
+@Table("notes") struct StampedNote {
+    let id: String
+    var body = ""
+    var stamp = ""
+}
+
 @Table("edits") struct EditCount {
     let id: Int
     var n: Int
@@ -110,5 +116,39 @@ import Testing
         #expect(try await b.strings("SELECT CAST(n AS TEXT) FROM edits") == ["0"])
         try await b.execute("UPDATE games SET title = 'Go' WHERE id = 'g1'")
         #expect(try await b.strings("SELECT CAST(n AS TEXT) FROM edits") == ["1"])
+    }
+
+    @Test func aTouchTriggerGuardedOnTheMarkLeavesReceivedRowsAlone() async throws {
+        let cloud = MockCloud()
+        let schema = "CREATE TABLE notes (id TEXT PRIMARY KEY NOT NULL, body TEXT NOT NULL DEFAULT '', stamp TEXT NOT NULL DEFAULT '')"
+        let a = try await SyncTestDevice("a", cloud: cloud, schema: schema, tables: ["notes"])
+        let guarded = try await SyncTestDevice("b", cloud: cloud, schema: schema, tables: ["notes"])
+        let unguarded = try await SyncTestDevice("c", cloud: cloud, schema: schema, tables: ["notes"])
+        try await guarded.database.write { db in
+            try StampedNote.createTemporaryTrigger(
+                after: .update(touch: \.stamp, to: #sql("'touched by b'", as: String.self)),
+                when: { _ in !SyncEngine.$isSynchronizingChanges() }
+            )
+            .execute(db)
+        }
+        try await unguarded.database.write { db in
+            try StampedNote.createTemporaryTrigger(after: .update(touch: \.stamp, to: #sql("'touched by c'", as: String.self))).execute(db)
+        }
+        try await a.execute("INSERT INTO notes (id, body, stamp) VALUES ('n1', 'first', 'a')")
+        try await a.engine.sendChanges()
+        for device in [guarded, unguarded] { try await device.engine.fetchChanges() }
+        try await a.execute("UPDATE notes SET body = 'second', stamp = 'a again' WHERE id = 'n1'")
+        try await a.engine.sendChanges()
+        for device in [guarded, unguarded] { try await device.engine.fetchChanges() }
+        // Guarded: the received edit arrives as sent. Unguarded: restamped locally, which
+        // no other device ever sees (the control that shows why the guard matters).
+        #expect(try await guarded.strings("SELECT body || ' ' || stamp FROM notes") == ["second a again"])
+        #expect(try await unguarded.strings("SELECT body || ' ' || stamp FROM notes") == ["second touched by c"])
+        // The app's own edit is still stamped, and syncs.
+        try await guarded.execute("UPDATE notes SET body = 'third' WHERE id = 'n1'")
+        #expect(try await guarded.strings("SELECT body || ' ' || stamp FROM notes") == ["third touched by b"])
+        try await guarded.engine.sendChanges()
+        try await a.engine.fetchChanges()
+        #expect(try await a.strings("SELECT body || ' ' || stamp FROM notes") == ["third touched by b"])
     }
 }
