@@ -19,10 +19,8 @@ enum CaptureFunctions {
     ///   - clock: issues each change's version.
     ///   - transactions: numbers the local transactions (see ``TransactionCounter``).
     static func install(on db: Database, clock: HybridLogicalClock, transactions: TransactionCounter) throws {
-        try db.add(
-            function: DatabaseFunction(isSynchronizing) { () -> Bool in
-                SynchronizationContext.isSynchronizing
-            })
+        // The same function users add to other connections for their triggers.
+        try db.add(function: SyncEngine.$isSynchronizingChanges)
         try db.add(
             function: DatabaseFunction(version) { () -> Int64 in
                 clock.nextPackedTime()

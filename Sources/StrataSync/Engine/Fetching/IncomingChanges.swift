@@ -200,13 +200,9 @@ struct IncomingChanges {
                 counterStates = try mergeByPolicies(
                     rules, columns: columns, existing: existing, metadata: metadata, incoming: merging, table: table, outcome: &outcome,
                     in: db)
-            } catch let error as CounterMergeError {
-                try quarantine(record, reason: error.description, in: db)
-                report.quarantined.append(record.id.name)
-                return
-            } catch let error as SyncEngineError {
-                guard case .missingContent = error else { throw error }
-                try quarantine(record, reason: error.description, in: db)
+            } catch {
+                guard let reason = Self.recordsOwnFault(error, includingDatabaseErrors: false) else { throw error }
+                try quarantine(record, reason: reason, in: db)
                 report.quarantined.append(record.id.name)
                 return
             }
@@ -246,15 +242,9 @@ struct IncomingChanges {
                 }
                 return .commit
             }
-        } catch let error as DatabaseError {
-            try quarantine(record, reason: error.description, in: db)
-            report.quarantined.append(record.id.name)
-            return
-        } catch let error as SyncEngineError {
-            // Content the fetch should have brought is nowhere (the cloud lost it): the record
-            // is kept, visibly, rather than applied with a hash in a BLOB column.
-            guard case .missingContent = error else { throw error }
-            try quarantine(record, reason: error.description, in: db)
+        } catch {
+            guard let reason = Self.recordsOwnFault(error, includingDatabaseErrors: true) else { throw error }
+            try quarantine(record, reason: reason, in: db)
             report.quarantined.append(record.id.name)
             return
         }
@@ -484,6 +474,23 @@ struct IncomingChanges {
                 VALUES (?, ?, ?, ?, ?, ?)
                 """,
             arguments: [record.id.name, record.id.zone.name, record.id.zone.owner, record.type, reason, try SyncJSON.encode(record)])
+    }
+}
+
+extension IncomingChanges {
+    /// Why a record is quarantined when applying it threw `error`, or nil when the error is not
+    /// the record's own (and is rethrown): a counter state it carries that cannot merge, content
+    /// the fetch should have brought and the cloud lost (kept visibly rather than applied with a
+    /// hash in a BLOB column), and, while writing the row, a constraint the row breaks.
+    static func recordsOwnFault(_ error: any Error, includingDatabaseErrors: Bool) -> String? {
+        switch error {
+        case let error as CounterMergeError: return error.description
+        case let error as SyncEngineError:
+            guard case .missingContent = error else { return nil }
+            return error.description
+        case let error as DatabaseError where includingDatabaseErrors: return error.description
+        default: return nil
+        }
     }
 }
 
