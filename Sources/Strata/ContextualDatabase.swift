@@ -47,6 +47,11 @@ public func defaultDatabase(
     // dependency is read when the function runs (a test that never calls it need not set it),
     // from the values current now: connections run on threads of their own.
     let dependencies = DependencyValues._current
+    // The sync engine's capture triggers live in the file and fire for every connection that
+    // writes it, this process's or another's (a tool, an extension): each needs their functions.
+    configuration.prepareDatabase { db in
+        if db.role.canWrite { try db.addSyncCaptureFunctions() }
+    }
     configuration.prepareDatabase { db in
         let defined =
             try Bool.fetchOne(

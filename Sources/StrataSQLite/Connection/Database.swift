@@ -60,6 +60,9 @@ public final class Database {
     /// The listeners SQLite's update, commit and rollback hooks fan out to.
     @exclusivity(unchecked)
     var transactionListeners: [any TransactionListener] = []
+    /// Work run around each migration, in its transaction, keyed by owner (see
+    /// `setMigrationHook(_:before:after:)`).
+    var migrationHooks: [(owner: String, before: (Database) throws -> Void, after: (Database) throws -> Void)] = []
     /// The listeners that want ``TransactionListener/rowDidChange(_:)``, a subset of the above.
     @exclusivity(unchecked)
     var rowChangeListeners: [any TransactionListener] = []

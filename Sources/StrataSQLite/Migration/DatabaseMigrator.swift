@@ -118,7 +118,9 @@ public struct DatabaseMigrator: Sendable {
         defer { if enforcesForeignKeys { try? db.executeIgnoringCancellation(sql: "PRAGMA foreign_keys = ON") } }
         do {
             try db.inTransaction(.immediate) {
+                try db.runMigrationHooksBefore()
                 try migration.migrate(db)
+                try db.runMigrationHooksAfter()
                 if enforcesForeignKeys, let violation = try ForeignKeyViolationError.first(in: db) {
                     throw violation
                 }

@@ -7,27 +7,33 @@ enum SynchronizationContext {
     @TaskLocal static var isSynchronizing = false
 }
 
-/// The SQL functions capture triggers call, installed on the writer.
+/// The SQL functions the capture triggers call. The triggers live in the user's file and fire
+/// on every connection that writes it, so every Strata connection that writes a synced file
+/// needs these: the engine installs them on its writer with its clock, and
+/// `Database.addSyncCaptureFunctions()` on any other (`defaultDatabase()` calls it).
 enum CaptureFunctions {
     static let isSynchronizing = "strata_sync_is_synchronizing"
     static let version = "strata_sync_version"
+    static let beginTransaction = "strata_sync_begin_transaction"
     static let transaction = "strata_sync_transaction"
 
-    /// Installs the functions on `db`.
-    ///
-    /// - Parameters:
-    ///   - clock: issues each change's version.
-    ///   - transactions: numbers the local transactions (see ``TransactionCounter``).
-    static func install(on db: Database, clock: HybridLogicalClock, transactions: TransactionCounter) throws {
+    /// Installs the functions on `db`, replacing earlier ones, with `session` numbering its
+    /// transactions and versioning its changes.
+    static func install(on db: Database, session: CaptureSession) throws {
         // The same function users add to other connections for their triggers.
         try db.add(function: SyncEngine.$isSynchronizingChanges)
+        try db.add(function: DatabaseFunction(version, argumentCount: 0) { _ in session.nextVersion() })
         try db.add(
-            function: DatabaseFunction(version) { () -> Int64 in
-                clock.nextPackedTime()
+            function: DatabaseFunction(beginTransaction, argumentCount: 3) { values in
+                session.begin(lastTransaction: values[0].int64Value, lastVersion: values[1].int64Value, floor: values[2].int64Value)
             })
-        try db.add(
-            function: DatabaseFunction(transaction) { () -> Int64 in
-                transactions.numberForLoggedChange()
-            })
+        try db.add(function: DatabaseFunction(transaction, argumentCount: 0) { _ in session.currentTransaction })
+        db.add(transactionListener: session)
+    }
+}
+
+extension DatabaseValue {
+    fileprivate var int64Value: Int64? {
+        if case .integer(let value) = self { value } else { nil }
     }
 }

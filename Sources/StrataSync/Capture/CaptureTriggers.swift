@@ -1,29 +1,50 @@
 import StrataSQLite
 
-/// The temporary triggers that log every local change to a synced table.
+/// The triggers that log every local change to a synced table, kept in the user's file.
 ///
-/// They are TEMP triggers on the writer connection, so they capture writes made through this
-/// queue or pool; a write from another process or connection is not seen (SQLite runs a
-/// temporary trigger only on the connection that created it). A persistent trigger would fire
-/// everywhere, but would need the engine's SQL functions on every connection that ever opens
-/// the file, including other tools, which would then fail.
+/// Persistent triggers fire on every connection that writes the file, in this process or any
+/// other, so a command-line tool or an app extension writing the same file is captured too.
+/// They call the capture SQL functions (`CaptureFunctions`), which every Strata connection
+/// that writes a synced file has; any other connection's write to a synced table fails with
+/// `no such function: strata_sync_is_synchronizing` and changes nothing, where a temporary
+/// trigger would have let it through unsynced.
 ///
 /// Each trigger skips writes made by the engine itself (`strata_sync_is_synchronizing()`).
 /// An update logs only the columns whose value changed (`IS NOT` treats NULLs as values), and
 /// logs nothing when none did. Changing a primary key logs a delete of the old key and a save
 /// of the new one.
+///
+/// They name every column of their table, which would make SQLite refuse a migration that
+/// drops one: connections with the capture functions take them down before each migration and
+/// build them again after it, in its transaction (`installMigrationHook(on:)`).
 enum CaptureTriggers {
-    /// The statements creating the triggers for `table`.
-    static func createStatements(for table: SyncedTable) -> [String] {
+    /// One trigger: its name (unquoted) and the `CREATE TRIGGER` statement, as SQLite keeps it
+    /// in `sqlite_master`.
+    struct Trigger: Hashable {
+        var name: String
+        var sql: String
+    }
+
+    /// The triggers for `table`.
+    static func triggers(for table: SyncedTable) -> [Trigger] {
         let name = table.name
         let quoted = name.quotedIdentifier
         let key = table.primaryKey.quotedIdentifier
         let literal = name.quotedSQLLiteral
         let notSynchronizing = "NOT \(CaptureFunctions.isSynchronizing)()"
+        // The version comes first (SQLite computes the values in the table's column order):
+        // the first change of a transaction opens its numbering from the log's last entry
+        // and the clock floor, read under the write lock (see `CaptureSession`).
+        let logTable = ChangeLog.tableName
+        let lastEntry = "FROM \(logTable) ORDER BY sequence DESC LIMIT 1"
+        let version = """
+            COALESCE(\(CaptureFunctions.version)(), \(CaptureFunctions.beginTransaction)(\
+            (SELECT "transaction" \(lastEntry)), (SELECT version \(lastEntry)), (SELECT packedTime FROM \(CaptureClockFloor.tableName))))
+            """
         func log(_ operation: String, key: String, columns: String) -> String {
             """
-            INSERT INTO \(ChangeLog.tableName) (tableName, primaryKey, operation, changedColumns, version, "transaction")
-            VALUES (\(literal), \(key), '\(operation)', \(columns), \(CaptureFunctions.version)(), \(CaptureFunctions.transaction)());
+            INSERT INTO \(logTable) (tableName, primaryKey, operation, changedColumns, version, "transaction")
+            VALUES (\(literal), \(key), '\(operation)', \(columns), \(version), \(CaptureFunctions.transaction)());
             """
         }
         let values = table.valueColumns
@@ -39,26 +60,30 @@ enum CaptureTriggers {
             ? "0"
             : values.map { "OLD.\($0.quotedIdentifier) IS NOT NEW.\($0.quotedIdentifier)" }.joined(separator: " OR ")
         return keyTypeGuards(for: table) + [
+            trigger(name, "insert",
             """
-            CREATE TEMP TRIGGER IF NOT EXISTS \(triggerName(name, "insert")) AFTER INSERT ON main.\(quoted)
+            CREATE TRIGGER \(triggerName(name, "insert").quotedIdentifier) AFTER INSERT ON \(quoted)
             WHEN \(notSynchronizing)
             BEGIN \(log("save", key: "NEW.\(key)", columns: "NULL")) END
-            """,
+            """),
+            trigger(name, "update",
             """
-            CREATE TEMP TRIGGER IF NOT EXISTS \(triggerName(name, "update")) AFTER UPDATE ON main.\(quoted)
+            CREATE TRIGGER \(triggerName(name, "update").quotedIdentifier) AFTER UPDATE ON \(quoted)
             WHEN \(notSynchronizing) AND OLD.\(key) IS NEW.\(key) AND (\(anyChanged))
             BEGIN \(log("save", key: "NEW.\(key)", columns: changed)) END
-            """,
+            """),
+            trigger(name, "rekey",
             """
-            CREATE TEMP TRIGGER IF NOT EXISTS \(triggerName(name, "rekey")) AFTER UPDATE OF \(key) ON main.\(quoted)
+            CREATE TRIGGER \(triggerName(name, "rekey").quotedIdentifier) AFTER UPDATE OF \(key) ON \(quoted)
             WHEN \(notSynchronizing) AND OLD.\(key) IS NOT NEW.\(key)
             BEGIN \(log("delete", key: "OLD.\(key)", columns: "NULL")) \(log("save", key: "NEW.\(key)", columns: "NULL")) END
-            """,
+            """),
+            trigger(name, "delete",
             """
-            CREATE TEMP TRIGGER IF NOT EXISTS \(triggerName(name, "delete")) AFTER DELETE ON main.\(quoted)
+            CREATE TRIGGER \(triggerName(name, "delete").quotedIdentifier) AFTER DELETE ON \(quoted)
             WHEN \(notSynchronizing)
             BEGIN \(log("delete", key: "OLD.\(key)", columns: "NULL")) END
-            """,
+            """),
         ]
     }
 
@@ -67,7 +92,7 @@ enum CaptureTriggers {
     /// integer, would name a record no other device could write back the same way. A TEXT
     /// column turns numbers into text itself and needs none. They run for the engine's own
     /// writes too, which only ever write text keys.
-    static func keyTypeGuards(for table: SyncedTable) -> [String] {
+    static func keyTypeGuards(for table: SyncedTable) -> [Trigger] {
         guard let key = table.columns.first(where: { $0.name == table.primaryKey }),
             ColumnAffinity(declaredType: key.declaredType) != .text
         else { return [] }
@@ -75,22 +100,74 @@ enum CaptureTriggers {
         let message =
             "synced table \"\(table.name)\": primary key \"\(key.name)\" must hold text (a UUID stored as text, Strata's default), not a number or a BLOB"
         return ["insert": "INSERT", "rekey": "UPDATE OF \(quotedKey)"].sorted { $0.key < $1.key }.map { event, when in
-            """
-            CREATE TEMP TRIGGER IF NOT EXISTS \(triggerName(table.name, "keytype_\(event)")) AFTER \(when) ON main.\(table.name.quotedIdentifier)
-            WHEN typeof(NEW.\(quotedKey)) <> 'text'
-            BEGIN SELECT RAISE(ABORT, \(message.quotedSQLLiteral)); END
-            """
+            trigger(
+                table.name, "keytype_\(event)",
+                """
+                CREATE TRIGGER \(triggerName(table.name, "keytype_\(event)").quotedIdentifier) AFTER \(when) ON \(table.name.quotedIdentifier)
+                WHEN typeof(NEW.\(quotedKey)) <> 'text'
+                BEGIN SELECT RAISE(ABORT, \(message.quotedSQLLiteral)); END
+                """)
         }
     }
 
-    /// The statements dropping the triggers for `table`.
-    static func dropStatements(for table: SyncedTable) -> [String] {
-        ["insert", "update", "rekey", "delete", "keytype_insert", "keytype_rekey"].map {
-            "DROP TRIGGER IF EXISTS temp.\(triggerName(table.name, $0))"
+    /// Creates, replaces or keeps the triggers of `tables`: only triggers whose SQL differs
+    /// are replaced, so starting an engine on an unchanged schema changes no schema (which
+    /// would make every other connection prepare its statements again).
+    static func synchronize(_ tables: [SyncedTable], in db: Database) throws {
+        let names = Set(tables.map(\.name))
+        let existing = try db.fetchAll(
+            sql: "SELECT name, tbl_name, sql FROM main.sqlite_master WHERE type = 'trigger' AND name GLOB ?",
+            arguments: [namePrefix + "*"]
+        ) { row -> (name: String, table: String, sql: String) in (try row[0], try row[1], try row[2]) }
+        .filter { names.contains($0.table) }
+        var wanted: [String: String] = [:]
+        for table in tables {
+            for trigger in triggers(for: table) { wanted[trigger.name] = trigger.sql }
+        }
+        for trigger in existing where wanted[trigger.name] != trigger.sql {
+            try db.execute(sql: "DROP TRIGGER main.\(trigger.name.quotedIdentifier)")
+        }
+        let kept = Dictionary(existing.map { ($0.name, $0.sql) }, uniquingKeysWith: { first, _ in first })
+        for (name, statement) in wanted.sorted(by: { $0.key < $1.key }) where kept[name] != statement {
+            try db.execute(sql: statement)
         }
     }
+
+    /// Takes the triggers down before each migration applied on `db` and builds them again
+    /// after it, for the tables that still exist, in the migration's transaction.
+    ///
+    /// - Throws: from the migration, ``SyncSchemaError`` when it left a synced table in a shape
+    ///   sync refuses (naming the table and column), so the migration rolls back instead of
+    ///   leaving writes uncaptured.
+    static func installMigrationHook(on db: Database) {
+        final class Tables { var names: [String] = [] }
+        let tables = Tables()
+        db.setMigrationHook(
+            "strata_sync_capture",
+            before: { db in
+                let triggers = try db.fetchAll(
+                    sql: "SELECT name, tbl_name FROM main.sqlite_master WHERE type = 'trigger' AND name GLOB ?",
+                    arguments: [namePrefix + "*"]
+                ) { row -> (name: String, table: String) in (try row[0], try row[1]) }
+                tables.names = Array(Set(triggers.map(\.table))).sorted()
+                for trigger in triggers { try db.execute(sql: "DROP TRIGGER main.\(trigger.name.quotedIdentifier)") }
+            },
+            after: { db in
+                defer { tables.names = [] }
+                let remaining = try tables.names.filter { try db.tableExists($0) }
+                guard !remaining.isEmpty else { return }
+                try synchronize(SyncSchema.read(tables: remaining, in: db).tables, in: db)
+            })
+    }
+
+    /// Every capture trigger's name starts with it.
+    static let namePrefix = "strata_sync_capture_"
 
     private static func triggerName(_ table: String, _ event: String) -> String {
-        "strata_sync_\(event)_\(table)".quotedIdentifier
+        namePrefix + "\(event)_\(table)"
+    }
+
+    private static func trigger(_ table: String, _ event: String, _ sql: String) -> Trigger {
+        Trigger(name: triggerName(table, event), sql: sql)
     }
 }

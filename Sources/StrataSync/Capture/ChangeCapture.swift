@@ -40,17 +40,16 @@ package final class ChangeCapture: Sendable {
     package func install(on db: Database) throws -> SyncSchema {
         let schema = try SyncSchema.read(tables: tableNames, in: db)
         try ChangeLog.create(in: db)
-        let next = (try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(\"transaction\"), 0) FROM main.\(ChangeLog.tableName)") ?? 0) + 1
-        let transactions = TransactionCounter(first: next, onLoggedCommit: onLoggedCommit)
-        db.add(transactionListener: transactions)
-        try CaptureFunctions.install(on: db, clock: clock, transactions: transactions)
+        try CaptureClockFloor.create(in: db)
+        try CaptureFunctions.install(on: db, session: CaptureSession(clock: clock, onLoggedCommit: onLoggedCommit))
+        CaptureTriggers.installMigrationHook(on: db)
+        // Earlier versions kept the triggers in the connection's TEMP schema.
         for table in schema.tables {
-            // Dropped first: triggers of an earlier engine on this connection name the
-            // columns the table had then, and a migration may have added some.
-            for statement in CaptureTriggers.dropStatements(for: table) + CaptureTriggers.createStatements(for: table) {
-                try db.execute(sql: statement)
+            for event in ["insert", "update", "rekey", "delete", "keytype_insert", "keytype_rekey"] {
+                try db.execute(sql: "DROP TRIGGER IF EXISTS temp.\("strata_sync_\(event)_\(table.name)".quotedIdentifier)")
             }
         }
+        try CaptureTriggers.synchronize(schema.tables, in: db)
         return schema
     }
 

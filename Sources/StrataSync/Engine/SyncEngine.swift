@@ -251,6 +251,8 @@ public final class SyncEngine: Sendable, Observable {
 
     func persistClock(in db: Database) throws {
         try EngineState.set(EngineState.lastTimestamp, to: clock.lastTimestamp.description, in: db)
+        // For the other processes writing the file (see `CaptureSession`).
+        try CaptureClockFloor.raise(to: clock.lastTimestamp.packedTime, in: db)
     }
 
     /// Checks the merge policies; records the synced tables' columns; uploads the rows of tables new to the synced set,

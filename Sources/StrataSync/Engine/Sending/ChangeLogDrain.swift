@@ -25,6 +25,9 @@ enum ChangeLogDrain {
         let drained = try drainedThrough(in: db)
         let entries = try ChangeLog.entries(in: db, node: node, after: drained, limit: batchSize)
         guard let last = entries.last else { return false }
+        // Entries from other processes carry their own clocks' versions: what this engine
+        // stamps next (counter lanes, its own changes) orders after them.
+        if let clock, let newest = entries.lazy.map(\.version).max() { clock.observe(newest) }
         var touched: [RecordName: RecordMetadata] = [:]
         var counterEdits: [RecordName: [String: HybridTimestamp]] = [:]
         for entry in entries {
