@@ -1,11 +1,57 @@
-// A child process for StrataSyncTests' crash test: it commits rows to a synced table one
-// transaction at a time, drains the change log into the metadatabase every few commits, and
-// prints the id of every committed row, until the test kills it with SIGKILL.
+// A child process for StrataSyncTests.
+//
+// `strata-sync-crash-writer PATH`: the crash test's writer. It commits rows to a synced table
+// one transaction at a time, drains the change log into the metadatabase every few commits,
+// and prints the id of every committed row, until the test kills it with SIGKILL.
+//
+// `strata-sync-crash-writer --tool PATH COUNT`: another process writing a file whose engine
+// runs elsewhere, as a command-line tool would: no engine, the capture functions only. It
+// inserts COUNT rows in transactions of three, edits every second row's `value`, deletes every
+// fifth, and exits.
+//
+// `strata-sync-crash-writer --plain PATH`: a connection without the capture functions tries
+// one insert; prints the error and exits 3 when it is refused.
 import Foundation
 import StrataSQLite
 import StrataSync
 
 let arguments = CommandLine.arguments
+if arguments.count == 4, arguments[1] == "--tool", let count = Int(arguments[3]) {
+    do {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            if db.role.canWrite { try db.addSyncCaptureFunctions() }
+        }
+        let queue = try DatabaseQueue(path: arguments[2], configuration: configuration)
+        for start in stride(from: 1, through: count, by: 3) {
+            try queue.write { db in
+                for index in start..<min(start + 3, count + 1) {
+                    try db.execute(sql: "INSERT INTO items (id, value) VALUES (?, ?)", arguments: ["tool-\(index)", index])
+                }
+            }
+        }
+        try queue.write { db in
+            try db.execute(sql: "UPDATE items SET value = value * 10 WHERE id GLOB 'tool-*' AND CAST(substr(id, 6) AS INTEGER) % 2 = 0")
+            try db.execute(sql: "DELETE FROM items WHERE id GLOB 'tool-*' AND CAST(substr(id, 6) AS INTEGER) % 5 = 0")
+        }
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("strata-sync-crash-writer --tool: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.count == 3, arguments[1] == "--plain" {
+    do {
+        let queue = try DatabaseQueue(path: arguments[2])
+        try queue.write { db in
+            try db.execute(sql: "INSERT INTO items (id, value) VALUES ('plain', 1)")
+        }
+        exit(0)
+    } catch {
+        FileHandle.standardOutput.write(Data("\(error)\n".utf8))
+        exit(3)
+    }
+}
 guard arguments.count == 2 else {
     FileHandle.standardError.write(Data("usage: strata-sync-crash-writer DATABASE-PATH\n".utf8))
     exit(2)

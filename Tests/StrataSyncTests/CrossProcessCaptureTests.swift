@@ -1,0 +1,220 @@
+import Foundation
+import StrataSQLite
+import StrataSync
+import StrataSyncTestSupport
+import StrataTestSupport
+import Testing
+
+/// Writes made to a synced file by another connection or another process (a command-line
+/// tool, an app extension) are captured and sent like the app's own, crash-safe as they are.
+@Suite(.timeLimit(.minutes(5))) struct CrossProcessCaptureTests {
+    /// A second connection to a device's file, opened as another process opens it: with the
+    /// capture functions, or without them as a tool that does not know about sync would.
+    func otherConnection(_ path: String, captureFunctions: Bool = true) throws -> DatabaseQueue {
+        var configuration = Configuration()
+        if captureFunctions {
+            configuration.prepareDatabase { db in
+                if db.role.canWrite { try db.addSyncCaptureFunctions() }
+            }
+        }
+        return try DatabaseQueue(path: path, configuration: configuration)
+    }
+
+    func sync(_ from: SyncTestDevice, to: SyncTestDevice) async throws {
+        try await from.engine.sendChanges()
+        try await to.engine.fetchChanges()
+    }
+
+    @Test func insertsEditsAndDeletesFromAnotherConnectionReachAnotherDevice() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cloud = MockCloud()
+        let a = try await SyncTestDevice("a", cloud: cloud, database: DatabaseQueue(path: directory.path("a.sqlite")))
+        let b = try await SyncTestDevice("b", cloud: cloud)
+        let tool = try otherConnection(directory.path("a.sqlite"))
+        try await tool.write { db in
+            try db.execute(sql: "INSERT INTO games (id, title, score) VALUES ('g1', 'Chess', 1)")
+            try db.execute(sql: "INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Ada')")
+        }
+        try await sync(a, to: b)
+        #expect(try await b.rows() == ["game g1 'Chess' 1", "player p1 'g1' 'Ada'"])
+
+        try await tool.write { db in
+            try db.execute(sql: "UPDATE games SET title = 'Go' WHERE id = 'g1'")
+            try db.execute(sql: "DELETE FROM players WHERE id = 'p1'")
+        }
+        try await sync(a, to: b)
+        #expect(try await b.rows() == ["game g1 'Go' 1"])
+        #expect(try await a.pending() == 0)
+    }
+
+    @Test func anotherConnectionsEditMergesFieldByFieldWithAConcurrentRemoteEdit() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cloud = MockCloud()
+        let a = try await SyncTestDevice("a", cloud: cloud, database: DatabaseQueue(path: directory.path("a.sqlite")))
+        let b = try await SyncTestDevice("b", cloud: cloud)
+        try await a.execute("INSERT INTO games (id, title, score) VALUES ('g1', 'Chess', 1)")
+        try await sync(a, to: b)
+        // The tool changes only the score; b, later, only the title. Neither may undo the other.
+        let tool = try otherConnection(directory.path("a.sqlite"))
+        try await tool.write { db in try db.execute(sql: "UPDATE games SET score = 7 WHERE id = 'g1'") }
+        try await b.execute("UPDATE games SET title = 'Go' WHERE id = 'g1'")
+        try await sync(b, to: a)
+        try await sync(a, to: b)
+        #expect(try await a.rows() == ["game g1 'Go' 7"])
+        #expect(try await b.rows() == ["game g1 'Go' 7"])
+    }
+
+    @Test func transactionsAreNumberedInCommitOrderAcrossConnections() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let a = try await SyncTestDevice("a", cloud: MockCloud(), database: DatabaseQueue(path: directory.path("a.sqlite")))
+        let tool = try otherConnection(directory.path("a.sqlite"))
+        let second = try otherConnection(directory.path("a.sqlite"))
+        try await tool.write { db in
+            for index in 1...3 { try db.execute(sql: "INSERT INTO games (id) VALUES ('t\(index)')") }
+        }
+        try await a.execute("INSERT INTO games (id) VALUES ('a1'); INSERT INTO games (id) VALUES ('a2')")
+        try await second.write { db in try db.execute(sql: "INSERT INTO games (id) VALUES ('s1')") }
+        try await tool.write { db in try db.execute(sql: "UPDATE games SET title = 'x' WHERE id = 't1'") }
+        try await a.execute("DELETE FROM games WHERE id = 'a2'")
+        let entries = try await a.database.read { db in try ChangeLog.entries(in: db, node: "a") }
+        #expect(entries.map(\.primaryKey) == ["t1", "t2", "t3", "a1", "a2", "s1", "t1", "a2"])
+        let first = try #require(entries.first?.transaction)
+        #expect(entries.map { $0.transaction - first } == [0, 0, 0, 1, 1, 2, 3, 4])
+        // Versions grow in commit order too, whichever clock stamped them.
+        #expect(zip(entries, entries.dropFirst()).allSatisfy { $0.version < $1.version })
+    }
+
+    @Test func aChangeMadeElsewhereAfterAnEditArrivedOrdersAfterItEvenWithAClockBehind() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cloud = MockCloud()
+        // b's clock is an hour ahead of the real time the other connection reads.
+        let now = Int64(Date().timeIntervalSince1970 * 1_000)
+        let a = try await SyncTestDevice("a", cloud: cloud, time: nil, database: DatabaseQueue(path: directory.path("a.sqlite")))
+        let b = try await SyncTestDevice("b", cloud: cloud, time: ManualWallClock(now + 3_600_000))
+        try await b.execute("INSERT INTO games (id, title) VALUES ('g1', 'from b')")
+        try await sync(b, to: a)
+        #expect(try await a.rows() == ["game g1 'from b' NULL"])
+        // Someone reads b's title on a, in a tool, and corrects it: the correction came after.
+        let tool = try otherConnection(directory.path("a.sqlite"))
+        try await tool.write { db in try db.execute(sql: "UPDATE games SET title = 'corrected' WHERE id = 'g1'") }
+        let logged = try await a.database.read { db in try ChangeLog.entries(in: db, node: "a") }
+        #expect(try #require(logged.last).version.milliseconds >= now + 3_600_000)
+        try await sync(a, to: b)
+        try await sync(b, to: a)
+        #expect(try await b.rows() == ["game g1 'corrected' NULL"])
+        #expect(try await a.rows() == ["game g1 'corrected' NULL"])
+    }
+
+    @Test func aConnectionWithoutTheCaptureFunctionsCannotWriteSyncedTablesAndChangesNothing() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let a = try await SyncTestDevice("a", cloud: MockCloud(), database: DatabaseQueue(path: directory.path("a.sqlite")))
+        let plain = try otherConnection(directory.path("a.sqlite"), captureFunctions: false)
+        await #expect {
+            try await plain.write { db in try db.execute(sql: "INSERT INTO games (id) VALUES ('g1')") }
+        } throws: { error in
+            "\(error)".contains("no such function: strata_sync_is_synchronizing")
+        }
+        // Reads, and writes to tables that do not sync, work.
+        try await plain.write { db in try db.execute(sql: "CREATE TABLE scratch (x); INSERT INTO scratch VALUES (1)") }
+        #expect(try await plain.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM games") } == 0)
+        #expect(try await a.pending() == 0)
+    }
+
+    @Test func aMigrationElsewhereMayDropOrAddASyncedColumnAndCaptureFollowsTheNewSchema() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("a.sqlite")
+        let a = try await SyncTestDevice("a", cloud: MockCloud(), database: DatabaseQueue(path: path))
+        let tool = try otherConnection(path)
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("drop score, add notes") { db in
+            try db.execute(sql: "ALTER TABLE games DROP COLUMN score")
+            try db.execute(sql: "ALTER TABLE games ADD COLUMN notes TEXT")
+            // Written by the migration itself: not a user's edit, not logged.
+            try db.execute(sql: "INSERT INTO games (id, notes) VALUES ('seeded', 'x')")
+        }
+        try await migrator.migrate(tool)
+        try await tool.write { db in
+            try db.execute(sql: "INSERT INTO games (id) VALUES ('g1')")
+            try db.execute(sql: "UPDATE games SET notes = 'only notes' WHERE id = 'g1'")
+        }
+        let entries = try await a.database.read { db in try ChangeLog.entries(in: db, node: "a") }
+        #expect(entries.map(\.primaryKey) == ["g1", "g1"])
+        #expect(entries.map(\.changedColumns) == [nil, ["notes"]])
+        let triggers = try await tool.read { db in
+            try String.fetchAll(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'games'")
+        }
+        #expect(triggers.count == 4)
+        #expect(triggers.allSatisfy { !$0.contains("\"score\"") })
+
+        // Without the functions, the triggers stay, and SQLite refuses the drop by their name.
+        let plain = try otherConnection(path, captureFunctions: false)
+        var dropping = DatabaseMigrator()
+        dropping.registerMigration("drop notes") { db in try db.execute(sql: "ALTER TABLE games DROP COLUMN notes") }
+        await #expect {
+            try await dropping.migrate(plain)
+        } throws: { error in
+            "\(error)".contains("strata_sync_capture_update_games")
+        }
+    }
+
+    @Test func startingTheEngineAgainOnAnUnchangedSchemaChangesNoSchema() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("a.sqlite")
+        let cloud = MockCloud()
+        _ = try await SyncTestDevice("a", cloud: cloud, database: DatabaseQueue(path: path))
+        let version = { (queue: DatabaseQueue) in try await queue.read { db in try Int.fetchOne(db, sql: "PRAGMA schema_version") } }
+        let queue = try DatabaseQueue(path: path)
+        let before = try await version(queue)
+        _ = try await SyncTestDevice("a", cloud: cloud, schema: "", database: queue)
+        #expect(try await version(queue) == before)
+    }
+
+    /// A real second process: the test's helper executable in its `--tool` mode.
+    @Test func writesOfAnotherProcessAreSent() async throws {
+        let writer = try #require(CrashSafetyTests.writerURL, "strata-sync-crash-writer is built by `swift build --build-tests`")
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("a.sqlite")
+        let cloud = MockCloud()
+        let a = try await SyncTestDevice(
+            "a", cloud: cloud, schema: "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, value INTEGER)", tables: ["items"],
+            database: DatabaseQueue(path: path))
+        let tool = try await Self.run(writer, ["--tool", path, "20"])
+        #expect(tool.status == 0, "\(tool.output)")
+        try await a.engine.sendChanges()
+        let sent = try await a.cloudRecords(cloud).map { record in
+            "\(record.id.name) \(record.fields["value"].map { "\($0)" } ?? "nil")"
+        }
+        let expected = (1...20).filter { $0 % 5 != 0 }.map { index in
+            "tool-\(index):items \(CloudValue.integer(Int64(index % 2 == 0 ? index * 10 : index)))"
+        }
+        #expect(sent.sorted() == expected.sorted())
+
+        let plain = try await Self.run(writer, ["--plain", path])
+        #expect(plain.status == 3)
+        #expect(plain.output.contains("no such function: strata_sync_is_synchronizing"))
+    }
+
+    /// Runs `executable` to its end on a thread of its own (waiting blocks).
+    static func run(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: String) {
+        try await runOnBackgroundThread {
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+    }
+}
