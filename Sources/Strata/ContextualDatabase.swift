@@ -26,7 +26,9 @@ import StrataSQLite
 /// programmer error (two writers on one file, each blind to the other's commits): an issue is
 /// reported and the pool already open is returned instead of a second one.
 ///
-/// Every connection gets a `uuid()` SQL function (unless the configuration defines one), drawing
+/// Every connection that writes gets the sync engine's capture functions
+/// (`Database.addSyncCaptureFunctions()`), so its writes to synced tables are captured in any
+/// process. Every connection gets a `uuid()` SQL function (unless the configuration defines one), drawing
 /// lowercase UUIDs from the `uuid` dependency: `"id" TEXT PRIMARY KEY NOT NULL DEFAULT (uuid())`
 /// works as SQLiteData's users write it.
 ///

@@ -60,30 +60,34 @@ enum CaptureTriggers {
             ? "0"
             : values.map { "OLD.\($0.quotedIdentifier) IS NOT NEW.\($0.quotedIdentifier)" }.joined(separator: " OR ")
         return keyTypeGuards(for: table) + [
-            trigger(name, "insert",
-            """
-            CREATE TRIGGER \(triggerName(name, "insert").quotedIdentifier) AFTER INSERT ON \(quoted)
-            WHEN \(notSynchronizing)
-            BEGIN \(log("save", key: "NEW.\(key)", columns: "NULL")) END
-            """),
-            trigger(name, "update",
-            """
-            CREATE TRIGGER \(triggerName(name, "update").quotedIdentifier) AFTER UPDATE ON \(quoted)
-            WHEN \(notSynchronizing) AND OLD.\(key) IS NEW.\(key) AND (\(anyChanged))
-            BEGIN \(log("save", key: "NEW.\(key)", columns: changed)) END
-            """),
-            trigger(name, "rekey",
-            """
-            CREATE TRIGGER \(triggerName(name, "rekey").quotedIdentifier) AFTER UPDATE OF \(key) ON \(quoted)
-            WHEN \(notSynchronizing) AND OLD.\(key) IS NOT NEW.\(key)
-            BEGIN \(log("delete", key: "OLD.\(key)", columns: "NULL")) \(log("save", key: "NEW.\(key)", columns: "NULL")) END
-            """),
-            trigger(name, "delete",
-            """
-            CREATE TRIGGER \(triggerName(name, "delete").quotedIdentifier) AFTER DELETE ON \(quoted)
-            WHEN \(notSynchronizing)
-            BEGIN \(log("delete", key: "OLD.\(key)", columns: "NULL")) END
-            """),
+            trigger(
+                name, "insert",
+                """
+                CREATE TRIGGER \(triggerName(name, "insert").quotedIdentifier) AFTER INSERT ON \(quoted)
+                WHEN \(notSynchronizing)
+                BEGIN \(log("save", key: "NEW.\(key)", columns: "NULL")) END
+                """),
+            trigger(
+                name, "update",
+                """
+                CREATE TRIGGER \(triggerName(name, "update").quotedIdentifier) AFTER UPDATE ON \(quoted)
+                WHEN \(notSynchronizing) AND OLD.\(key) IS NEW.\(key) AND (\(anyChanged))
+                BEGIN \(log("save", key: "NEW.\(key)", columns: changed)) END
+                """),
+            trigger(
+                name, "rekey",
+                """
+                CREATE TRIGGER \(triggerName(name, "rekey").quotedIdentifier) AFTER UPDATE OF \(key) ON \(quoted)
+                WHEN \(notSynchronizing) AND OLD.\(key) IS NOT NEW.\(key)
+                BEGIN \(log("delete", key: "OLD.\(key)", columns: "NULL")) \(log("save", key: "NEW.\(key)", columns: "NULL")) END
+                """),
+            trigger(
+                name, "delete",
+                """
+                CREATE TRIGGER \(triggerName(name, "delete").quotedIdentifier) AFTER DELETE ON \(quoted)
+                WHEN \(notSynchronizing)
+                BEGIN \(log("delete", key: "OLD.\(key)", columns: "NULL")) END
+                """),
         ]
     }
 
