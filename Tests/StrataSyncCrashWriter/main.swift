@@ -9,6 +9,9 @@
 // inserts COUNT rows in transactions of three, edits every second row's `value`, deletes every
 // fifth, and exits.
 //
+// `strata-sync-crash-writer --tool-until-killed PATH`: the same tool committing one row per
+// transaction and printing each committed id, until the test kills it.
+//
 // `strata-sync-crash-writer --plain PATH`: a connection without the capture functions tries
 // one insert; prints the error and exits 3 when it is refused.
 import Foundation
@@ -37,6 +40,25 @@ if arguments.count == 4, arguments[1] == "--tool", let count = Int(arguments[3])
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("strata-sync-crash-writer --tool: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.count == 3, arguments[1] == "--tool-until-killed" {
+    do {
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in
+            if db.role.canWrite { try db.addSyncCaptureFunctions() }
+        }
+        let queue = try DatabaseQueue(path: arguments[2], configuration: configuration)
+        var index = 0
+        while true {
+            index += 1
+            let id = "tool-\(index)"
+            try queue.write { db in try db.execute(sql: "INSERT INTO items (id, value) VALUES (?, ?)", arguments: [id, index]) }
+            FileHandle.standardOutput.write(Data((id + "\n").utf8))
+        }
+    } catch {
+        FileHandle.standardError.write(Data("strata-sync-crash-writer --tool-until-killed: \(error)\n".utf8))
         exit(1)
     }
 }

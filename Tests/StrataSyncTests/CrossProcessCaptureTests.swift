@@ -202,6 +202,25 @@ import Testing
         #expect(plain.output.contains("no such function: strata_sync_is_synchronizing"))
     }
 
+    /// Killed in the middle of its writes, another process loses no committed row to sync.
+    @Test(arguments: [25, 160])
+    func everyRowAnotherProcessCommittedIsSentAfterItIsKilled(after count: Int) async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("a.sqlite")
+        let cloud = MockCloud()
+        let a = try await SyncTestDevice(
+            "a", cloud: cloud, schema: "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, value INTEGER)", tables: ["items"],
+            database: DatabaseQueue(path: path))
+        let committed = try await CrashSafetyTests().runWriterAndKill(path: path, after: count, arguments: ["--tool-until-killed", path])
+        #expect(committed.count >= count)
+        try await a.engine.sendChanges()
+        let sent = Set(cloud.records(in: CloudZoneID(name: "strata.default", owner: "alice")).map(\.id.name))
+        let lost = committed.filter { !sent.contains("\($0):items") }
+        #expect(lost.isEmpty, "committed by the other process but never sent: \(lost.prefix(10))")
+        #expect(try await a.pending() == 0)
+    }
+
     /// Runs `executable` to its end on a thread of its own (waiting blocks).
     static func run(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: String) {
         try await runOnBackgroundThread {

@@ -49,7 +49,16 @@ package final class ChangeCapture: Sendable {
                 try db.execute(sql: "DROP TRIGGER IF EXISTS temp.\("strata_sync_\(event)_\(table.name)".quotedIdentifier)")
             }
         }
-        try CaptureTriggers.synchronize(schema.tables, in: db)
+        // In one transaction: a trigger dropped to be replaced is never missing for a write
+        // another process makes meanwhile, nor after a crash.
+        if db.isInsideTransaction {
+            try CaptureTriggers.synchronize(schema.tables, in: db)
+        } else {
+            try db.inTransaction(.immediate) {
+                try CaptureTriggers.synchronize(schema.tables, in: db)
+                return .commit
+            }
+        }
         return schema
     }
 

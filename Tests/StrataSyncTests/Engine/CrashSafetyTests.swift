@@ -24,11 +24,11 @@ import Testing
 
     /// Runs the writer until it printed `count` committed ids, kills it with SIGKILL, and
     /// returns every id it printed and whether the kill is what stopped it. It blocks on the
-    /// writer's output: tests call it on a thread of its own (``runWriterAndKill(path:after:)``).
-    static func runWriterAndKill(_ writer: URL, path: String, after count: Int) throws -> (ids: [String], killed: Bool) {
+    /// writer's output: tests call it on a thread of its own (``runWriterAndKill(path:after:arguments:)``).
+    static func runWriterAndKill(_ writer: URL, arguments: [String], after count: Int) throws -> (ids: [String], killed: Bool) {
         let process = Process()
         process.executableURL = writer
-        process.arguments = [path]
+        process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -46,11 +46,13 @@ import Testing
         return (ids, process.terminationReason == .uncaughtSignal)
     }
 
-    /// ``runWriterAndKill(_:path:after:)`` on a thread of its own: its reads and waits block,
+    /// ``runWriterAndKill(_:arguments:after:)`` on a thread of its own: its reads and waits block,
     /// and a cooperative thread must not.
-    func runWriterAndKill(path: String, after count: Int) async throws -> [String] {
+    func runWriterAndKill(path: String, after count: Int, arguments: [String]? = nil) async throws -> [String] {
         let writer = try #require(Self.writerURL, "strata-sync-crash-writer is built by `swift build --build-tests`")
-        let (ids, killed) = try await runOnBackgroundThread { try Self.runWriterAndKill(writer, path: path, after: count) }
+        let (ids, killed) = try await runOnBackgroundThread {
+            try Self.runWriterAndKill(writer, arguments: arguments ?? [path], after: count)
+        }
         #expect(killed, "the writer stopped before it was killed")
         return ids
     }
