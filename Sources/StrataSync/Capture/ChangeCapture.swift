@@ -1,7 +1,7 @@
 import StrataSQLite
 
-/// Records every local change to the synced tables in the `ChangeLog`, from the writer
-/// connection, in the writing transaction.
+/// Records every local change to the synced tables in the `ChangeLog`, in the writing
+/// transaction, from every connection that writes the file (see `CaptureTriggers`).
 ///
 /// Install it in `Configuration.prepareDatabase` on connections that write (the sync engine
 /// does this for you):
@@ -43,12 +43,6 @@ package final class ChangeCapture: Sendable {
         try CaptureClockFloor.create(in: db)
         try CaptureFunctions.install(on: db, session: CaptureSession(clock: clock, onLoggedCommit: onLoggedCommit))
         CaptureTriggers.installMigrationHook(on: db)
-        // Earlier versions kept the triggers in the connection's TEMP schema.
-        for table in schema.tables {
-            for event in ["insert", "update", "rekey", "delete", "keytype_insert", "keytype_rekey"] {
-                try db.execute(sql: "DROP TRIGGER IF EXISTS temp.\("strata_sync_\(event)_\(table.name)".quotedIdentifier)")
-            }
-        }
         // In one transaction: a trigger dropped to be replaced is never missing for a write
         // another process makes meanwhile, nor after a crash.
         if db.isInsideTransaction {
