@@ -1,3 +1,4 @@
+import Clocks
 import Foundation
 import StrataSQLite
 import StrataSync
@@ -200,6 +201,36 @@ import Testing
         let plain = try await Self.run(writer, ["--plain", path])
         #expect(plain.status == 3)
         #expect(plain.output.contains("no such function: strata_sync_is_synchronizing"))
+    }
+
+    /// A running engine hears nothing of another process's commit: its polls send what is
+    /// waiting, or the write would wait for the app's next own commit.
+    @Test func aRunningEngineSendsAnotherProcesssWriteAtItsNextPoll() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let cloud = MockCloud()
+        let clock = TestClock()
+        let a = try await SyncTestDevice(
+            "a", cloud: cloud, time: nil, schedule: SyncSchedule(clock: clock, sendDelay: .seconds(1), pollInterval: .seconds(10)),
+            database: DatabaseQueue(path: directory.path("a.sqlite")))
+        a.engine.start()
+        defer { a.engine.stop() }
+        let zone = CloudZoneID(name: "strata.default", owner: "alice")
+        func advance(until count: Int) async {
+            let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+            while cloud.records(in: zone).count < count && ContinuousClock.now < deadline {
+                await clock.advance(by: .seconds(1))
+                await Task.yield()
+            }
+        }
+        // The app's own commit first: the check `start()` makes is over once it is sent.
+        try await a.execute("INSERT INTO games (id) VALUES ('a1')")
+        await advance(until: 1)
+        try await waitUntil { !a.engine.status.isSendingChanges }
+        let tool = try otherConnection(directory.path("a.sqlite"))
+        try await tool.write { db in try db.execute(sql: "INSERT INTO games (id) VALUES ('g1')") }
+        await advance(until: 2)
+        #expect(cloud.records(in: zone).map(\.id.name).sorted() == ["a1:games", "g1:games"])
     }
 
     /// Killed in the middle of its writes, another process loses no committed row to sync.

@@ -3,7 +3,8 @@ import StrataSQLite
 extension SyncEngine {
     /// Starts automatic work when the configuration has a ``SyncSchedule``: a send shortly
     /// after start-up and after each commit that logged changes to a synced table, a fetch on every
-    /// change hint and poll interval, retries with exponential backoff. Changes committed while
+    /// change hint and poll interval (followed by a send when another process's commits wait),
+    /// retries with exponential backoff. Changes committed while
     /// stopped were logged and go out with the first send.
     ///
     /// An idle engine does nothing until a commit, a hint or the next poll: no timer ticks, no
@@ -30,6 +31,9 @@ extension SyncEngine {
                 do { try await schedule.clock.sleep(for: schedule.pollInterval) } catch { return }
                 guard let working = engine.value else { return }
                 await working.scheduledFetch(reason: .poll)
+                // Commits another process made ring no bell here: a poll sends what waits,
+                // or those writes would wait for this process's own next commit.
+                if (try? await working.hasChangesToSend()) == true { signal.ring(.localChange) }
             }
         }
         let loop = Task {
