@@ -21,7 +21,8 @@ extension CloudService {
     /// `GET` and `PUT` for the profile, `POST` for the rest.
     static var routeMethods: [String: Set<HTTPRequest.Method>] {
         let gets: Set<String> = [CloudRoute.account, CloudRoute.changes, CloudRoute.health, CloudRoute.metrics]
-        var methods = Dictionary(uniqueKeysWithValues: routes.map { ($0, gets.contains($0) ? [HTTPRequest.Method.get] : [.post]) })
+        var methods: [String: Set<HTTPRequest.Method>] = Dictionary(
+            uniqueKeysWithValues: routes.map { ($0, gets.contains($0) ? [HTTPRequest.Method.get] : [.post]) })
         methods[CloudRoute.profile] = [.get, .put]
         return methods
     }
