@@ -109,10 +109,12 @@ import Testing
                 (CloudUserProfile(displayName: "Alice", email: "alice@"), .email(.notAnAddress)),
                 (CloudUserProfile(displayName: "Alice", email: "alice @example.com"), .email(.whitespace)),
                 (CloudUserProfile(displayName: "Alice", email: "alice@exa\u{7f}mple.com"), .email(.controlCharacter)),
-                (CloudUserProfile(displayName: "Alice", email: String(repeating: "a", count: 300) + "@example.com"), .email(.tooLong(312))),
+                (CloudUserProfile(displayName: "Alice", email: String(repeating: "a", count: 309) + "@example.com"), .email(.tooLong(321))),
             ]
             for (profile, error) in refused {
-                await #expect(throws: error) { try await alice.setUserProfile(profile) }
+                await #expect(throws: error, "\(profile.displayName.prefix(20)) \(profile.email?.prefix(20) ?? "")") {
+                    try await alice.setUserProfile(profile)
+                }
             }
             // At the bounds: 256 characters after trimming, 320 for an address.
             let longest = CloudUserProfile(
