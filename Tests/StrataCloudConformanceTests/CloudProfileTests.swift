@@ -120,7 +120,8 @@ import Testing
             let longest = CloudUserProfile(
                 displayName: "  " + String(repeating: "é", count: 256) + " ", email: String(repeating: "a", count: 308) + "@example.com")
             try await alice.setUserProfile(longest)
-            #expect(try await alice.userProfile() == CloudUserProfile(displayName: String(repeating: "é", count: 256), email: longest.email))
+            #expect(
+                try await alice.userProfile() == CloudUserProfile(displayName: String(repeating: "é", count: 256), email: longest.email))
         }
     }
 }

@@ -75,7 +75,9 @@ struct CloudStoreProfileTests {
         #expect(try await scene.fixture.store.container(for: alice).userProfile()?.displayName == "Alice")
         // Bounds hold in the table too, whoever writes.
         #expect(
-            refused(await scene.run("UPDATE strata_cloud.user_profiles SET display_name = '' WHERE owner = '\(carol)' RETURNING owner", as: carol)))
+            refused(
+                await scene.run(
+                    "UPDATE strata_cloud.user_profiles SET display_name = '' WHERE owner = '\(carol)' RETURNING owner", as: carol)))
     }
 
     @Test func sharesTheStoreReturnsNameEveryParticipantTheCallerMayRead() async throws {
