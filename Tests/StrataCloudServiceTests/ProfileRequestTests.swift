@@ -36,6 +36,9 @@ struct ProfileRequestTests {
                 try await Self.send(harness, .GET).body == "{\"profile\":{\"displayName\":\"Alice\",\"email\":\"alice@example.com\"}}")
             // Each user reads their own only.
             #expect(try await Self.send(harness, .GET, user: "bob").body == "{}")
+            // A null email is none, as the document allows.
+            #expect(try await Self.send(harness, .PUT, "{\"displayName\":\"Alice\",\"email\":null}").answer.status == 200)
+            #expect(try await Self.send(harness, .GET).body == "{\"profile\":{\"displayName\":\"Alice\"}}")
             _ = try await Self.send(harness, .PUT, "{\"displayName\":\"Alice\"}")
             #expect(try await Self.send(harness, .GET).body == "{\"profile\":{\"displayName\":\"Alice\"}}")
         }
