@@ -25,6 +25,17 @@ struct CloudServiceTransport: Sendable {
         return try await send(.POST, path, body: data)
     }
 
+    /// `PUT path` with `body`, decoding a `Response` from a 2xx answer.
+    func put<Response: Decodable>(_ path: String, _ body: some Encodable, as _: Response.Type = Response.self) async throws -> Response {
+        let data: Data
+        do {
+            data = try CloudWire.encode(body)
+        } catch {
+            throw CloudServiceClientError.unencodableRequest("\(error)")
+        }
+        return try await send(.PUT, path, body: data)
+    }
+
     /// `GET path`, decoding a `Response` from a 2xx answer.
     func get<Response: Decodable>(_ path: String, as _: Response.Type = Response.self) async throws -> Response {
         try await send(.GET, path, body: nil)

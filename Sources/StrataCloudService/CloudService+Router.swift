@@ -8,8 +8,8 @@ extension CloudService {
     /// Every route the service serves, as registered: the label set of its metrics.
     static var routes: Set<String> {
         var routes: Set<String> = [
-            CloudRoute.account, CloudRoute.acceptShare, CloudRoute.publishPublicKey, CloudRoute.publicKeys, CloudRoute.changes,
-            CloudRoute.health, CloudRoute.metrics,
+            CloudRoute.account, CloudRoute.acceptShare, CloudRoute.publishPublicKey, CloudRoute.publicKeys, CloudRoute.profile,
+            CloudRoute.changes, CloudRoute.health, CloudRoute.metrics,
         ]
         for scope in [CloudDatabaseScope.private, .shared] {
             for operation in CloudOperation.allCases { routes.insert(CloudRoute.database(scope, operation)) }
@@ -17,11 +17,14 @@ extension CloudService {
         return routes
     }
 
-    /// Each route's method: `GET` for the account, the change stream, health and metrics,
-    /// `POST` for the rest.
-    static var routeMethods: [String: HTTPRequest.Method] {
+    /// Each route's methods: `GET` for the account, the change stream, health and metrics,
+    /// `GET` and `PUT` for the profile, `POST` for the rest.
+    static var routeMethods: [String: Set<HTTPRequest.Method>] {
         let gets: Set<String> = [CloudRoute.account, CloudRoute.changes, CloudRoute.health, CloudRoute.metrics]
-        return Dictionary(uniqueKeysWithValues: routes.map { ($0, gets.contains($0) ? HTTPRequest.Method.get : .post) })
+        var methods: [String: Set<HTTPRequest.Method>] = Dictionary(
+            uniqueKeysWithValues: routes.map { ($0, gets.contains($0) ? [HTTPRequest.Method.get] : [.post]) })
+        methods[CloudRoute.profile] = [.get, .put]
+        return methods
     }
 
     func makeRouter(verifier: TokenVerifier) -> Router<CloudRequestContext> {
@@ -79,6 +82,23 @@ extension CloudService {
                     }
                 })
         }
+        router.get(RouterPath(CloudRoute.profile)) { _, context in
+            await self.serve(context) { container in
+                try CloudResponses.json(UserProfileResponse(profile: try await container.userProfile()))
+            }
+        }
+        router.put(RouterPath(CloudRoute.profile)) { request, context in
+            await self.serve(
+                context,
+                prepare: {
+                    let body = try await self.decode(CloudUserProfile.self, from: request)
+                    try RequestValidator(configuration: self.configuration).validate(body)
+                    return { container in
+                        try await container.setUserProfile(body)
+                        return try CloudResponses.json(EmptyResponse())
+                    }
+                })
+        }
         router.get(RouterPath(CloudRoute.changes)) { _, context in
             let user = context.user ?? ""
             let logger = context.logger
@@ -131,6 +151,8 @@ extension CloudService {
             return CloudResponses.error(error)
         } catch let error as InvalidRequest {
             return CloudResponses.invalid(error)
+        } catch let error as CloudUserProfileError {
+            return CloudResponses.invalid(InvalidRequest(field: error.field, reason: error.reason))
         } catch let error as RequestRejection {
             return error.response
         } catch is DeadlineExceeded {

@@ -63,6 +63,16 @@ extension RequestValidator {
         for (index, user) in body.users.enumerated() { try name(user, "users[\(index)]") }
     }
 
+    /// A profile within the contract's bounds (`CloudUserProfile.validated()`): anything else
+    /// is `invalidRequest` naming `displayName` or `email`.
+    func validate(_ body: CloudUserProfile) throws(InvalidRequest) {
+        do {
+            _ = try body.validated()
+        } catch {
+            throw InvalidRequest(field: error.field, reason: error.reason)
+        }
+    }
+
     func validate(_ body: ShareRootRequest) throws(InvalidRequest) {
         try recordID(body.rootRecordID, "rootRecordID")
     }

@@ -8,13 +8,13 @@ import StrataCloudWire
 struct RouteFallbackMiddleware: RouterMiddleware {
     typealias Context = CloudRequestContext
 
-    /// Each route's method.
-    let methods: [String: HTTPRequest.Method]
+    /// Each route's methods.
+    let methods: [String: Set<HTTPRequest.Method>]
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
-        if let allowed = methods[path], allowed != request.method, !(allowed == .get && request.method == .head) {
-            return Self.methodNotAllowed(allowed: [allowed])
+        if let allowed = methods[path], !allowed.contains(request.method), !(allowed.contains(.get) && request.method == .head) {
+            return Self.methodNotAllowed(allowed: allowed.sorted { $0.rawValue < $1.rawValue })
         }
         if request.method == .trace { return Self.methodNotAllowed(allowed: []) }
         if methods[path] == nil { return Self.notFound(path) }

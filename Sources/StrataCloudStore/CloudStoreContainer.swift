@@ -56,7 +56,7 @@ public struct CloudStoreContainer: CloudContainer {
             }
             try await connection.query(
                 "SELECT strata_cloud.notify_zone_change(\(root.zone.owner), \(root.zone.name), \([user]))", logger: logger)
-            return share.seen(by: user)
+            return try await CloudStoreDatabase.named(share, on: connection, logger: logger).seen(by: user)
         }
     }
 }

@@ -68,7 +68,7 @@ extension CloudStoreDatabase {
             try await connection.query(
                 "UPDATE strata_cloud.zones SET sequence = \(position) WHERE owner = \(user) AND name = \(root.zone.name)", logger: logger)
             try await Self.markChanged([root.zone.name], of: user, notifying: before.map(\.user), on: connection, logger: logger)
-            return saved.seen(by: user)
+            return try await Self.named(saved, on: connection, logger: logger).seen(by: user)
         }
     }
 
@@ -84,7 +84,7 @@ extension CloudStoreDatabase {
             guard let share = try await Self.share(of: root, on: connection, logger: logger), share.permission(of: user) > .none else {
                 throw CloudError.unknownItem(root)
             }
-            return share.seen(by: user)
+            return try await Self.named(share, on: connection, logger: logger).seen(by: user)
         }
     }
 

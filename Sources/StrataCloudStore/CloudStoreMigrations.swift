@@ -24,6 +24,8 @@ enum CloudStoreMigrations {
         Migration(version: 6, statements: feedIndexStatements),
         // Public keys and the keys shares carry, for end-to-end encryption (CloudStoreKeysSchema).
         Migration(version: 7, statements: CloudStoreKeysSchema.statements),
+        // Users' profiles, which name share participants (CloudStoreProfilesSchema).
+        Migration(version: 8, statements: CloudStoreProfilesSchema.statements),
     ]
 
     /// Migration 6: the feed indexes become partial (`WHERE sequence >= 0`, which every

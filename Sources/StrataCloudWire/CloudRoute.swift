@@ -13,6 +13,9 @@ public enum CloudRoute {
     public static let publishPublicKey = "/v1/keys/publish"
     /// `POST`: looks up users' public keys (``PublicKeysRequest`` → ``PublicKeysResponse``).
     public static let publicKeys = "/v1/keys/lookup"
+    /// `GET`: the signed-in user's profile (``UserProfileResponse``); `PUT`: sets it (a
+    /// `CloudUserProfile` → ``EmptyResponse``).
+    public static let profile = "/v1/profile"
     /// `GET`: a server-sent-events stream with one ``ChangeStreamEvent/change`` event per change
     /// hint.
     public static let changes = "/v1/changes"

@@ -27,11 +27,22 @@ import Testing
     let isShared: Bool
 }
 
+/// Who else a shared record is shared with, by the names of their profiles: a function of the
+/// share the sync metadata keeps, for queries and views.
+@DatabaseFunction(as: ((JSONRepresentation<CloudShare>?) -> String).self)
+func sharedWith(_ share: CloudShare?) -> String {
+    guard let share else { return "Not shared" }
+    let others = share.participants.filter { $0.user != share.currentUser && $0.acceptance != .removed }
+    guard !others.isEmpty else { return "Not shared" }
+    return "Shared with " + others.map { $0.displayName ?? $0.user }.joined(separator: ", ")
+}
+
 enum SeedsPort {
     static func appDatabase() throws -> any DatabaseWriter {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.attachMetadatabase()
+            try db.add(function: $sharedWith)
         }
         let database = try defaultDatabase(configuration: configuration)
         var migrator = DatabaseMigrator()
@@ -153,7 +164,11 @@ struct SQLiteDataPortTests {
         #expect(sentPlayers.map(\.0) == ["Blob", "Blob Jr"])
         #expect(sentPlayers.map(\.1) == ["\(poker.id.uuidString.lowercased()):games", "\(poker.id.uuidString.lowercased()):games"])
 
-        // Sharing: the owner shares, another user accepts, both see it in their queries.
+        // Sharing: the owner shares, another user accepts, both see it in their queries, with
+        // the names of the participants' profiles.
+        let cloud = try #require((syncEngine.container as? MockCloudContainer)?.cloud)
+        try await syncEngine.container.setUserProfile(CloudUserProfile(displayName: "Blob", email: "blob@example.com"))
+        try await cloud.container(user: "bob").setUserProfile(CloudUserProfile(displayName: "Bob"))
         let shared = try await syncEngine.share(record: poker) { share in
             share.title = poker.title
             share.participants.append(CloudShare.Participant(user: "bob", permission: .readWrite))
@@ -163,8 +178,16 @@ struct SQLiteDataPortTests {
         #expect(share?.title == "Poker")
         #expect(share?.owner == "preview-user")
         #expect(share?.participants.map(\.user) == ["preview-user", "bob"])
-
-        let cloud = try #require((syncEngine.container as? MockCloudContainer)?.cloud)
+        #expect(share?.participants.map(\.displayName) == ["Blob", "Bob"])
+        func sharing(in database: any DatabaseWriter) async throws -> [String] {
+            try await database.read { db in
+                try Game.join(SyncMetadata.all) { $0.syncMetadataID.eq($1.id) }
+                    .order { game, _ in game.title }
+                    .select { $sharedWith($1.share) }
+                    .fetchAll(db)
+            }
+        }
+        #expect(try await sharing(in: database) == ["Not shared", "Shared with Bob"])
         let bobsDatabase = try await runOnBackgroundThread { try SeedsPort.appDatabase() }
         let bobsEngine = try await runOnBackgroundThread {
             try SyncEngine(
@@ -185,5 +208,16 @@ struct SQLiteDataPortTests {
         let bobsPlayers = try await bobsDatabase.read { db in try Player.order(by: \.name).fetchAll(db) }
         #expect(bobsPlayers.map(\.name) == ["Blob", "Blob Jr"])
         #expect(bobsPlayers.map(\.score) == [1, 0])
+        #expect(try await sharing(in: bobsDatabase) == ["Shared with Blob"])
+
+        // Bob renames himself; the owner's engine refreshes the share with the zone's next
+        // change, and the query shows the new name.
+        try await cloud.container(user: "bob").setUserProfile(CloudUserProfile(displayName: "Robert"))
+        try await bobsDatabase.write { db in
+            try Player.where { $0.name.eq("Blob Jr") }.update { $0.score += 1 }.execute(db)
+        }
+        try await bobsEngine.sendChanges()
+        try await syncEngine.fetchChanges()
+        #expect(try await sharing(in: database) == ["Not shared", "Shared with Robert"])
     }
 }

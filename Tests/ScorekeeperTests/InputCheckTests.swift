@@ -161,4 +161,6 @@ struct SilentContainer: CloudContainerWrapping {
     func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
     func publishPublicKey(_ key: Data) async throws { try await base.publishPublicKey(key) }
     func publicKeys(of users: [String]) async throws -> [String: Data] { try await base.publicKeys(of: users) }
+    func setUserProfile(_ profile: CloudUserProfile) async throws { try await base.setUserProfile(profile) }
+    func userProfile() async throws -> CloudUserProfile? { try await base.userProfile() }
 }

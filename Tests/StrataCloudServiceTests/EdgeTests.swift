@@ -35,6 +35,8 @@ struct FaultyContainer: CloudContainerWrapping {
     func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
     func publishPublicKey(_ key: Data) async throws { try await base.publishPublicKey(key) }
     func publicKeys(of users: [String]) async throws -> [String: Data] { try await base.publicKeys(of: users) }
+    func setUserProfile(_ profile: CloudUserProfile) async throws { try await base.setUserProfile(profile) }
+    func userProfile() async throws -> CloudUserProfile? { try await base.userProfile() }
 }
 
 /// What the service answers outside the happy path (issue #25, findings 2, 5, 6 and 8): JSON

@@ -119,6 +119,8 @@ final class StreamingCloud: CloudContainer, CloudDatabase, Sendable {
     func changeHints() -> AsyncStream<Void> { AsyncStream { $0.finish() } }
     func publishPublicKey(_ key: Data) async throws {}
     func publicKeys(of users: [String]) async throws -> [String: Data] { [:] }
+    func setUserProfile(_ profile: CloudUserProfile) async throws {}
+    func userProfile() async throws -> CloudUserProfile? { nil }
 
     // CloudDatabase
     var scope: CloudDatabaseScope { .private }

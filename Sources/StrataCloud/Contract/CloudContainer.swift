@@ -37,4 +37,15 @@ public protocol CloudContainer: Sendable {
     /// The public keys these users published; a user who published none is absent. At most
     /// ``CloudLimits/maximumItemsPerRequest`` users, else ``CloudError/limitExceeded``.
     func publicKeys(of users: [String]) async throws -> [String: Data]
+
+    /// Sets the signed-in user's profile, replacing the one they set before: the display name
+    /// (trimmed) and email address that participants of shares with them see, in every share a
+    /// cloud returns from then on. Only the user themselves can set theirs.
+    ///
+    /// - Throws: ``CloudUserProfileError`` naming the field that is not valid (the service
+    ///   answers such a request with `invalidRequest` naming the field).
+    func setUserProfile(_ profile: CloudUserProfile) async throws
+    /// The signed-in user's own profile, as stored (the display name trimmed); nil before they
+    /// set one.
+    func userProfile() async throws -> CloudUserProfile?
 }

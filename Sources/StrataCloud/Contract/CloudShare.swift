@@ -52,13 +52,26 @@ public struct CloudShare: Sendable, Hashable, Codable {
         public var permission: Permission
         /// Whether they accepted.
         public var acceptance: Acceptance
+        /// The display name of the user's ``CloudUserProfile``, filled in by the cloud in every
+        /// share it returns; nil when the user set no profile. What a share being saved carries
+        /// here is ignored.
+        public var displayName: String?
+        /// The email address of the user's ``CloudUserProfile``, filled in by the cloud like
+        /// ``displayName``; nil when the user gave none.
+        public var email: String?
 
-        /// A participant; invited users start ``Acceptance/pending``.
-        public init(user: String, role: Role = .privateUser, permission: Permission, acceptance: Acceptance = .pending) {
+        /// A participant; invited users start ``Acceptance/pending``. Clouds fill in
+        /// `displayName` and `email` from the user's profile.
+        public init(
+            user: String, role: Role = .privateUser, permission: Permission, acceptance: Acceptance = .pending,
+            displayName: String? = nil, email: String? = nil
+        ) {
             self.user = user
             self.role = role
             self.permission = permission
             self.acceptance = acceptance
+            self.displayName = displayName
+            self.email = email
         }
     }
 
@@ -178,6 +191,18 @@ public struct CloudShare: Sendable, Hashable, Codable {
     package func seen(by user: String) -> CloudShare {
         var share = self
         share.currentUser = user
+        return share
+    }
+
+    /// The share with each participant's ``Participant/displayName`` and ``Participant/email``
+    /// taken from `profile` (nil for a user without one): how clouds name participants.
+    package func naming(_ profile: (String) -> CloudUserProfile?) -> CloudShare {
+        var share = self
+        for index in share.participants.indices {
+            let found = profile(share.participants[index].user)
+            share.participants[index].displayName = found?.displayName
+            share.participants[index].email = found?.email
+        }
         return share
     }
 

@@ -50,7 +50,8 @@ package enum CloudSharingRules {
     /// The participants of a share as the owner saves it: the owner first, as owner with
     /// read-write access; everyone else as the owner lists them, never as a second owner,
     /// keeping the acceptance the cloud knows (`knownAcceptance`); a new participant, or one
-    /// who had been removed and is invited again, is pending until they accept.
+    /// who had been removed and is invited again, is pending until they accept. Names and
+    /// email addresses are dropped: clouds fill them in from profiles.
     package static func savedParticipants(
         of share: CloudShare, owner: String, knownAcceptance: (String) -> CloudShare.Acceptance?
     ) -> [CloudShare.Participant] {
@@ -60,6 +61,9 @@ package enum CloudSharingRules {
                 participant.role = participant.role == .owner ? .privateUser : participant.role
                 participant.acceptance = knownAcceptance(participant.user) ?? .pending
                 if participant.acceptance == .removed { participant.acceptance = .pending }
+                // Names come from profiles as the cloud answers, never from what the owner sent.
+                participant.displayName = nil
+                participant.email = nil
                 return participant
             }
     }

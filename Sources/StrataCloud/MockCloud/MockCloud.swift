@@ -25,6 +25,7 @@ public final class MockCloud: Sendable {
         case missingAssets, uploadAssets, fetchAsset
         case saveShare, fetchShare, deleteShare, acceptShare
         case publishPublicKey, fetchPublicKeys
+        case setUserProfile, fetchUserProfile
     }
 
     /// The container identifier every container of this cloud reports.
@@ -180,7 +181,7 @@ public final class MockCloud: Sendable {
 
     /// The share of a root as the cloud holds it, whoever asks: for tests.
     public func share(of root: CloudRecordID) -> CloudShare? {
-        state.withLock { $0.shares[root]?.share }
+        state.withLock { state in state.shares[root].map { state.named($0.share) } }
     }
 
     // MARK: - Serving requests

@@ -71,7 +71,7 @@ public final class MockCloudContainer: CloudContainer {
             stored.accessChanged[user] = state.nextSequence()
             state.shares[root] = stored
             state.revokedZones[user]?[root.zone] = nil
-            return stored.share.seen(by: user)
+            return state.named(stored.share).seen(by: user)
         }
     }
 
@@ -93,5 +93,21 @@ public final class MockCloudContainer: CloudContainer {
             for other in users { keys[other] = state.publicKeys[other] }
             return keys
         }
+    }
+
+    /// Sets this user's profile, replacing theirs; participants of shares with them see it in
+    /// every share returned from then on.
+    public func setUserProfile(_ profile: CloudUserProfile) async throws {
+        let user = self.user
+        let profile = try profile.validated()
+        try cloud.serve(.setUserProfile, user: user, from: id) { state in
+            state.profiles[user] = profile
+        }
+    }
+
+    /// This user's profile, as stored.
+    public func userProfile() async throws -> CloudUserProfile? {
+        let user = self.user
+        return try cloud.serve(.fetchUserProfile, user: user) { state in state.profiles[user] }
     }
 }

@@ -68,6 +68,8 @@ struct MockCloudState {
     var assetUploads: [String: Int] = [:]
     /// Each user's published public key.
     var publicKeys: [String: Data] = [:]
+    /// Users' profiles, by user: what names participants in the shares the cloud returns.
+    var profiles: [String: CloudUserProfile] = [:]
     /// Shares, by root record.
     var shares: [CloudRecordID: StoredShare] = [:]
     /// When a user lost the last share of a zone: their shared database reports it deleted.
@@ -218,5 +220,11 @@ struct MockCloudState {
     /// Conservative: every subscriber of another container of an owner or grantee hears it.
     func hintsForChange(by container: MockCloudContainer.ID?) -> [AsyncStream<Void>.Continuation] {
         hintSubscribers.values.filter { $0.container != container }.map(\.continuation)
+    }
+
+    /// `share` with its participants named from their profiles, as every share the cloud
+    /// returns is.
+    func named(_ share: CloudShare) -> CloudShare {
+        share.naming { profiles[$0] }
     }
 }

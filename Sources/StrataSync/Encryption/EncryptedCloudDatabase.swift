@@ -16,6 +16,8 @@ struct EncryptedCloudContainer: CloudContainer {
     func changeHints() -> AsyncStream<Void> { base.changeHints() }
     func publishPublicKey(_ key: Data) async throws { try await base.publishPublicKey(key) }
     func publicKeys(of users: [String]) async throws -> [String: Data] { try await base.publicKeys(of: users) }
+    func setUserProfile(_ profile: CloudUserProfile) async throws { try await base.setUserProfile(profile) }
+    func userProfile() async throws -> CloudUserProfile? { try await base.userProfile() }
 
     /// Accepts the share at the URL's address; its link key, if any, stays on this device.
     func acceptShare(url: String) async throws -> CloudShare {

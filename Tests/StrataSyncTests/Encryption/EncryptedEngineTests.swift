@@ -116,6 +116,8 @@ import Testing
         func acceptShare(url: String) async throws -> CloudShare { try await current.acceptShare(url: url) }
         func publishPublicKey(_ key: Data) async throws { try await current.publishPublicKey(key) }
         func publicKeys(of users: [String]) async throws -> [String: Data] { try await current.publicKeys(of: users) }
+        func setUserProfile(_ profile: CloudUserProfile) async throws { try await current.setUserProfile(profile) }
+        func userProfile() async throws -> CloudUserProfile? { try await current.userProfile() }
     }
 
     @Test func afterASwitchTheNextUsersRecordsAreSealedWithTheirKeysNotThePreviousUsers() async throws {
@@ -219,6 +221,8 @@ import Testing
         func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
         func publishPublicKey(_ key: Data) async throws { try await base.publishPublicKey(key) }
         func publicKeys(of users: [String]) async throws -> [String: Data] { try await base.publicKeys(of: users) }
+        func setUserProfile(_ profile: CloudUserProfile) async throws { try await base.setUserProfile(profile) }
+        func userProfile() async throws -> CloudUserProfile? { try await base.userProfile() }
     }
 
     struct Stalling: CloudDatabase {
