@@ -3,13 +3,15 @@
 ///
 /// - `user_profiles` holds one row per user who set a profile. Row-level security lets a user
 ///   insert or update only their own row (the request role holds no `DELETE`), and read their
-///   own and those of their share peers: the users on a share they are on themselves, as owner
-///   or participant, whatever either's acceptance.
+///   own and those of the peers who agreed to share with them: the owner of a share they are
+///   invited to or joined (the owner chose them), and the participants who accepted a share
+///   they own or are on. Inviting someone does not reveal their name or email: anyone can
+///   type any user id into a share, so a profile shows only once its user accepted.
 /// - `profile_peers()` lists those peers. It reads `share_participants` as the schema's owner
 ///   (`SECURITY DEFINER`, empty search path), as the sharing policies' functions do: a
-///   participant's own policies show them only the shares they accepted, and a user must also
-///   see the name of someone they invited who has not accepted yet. The policy calls it once
-///   per query in an uncorrelated sub-select.
+///   participant's own policies show them only the shares they accepted, and an invitee must
+///   also see who invited them. The policy calls it once per query in an uncorrelated
+///   sub-select.
 /// - The checks repeat the contract's bounds (`CloudUserProfile.validated()`), so no other
 ///   writer can store what a cloud would refuse.
 enum CloudStoreProfilesSchema {
@@ -27,13 +29,15 @@ enum CloudStoreProfilesSchema {
         """
         CREATE FUNCTION strata_cloud.profile_peers() RETURNS SETOF text
         LANGUAGE sql STABLE SECURITY DEFINER SET search_path = '' AS $$
+            SELECT p.owner FROM strata_cloud.share_participants p
+            WHERE p.participant = current_setting('strata.user', true) AND p.acceptance <> 'removed'
+            UNION
+            SELECT p.participant FROM strata_cloud.share_participants p
+            WHERE p.owner = current_setting('strata.user', true) AND p.acceptance = 'accepted'
+            UNION
             SELECT q.participant FROM strata_cloud.share_participants p
             JOIN strata_cloud.share_participants q ON q.owner = p.owner AND q.zone = p.zone AND q.root = p.root
-            WHERE p.participant = current_setting('strata.user', true)
-            UNION
-            SELECT p.owner FROM strata_cloud.share_participants p WHERE p.participant = current_setting('strata.user', true)
-            UNION
-            SELECT p.participant FROM strata_cloud.share_participants p WHERE p.owner = current_setting('strata.user', true)
+            WHERE p.participant = current_setting('strata.user', true) AND p.acceptance <> 'removed' AND q.acceptance = 'accepted'
         $$
         """,
         "REVOKE ALL ON FUNCTION strata_cloud.profile_peers() FROM PUBLIC",

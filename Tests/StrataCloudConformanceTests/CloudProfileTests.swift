@@ -34,7 +34,8 @@ import Testing
             #expect(try await bob.userProfile() == CloudUserProfile(displayName: "Bob"))
 
             let saved = try await share()
-            #expect(names(saved) == ["alice": "Alice Liddell", "bob": "Bob"])
+            // Invited is not joined: nothing of bob shows before he accepts.
+            #expect(names(saved) == ["alice": "Alice Liddell", "bob": nil])
             #expect(saved.participant("alice")?.email == "alice@example.com")
             #expect(saved.participant("bob")?.email == nil)
 
@@ -53,6 +54,33 @@ import Testing
             #expect(later.participant("bob")?.displayName == "Robert")
             #expect(later.participant("bob")?.email == "bob@example.org")
             #expect(try await bob.sharedDatabase.fetchShare(rootRecordID: game).participant("bob")?.displayName == "Robert")
+        }
+    }
+
+    /// Anyone can put any user id into a share: an invitation must not reveal the invitee's
+    /// name or email to the owner or the other participants until the invitee accepts. The
+    /// invitee sees who invited them, and who joined.
+    @Test(arguments: CloudKind.available) func anInvitationRevealsNothingOfTheInviteeUntilTheyAccept(_ kind: CloudKind) async throws {
+        try await kind.run {
+            let (alice, bob, carol) = (cloud.container(user: "alice"), cloud.container(user: "bob"), cloud.container(user: "carol"))
+            try await alice.setUserProfile(CloudUserProfile(displayName: "Alice"))
+            try await bob.setUserProfile(CloudUserProfile(displayName: "Bob", email: "bob@example.com"))
+            try await carol.setUserProfile(CloudUserProfile(displayName: "Carol", email: "carol@example.com"))
+            let saved = try await share()
+            _ = try await bob.acceptShare(url: saved.url)
+            var invitingCarol = try await alice.privateDatabase.fetchShare(rootRecordID: game)
+            invitingCarol.participants.append(CloudShare.Participant(user: "carol", permission: .readOnly))
+            let invited = try await alice.privateDatabase.saveShare(invitingCarol)
+            #expect(names(invited) == ["alice": "Alice", "bob": "Bob", "carol": nil])
+            #expect(invited.participant("carol")?.email == nil)
+            #expect(names(try await bob.sharedDatabase.fetchShare(rootRecordID: game)) == ["alice": "Alice", "bob": "Bob", "carol": nil])
+
+            let accepted = try await carol.acceptShare(url: saved.url)
+            #expect(names(accepted) == ["alice": "Alice", "bob": "Bob", "carol": "Carol"])
+            #expect(accepted.participant("bob")?.email == "bob@example.com")
+            let alicesView = try await alice.privateDatabase.fetchShare(rootRecordID: game)
+            #expect(names(alicesView) == ["alice": "Alice", "bob": "Bob", "carol": "Carol"])
+            #expect(alicesView.participant("carol")?.email == "carol@example.com")
         }
     }
 

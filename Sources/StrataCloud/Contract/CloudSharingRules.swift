@@ -67,4 +67,19 @@ package enum CloudSharingRules {
                 return participant
             }
     }
+
+    /// The users whose profiles `user` may read among `shares`: themselves, the owner of each
+    /// share they own, are invited to or joined (the owner chose them), and the participants
+    /// who accepted such a share. An invitation alone reveals nothing of the invitee: anyone
+    /// can put any user id into a share.
+    package static func profilePeers(of user: String, in shares: some Sequence<CloudShare>) -> Set<String> {
+        var peers: Set<String> = [user]
+        for share in shares {
+            let isOn = share.owner == user || share.participant(user).map { $0.acceptance != .removed } == true
+            guard isOn else { continue }
+            peers.insert(share.owner)
+            for participant in share.participants where participant.acceptance == .accepted { peers.insert(participant.user) }
+        }
+        return peers
+    }
 }

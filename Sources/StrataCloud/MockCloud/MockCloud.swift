@@ -181,7 +181,7 @@ public final class MockCloud: Sendable {
 
     /// The share of a root as the cloud holds it, whoever asks: for tests.
     public func share(of root: CloudRecordID) -> CloudShare? {
-        state.withLock { state in state.shares[root].map { state.named($0.share) } }
+        state.withLock { state in state.shares[root].map { state.named($0.share, for: nil) } }
     }
 
     // MARK: - Serving requests

@@ -71,7 +71,7 @@ public final class MockCloudContainer: CloudContainer {
             stored.accessChanged[user] = state.nextSequence()
             state.shares[root] = stored
             state.revokedZones[user]?[root.zone] = nil
-            return state.named(stored.share).seen(by: user)
+            return state.named(stored.share, for: user).seen(by: user)
         }
     }
 

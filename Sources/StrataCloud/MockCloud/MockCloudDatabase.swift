@@ -302,7 +302,7 @@ struct MockCloudDatabase: CloudDatabase {
                 zone.lastChange = state.nextSequence()
                 state.zones[root.zone] = zone
             }
-            return state.named(saved).seen(by: user)
+            return state.named(saved, for: user).seen(by: user)
         }
     }
 
@@ -312,7 +312,7 @@ struct MockCloudDatabase: CloudDatabase {
             guard let stored = state.shares[root], state.canAccess(root.zone, user: user, scope: scope),
                 stored.share.permission(of: user) > .none
             else { throw CloudError.unknownItem(root) }
-            return state.named(stored.share).seen(by: user)
+            return state.named(stored.share, for: user).seen(by: user)
         }
     }
 

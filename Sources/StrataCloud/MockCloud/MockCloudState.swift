@@ -222,9 +222,12 @@ struct MockCloudState {
         hintSubscribers.values.filter { $0.container != container }.map(\.continuation)
     }
 
-    /// `share` with its participants named from their profiles, as every share the cloud
-    /// returns is.
-    func named(_ share: CloudShare) -> CloudShare {
-        share.naming { profiles[$0] }
+    /// `share` with its participants named from the profiles `user` may read, as every share
+    /// the cloud returns is (`CloudSharingRules.profilePeers(of:in:)`); every name when no user
+    /// asks (a test inspecting the cloud).
+    func named(_ share: CloudShare, for user: String?) -> CloudShare {
+        guard let user else { return share.naming { profiles[$0] } }
+        let peers = CloudSharingRules.profilePeers(of: user, in: shares.values.map(\.share))
+        return share.naming { peers.contains($0) ? profiles[$0] : nil }
     }
 }
