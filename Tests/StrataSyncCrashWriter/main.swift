@@ -14,6 +14,13 @@
 //
 // `strata-sync-crash-writer --plain PATH`: a connection without the capture functions tries
 // one insert; prints the error and exits 3 when it is refused.
+//
+// `strata-sync-crash-writer --tool-big PATH COUNT`: a tool inserting COUNT rows into `items` in
+// ONE transaction, then adding 1 to every row's `value` in a second one.
+//
+// `strata-sync-crash-writer --tool-burst PATH PREFIX COUNT`: a tool inserting COUNT rows
+// (`PREFIX-1` ...) two per transaction, as fast as it can, beside other writers; exits 1 with
+// the error when a write fails (SQLITE_BUSY, say).
 import Foundation
 import StrataSQLite
 import StrataSync
@@ -59,6 +66,45 @@ if arguments.count == 3, arguments[1] == "--tool-until-killed" {
         }
     } catch {
         FileHandle.standardError.write(Data("strata-sync-crash-writer --tool-until-killed: \(error)\n".utf8))
+        exit(1)
+    }
+}
+func toolQueue(_ path: String) throws -> DatabaseQueue {
+    var configuration = Configuration()
+    configuration.prepareDatabase { db in
+        if db.role.canWrite { try db.addSyncCaptureFunctions() }
+    }
+    return try DatabaseQueue(path: path, configuration: configuration)
+}
+if arguments.count == 4, arguments[1] == "--tool-big", let count = Int(arguments[3]) {
+    do {
+        let queue = try toolQueue(arguments[2])
+        try queue.write { db in
+            for index in 1...count {
+                try db.execute(sql: "INSERT INTO items (id, value) VALUES (?, ?)", arguments: ["big-\(index)", index])
+            }
+        }
+        try queue.write { db in try db.execute(sql: "UPDATE items SET value = value + 1 WHERE id GLOB 'big-*'") }
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("strata-sync-crash-writer --tool-big: \(error)\n".utf8))
+        exit(1)
+    }
+}
+if arguments.count == 5, arguments[1] == "--tool-burst", let count = Int(arguments[4]) {
+    let prefix = arguments[3]
+    do {
+        let queue = try toolQueue(arguments[2])
+        for start in stride(from: 1, through: count, by: 2) {
+            try queue.write { db in
+                for index in start..<min(start + 2, count + 1) {
+                    try db.execute(sql: "INSERT INTO items (id, value) VALUES (?, ?)", arguments: ["\(prefix)-\(index)", index])
+                }
+            }
+        }
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("strata-sync-crash-writer --tool-burst \(prefix): \(error)\n".utf8))
         exit(1)
     }
 }
