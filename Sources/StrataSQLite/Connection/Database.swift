@@ -63,6 +63,11 @@ public final class Database {
     /// Work run around each migration, in its transaction, keyed by owner (see
     /// `setMigrationHook(_:before:after:)`).
     var migrationHooks: [(owner: String, before: (Database) throws -> Void, after: (Database) throws -> Void)] = []
+    /// Work run when a write access finds the schema changed since this connection last
+    /// looked, keyed by owner (see `setSchemaChangeHook(_:_:)`).
+    var schemaChangeHooks: [(owner: String, body: (Database) throws -> Void)] = []
+    /// The `schema_version` the hooks last saw.
+    var hookedSchemaVersion: Int64 = -1
     /// The listeners that want ``TransactionListener/rowDidChange(_:)``, a subset of the above.
     @exclusivity(unchecked)
     var rowChangeListeners: [any TransactionListener] = []

@@ -90,7 +90,10 @@ actor SerialConnection {
         // interrupt; it is visible here.
         try Task.checkCancellation()
         try database.checkOpen()
-        return try run(access, body)
+        return try run(access) { db in
+            try db.runSchemaChangeHooks(before: access)
+            return try body(db)
+        }
     }
 
     /// Runs `body` on the connection's queue, blocking the calling thread until it returns.
@@ -99,7 +102,10 @@ actor SerialConnection {
         defer { admission.release() }
         return try executor.queue.sync {
             try database.checkOpen()
-            return try run(access, body)
+            return try run(access) { db in
+                try db.runSchemaChangeHooks(before: access)
+                return try body(db)
+            }
         }
     }
 

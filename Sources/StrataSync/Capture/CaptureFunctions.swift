@@ -29,6 +29,9 @@ enum CaptureFunctions {
             })
         try db.add(function: DatabaseFunction(transaction, argumentCount: 0) { _ in session.currentTransaction })
         db.add(transactionListener: session)
+        // Another program may rebuild a synced table, or rename a column: the next write here
+        // finds the triggers mended first.
+        db.setSchemaChangeHook("strata_sync_capture") { db in try CaptureTriggers.mend(in: db) }
     }
 }
 

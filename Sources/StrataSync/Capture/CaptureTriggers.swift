@@ -1,3 +1,4 @@
+import Logging
 import StrataSQLite
 
 /// The triggers that log every local change to a synced table, kept in the user's file.
@@ -163,6 +164,50 @@ enum CaptureTriggers {
                 try synchronize(SyncSchema.read(tables: remaining, in: db).tables, in: db)
             })
     }
+
+    /// Mends the triggers of the recorded synced tables after a schema change: builds those a
+    /// rebuild of their table took away, and replaces those a column rename left naming the
+    /// old column. Changes written to such a table before the mend were not logged: that is
+    /// said in the log, as an error.
+    ///
+    /// - Throws: ``SyncSchemaError`` when a synced table no longer has a shape sync accepts.
+    static func mend(in db: Database) throws {
+        let recorded = try CaptureTables.recorded(in: db)
+        guard !recorded.isEmpty else { return }
+        let tables = try SyncSchema.read(tables: recorded.filter { try db.tableExists($0) }, in: db).tables
+        guard !tables.isEmpty else { return }
+        let present = Set(
+            try String.fetchAll(
+                db, sql: "SELECT name FROM main.sqlite_master WHERE type = 'trigger' AND name GLOB ?", arguments: [namePrefix + "*"]))
+        let lost = tables.filter { table in triggers(for: table).contains { !present.contains($0.name) } }.map(\.name)
+        if db.isInsideTransaction {
+            try synchronize(tables, in: db)
+        } else {
+            try db.inTransaction(.immediate) {
+                try synchronize(tables, in: db)
+                return .commit
+            }
+        }
+        if !lost.isEmpty {
+            logger.error(
+                "the capture triggers of \(lost.joined(separator: ", ")) were gone (a program that does not use Strata rebuilt or altered the table?): they are back, but changes written to those tables in between were not logged for sync"
+            )
+        }
+    }
+
+    /// Drops the triggers of tables that are not in `names`: a table that left the synced set.
+    static func dropTriggers(ofTablesOtherThan names: [String], in db: Database) throws {
+        let keep = Set(names)
+        let triggers = try db.fetchAll(
+            sql: "SELECT name, tbl_name FROM main.sqlite_master WHERE type = 'trigger' AND name GLOB ?",
+            arguments: [namePrefix + "*"]
+        ) { row -> (name: String, table: String) in (try row[0], try row[1]) }
+        for trigger in triggers where !keep.contains(trigger.table) {
+            try db.execute(sql: "DROP TRIGGER main.\(trigger.name.quotedIdentifier)")
+        }
+    }
+
+    private static let logger = Logger(label: "strata.sync")
 
     /// Every capture trigger's name starts with it.
     static let namePrefix = "strata_sync_capture_"

@@ -45,11 +45,16 @@ package final class ChangeCapture: Sendable {
         CaptureTriggers.installMigrationHook(on: db)
         // In one transaction: a trigger dropped to be replaced is never missing for a write
         // another process makes meanwhile, nor after a crash.
-        if db.isInsideTransaction {
+        let install = {
+            try CaptureTables.record(self.tableNames, in: db)
+            try CaptureTriggers.dropTriggers(ofTablesOtherThan: schema.tables.map(\.name), in: db)
             try CaptureTriggers.synchronize(schema.tables, in: db)
+        }
+        if db.isInsideTransaction {
+            try install()
         } else {
             try db.inTransaction(.immediate) {
-                try CaptureTriggers.synchronize(schema.tables, in: db)
+                try install()
                 return .commit
             }
         }

@@ -265,6 +265,15 @@ public final class SyncEngine: Sendable, Observable {
         let logger = self.logger
         try ChangeCapture.withoutCapture {
             try database.write { db in
+                // A table that left the synced set is new again when it comes back: rows
+                // written meanwhile were not logged for sync, and go out as a new table's do.
+                let synced = schema.tables.map(\.name)
+                try db.execute(
+                    sql: """
+                        DELETE FROM \(MetadatabaseTable.tableSchemas.qualifiedName)
+                        WHERE tableName NOT IN (\(synced.map { _ in "?" }.joined(separator: ", ")))
+                        """,
+                    arguments: StatementArguments(synced))
                 var newTables: [SyncedTable] = []
                 for table in schema.tables {
                     let columns = table.columns.map(\.name)
@@ -291,7 +300,8 @@ public final class SyncEngine: Sendable, Observable {
                     try db.execute(
                         sql: """
                             INSERT INTO main.\(ChangeLog.tableName) (tableName, primaryKey, operation, changedColumns, version, "transaction")
-                            SELECT ?, \(table.primaryKey.quotedIdentifier), 'save', NULL, 0, 0
+                            SELECT ?, \(table.primaryKey.quotedIdentifier), 'save', NULL, 0,
+                                (SELECT COALESCE(MAX("transaction"), 0) + 1 FROM main.\(ChangeLog.tableName))
                             FROM main.\(table.name.quotedIdentifier)
                             """,
                         arguments: [table.name])

@@ -30,6 +30,16 @@ enum ChangeLogDrain {
         if let clock, let newest = entries.lazy.map(\.version).max() { clock.observe(newest) }
         var touched: [RecordName: RecordMetadata] = [:]
         var counterEdits: [RecordName: [String: HybridTimestamp]] = [:]
+        // An insert logs no column list: it set every column the table has now, which may be
+        // more than this engine knew when it started (a migration in another process added
+        // one). Read once per table and batch.
+        var liveColumns: [String: [String]] = [:]
+        func allColumns(of table: SyncedTable) -> [String] {
+            if let known = liveColumns[table.name] { return known }
+            let columns = (try? SyncedTable.read(table.name, in: db).valueColumns) ?? table.valueColumns
+            liveColumns[table.name] = columns
+            return columns
+        }
         for entry in entries {
             guard let table = schema.table(named: entry.tableName) else { continue }
             let name = RecordName(table: entry.tableName, primaryKey: entry.primaryKey)
@@ -47,7 +57,7 @@ enum ChangeLogDrain {
             }
             switch entry.operation {
             case .save:
-                for column in entry.changedColumns ?? table.valueColumns {
+                for column in entry.changedColumns ?? allColumns(of: table) {
                     if let known = metadata.fieldVersions[column], known >= entry.version { continue }
                     metadata.fieldVersions[column] = entry.version
                 }
