@@ -296,15 +296,18 @@ public final class SyncEngine: Sendable, Observable {
                 // what the cloud already holds for the same record was edited since and wins,
                 // field by field; a row the cloud lacks is sent as it is. With the current
                 // time instead, a re-seeded default would overwrite every device's edits.
+                // One transaction for all of them, numbered after the log's: writers in other
+                // processes number theirs from the log's last entry.
+                let enrollment =
+                    try Int64.fetchOne(db, sql: "SELECT COALESCE(MAX(\"transaction\"), 0) + 1 FROM main.\(ChangeLog.tableName)") ?? 1
                 for table in newTables {
                     try db.execute(
                         sql: """
                             INSERT INTO main.\(ChangeLog.tableName) (tableName, primaryKey, operation, changedColumns, version, "transaction")
-                            SELECT ?, \(table.primaryKey.quotedIdentifier), 'save', NULL, 0,
-                                (SELECT COALESCE(MAX("transaction"), 0) + 1 FROM main.\(ChangeLog.tableName))
+                            SELECT ?, \(table.primaryKey.quotedIdentifier), 'save', NULL, 0, ?
                             FROM main.\(table.name.quotedIdentifier)
                             """,
-                        arguments: [table.name])
+                        arguments: [table.name, enrollment])
                 }
                 var report = IncomingChanges.Report()
                 try self.incomingChanges().applyRecordsOfNewTables(in: db, report: &report)
