@@ -164,6 +164,37 @@ import Testing
         }
     }
 
+    /// A schema change can leave a synced table in a shape sync refuses (here, an integer
+    /// key), perhaps because the app's next version stops syncing it. The migration applies,
+    /// and writes to every other synced table are still captured; writes to that table are
+    /// no longer, and the engine refuses it at start if the app still syncs it.
+    @Test func aChangeThatMakesATableUnsyncableNeitherFailsTheMigrationNorOtherWrites() async throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.path("a.sqlite")
+        let a = try await SyncTestDevice("a", cloud: MockCloud(), database: DatabaseQueue(path: path))
+        let rebuildPlayers = """
+            CREATE TABLE players_new (id INTEGER PRIMARY KEY, gameID TEXT REFERENCES games(id) ON DELETE CASCADE, name TEXT);
+            DROP TABLE players;
+            ALTER TABLE players_new RENAME TO players;
+            """
+        let tool = try otherConnection(path)
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("integer player keys") { db in try db.execute(sql: rebuildPlayers) }
+        try await migrator.migrate(tool)
+        try await tool.write { db in
+            try db.execute(sql: "INSERT INTO games (id) VALUES ('g1')")
+            try db.execute(sql: "INSERT INTO players (gameID, name) VALUES ('g1', 'Ada')")
+        }
+        // The app's own writer, whose triggers the tool's migration changed, writes on.
+        try await a.execute("INSERT INTO games (id) VALUES ('g2'); INSERT INTO players (gameID, name) VALUES ('g2', 'Bo')")
+        let logged = try await a.database.read { db in try ChangeLog.entries(in: db, node: "a") }
+        #expect(logged.map { "\($0.tableName) \($0.primaryKey)" } == ["games g1", "games g2"])
+        await #expect(throws: SyncSchemaError.self) {
+            _ = try await SyncTestDevice("a", cloud: MockCloud(), schema: "", database: DatabaseQueue(path: path))
+        }
+    }
+
     @Test func startingTheEngineAgainOnAnUnchangedSchemaChangesNoSchema() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

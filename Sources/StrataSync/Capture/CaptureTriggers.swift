@@ -139,11 +139,8 @@ enum CaptureTriggers {
     }
 
     /// Takes the triggers down before each migration applied on `db` and builds them again
-    /// after it, for the tables that still exist, in the migration's transaction.
-    ///
-    /// - Throws: from the migration, ``SyncSchemaError`` when it left a synced table in a shape
-    ///   sync refuses (naming the table and column), so the migration rolls back instead of
-    ///   leaving writes uncaptured.
+    /// after it, for the tables that still exist and that sync still accepts, in the
+    /// migration's transaction.
     static func installMigrationHook(on db: Database) {
         final class Tables { var names: [String] = [] }
         let tables = Tables()
@@ -159,9 +156,7 @@ enum CaptureTriggers {
             },
             after: { db in
                 defer { tables.names = [] }
-                let remaining = try tables.names.filter { try db.tableExists($0) }
-                guard !remaining.isEmpty else { return }
-                try synchronize(SyncSchema.read(tables: remaining, in: db).tables, in: db)
+                try synchronize(capturableTables(tables.names, in: db), in: db)
             })
     }
 
@@ -170,21 +165,25 @@ enum CaptureTriggers {
     /// old column. Changes written to such a table before the mend were not logged: that is
     /// said in the log, as an error.
     ///
-    /// - Throws: ``SyncSchemaError`` when a synced table no longer has a shape sync accepts.
+    /// A table the change left in a shape sync refuses loses its triggers (stale ones could
+    /// name columns that are gone, and fail every write).
     static func mend(in db: Database) throws {
         let recorded = try CaptureTables.recorded(in: db)
         guard !recorded.isEmpty else { return }
-        let tables = try SyncSchema.read(tables: recorded.filter { try db.tableExists($0) }, in: db).tables
-        guard !tables.isEmpty else { return }
+        let tables = try capturableTables(recorded, in: db)
         let present = Set(
             try String.fetchAll(
                 db, sql: "SELECT name FROM main.sqlite_master WHERE type = 'trigger' AND name GLOB ?", arguments: [namePrefix + "*"]))
         let lost = tables.filter { table in triggers(for: table).contains { !present.contains($0.name) } }.map(\.name)
-        if db.isInsideTransaction {
+        let rebuild = {
+            try dropTriggers(ofTablesOtherThan: tables.map(\.name), in: db)
             try synchronize(tables, in: db)
+        }
+        if db.isInsideTransaction {
+            try rebuild()
         } else {
             try db.inTransaction(.immediate) {
-                try synchronize(tables, in: db)
+                try rebuild()
                 return .commit
             }
         }
@@ -192,6 +191,39 @@ enum CaptureTriggers {
             logger.error(
                 "the capture triggers of \(lost.joined(separator: ", ")) were gone (a program that does not use Strata rebuilt or altered the table?): they are back, but changes written to those tables in between were not logged for sync"
             )
+        }
+    }
+
+    /// The tables among `names` that exist and that sync accepts as they are now.
+    ///
+    /// A schema change can leave a synced table in a shape sync refuses, perhaps on purpose,
+    /// the app's next version no longer syncing it. That table is left out and the refusal is
+    /// logged: the engine refuses it at start, naming the rule, if the app still syncs it.
+    /// Failing the migration, or every write through this connection, would instead keep the
+    /// app from ever getting there.
+    static func capturableTables(_ names: [String], in db: Database) throws -> [SyncedTable] {
+        let existing = try names.filter { try db.tableExists($0) }
+        guard !existing.isEmpty else { return [] }
+        do {
+            return try SyncSchema.read(tables: existing, in: db).tables
+        } catch let error as SyncSchemaError {
+            // The largest set sync accepts, grown a table at a time: a child is accepted once
+            // the parent it refers to is.
+            var accepted: [String] = []
+            var grew = true
+            while grew {
+                grew = false
+                for name in existing where !accepted.contains(name) {
+                    if (try? SyncSchema.read(tables: accepted + [name], in: db)) != nil {
+                        accepted.append(name)
+                        grew = true
+                    }
+                }
+            }
+            let refused = existing.filter { !accepted.contains($0) }
+            logger.error(
+                "writes to \(refused.joined(separator: ", ")) are no longer captured for sync: \(error)")
+            return try SyncSchema.read(tables: accepted, in: db).tables
         }
     }
 
