@@ -9,42 +9,25 @@ import Testing
 /// Writes made to a synced file by another connection or another process (a command-line
 /// tool, an app extension) are captured and sent like the app's own, crash-safe as they are.
 @Suite(.timeLimit(.minutes(5))) struct CrossProcessCaptureTests {
-    /// A second connection to a device's file, opened as another process opens it: with the
-    /// capture functions, or without them as a tool that does not know about sync would.
-    func otherConnection(_ path: String, captureFunctions: Bool = true) throws -> DatabaseQueue {
-        var configuration = Configuration()
-        if captureFunctions {
-            configuration.prepareDatabase { db in
-                if db.role.canWrite { try db.addSyncCaptureFunctions() }
-            }
-        }
-        return try DatabaseQueue(path: path, configuration: configuration)
-    }
-
-    func sync(_ from: SyncTestDevice, to: SyncTestDevice) async throws {
-        try await from.engine.sendChanges()
-        try await to.engine.fetchChanges()
-    }
-
     @Test func insertsEditsAndDeletesFromAnotherConnectionReachAnotherDevice() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let cloud = MockCloud()
         let a = try await SyncTestDevice("a", cloud: cloud, database: DatabaseQueue(path: directory.path("a.sqlite")))
         let b = try await SyncTestDevice("b", cloud: cloud)
-        let tool = try otherConnection(directory.path("a.sqlite"))
+        let tool = try otherConnection(to: directory.path("a.sqlite"))
         try await tool.write { db in
             try db.execute(sql: "INSERT INTO games (id, title, score) VALUES ('g1', 'Chess', 1)")
             try db.execute(sql: "INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Ada')")
         }
-        try await sync(a, to: b)
+        try await a.sync(to: b)
         #expect(try await b.rows() == ["game g1 'Chess' 1", "player p1 'g1' 'Ada'"])
 
         try await tool.write { db in
             try db.execute(sql: "UPDATE games SET title = 'Go' WHERE id = 'g1'")
             try db.execute(sql: "DELETE FROM players WHERE id = 'p1'")
         }
-        try await sync(a, to: b)
+        try await a.sync(to: b)
         #expect(try await b.rows() == ["game g1 'Go' 1"])
         #expect(try await a.pending() == 0)
     }
@@ -56,13 +39,13 @@ import Testing
         let a = try await SyncTestDevice("a", cloud: cloud, database: DatabaseQueue(path: directory.path("a.sqlite")))
         let b = try await SyncTestDevice("b", cloud: cloud)
         try await a.execute("INSERT INTO games (id, title, score) VALUES ('g1', 'Chess', 1)")
-        try await sync(a, to: b)
+        try await a.sync(to: b)
         // The tool changes only the score; b, later, only the title. Neither may undo the other.
-        let tool = try otherConnection(directory.path("a.sqlite"))
+        let tool = try otherConnection(to: directory.path("a.sqlite"))
         try await tool.write { db in try db.execute(sql: "UPDATE games SET score = 7 WHERE id = 'g1'") }
         try await b.execute("UPDATE games SET title = 'Go' WHERE id = 'g1'")
-        try await sync(b, to: a)
-        try await sync(a, to: b)
+        try await b.sync(to: a)
+        try await a.sync(to: b)
         #expect(try await a.rows() == ["game g1 'Go' 7"])
         #expect(try await b.rows() == ["game g1 'Go' 7"])
     }
@@ -71,8 +54,8 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let a = try await SyncTestDevice("a", cloud: MockCloud(), database: DatabaseQueue(path: directory.path("a.sqlite")))
-        let tool = try otherConnection(directory.path("a.sqlite"))
-        let second = try otherConnection(directory.path("a.sqlite"))
+        let tool = try otherConnection(to: directory.path("a.sqlite"))
+        let second = try otherConnection(to: directory.path("a.sqlite"))
         try await tool.write { db in
             for index in 1...3 { try db.execute(sql: "INSERT INTO games (id) VALUES ('t\(index)')") }
         }
@@ -97,15 +80,15 @@ import Testing
         let a = try await SyncTestDevice("a", cloud: cloud, time: nil, database: DatabaseQueue(path: directory.path("a.sqlite")))
         let b = try await SyncTestDevice("b", cloud: cloud, time: ManualWallClock(now + 3_600_000))
         try await b.execute("INSERT INTO games (id, title) VALUES ('g1', 'from b')")
-        try await sync(b, to: a)
+        try await b.sync(to: a)
         #expect(try await a.rows() == ["game g1 'from b' NULL"])
         // Someone reads b's title on a, in a tool, and corrects it: the correction came after.
-        let tool = try otherConnection(directory.path("a.sqlite"))
+        let tool = try otherConnection(to: directory.path("a.sqlite"))
         try await tool.write { db in try db.execute(sql: "UPDATE games SET title = 'corrected' WHERE id = 'g1'") }
         let logged = try await a.database.read { db in try ChangeLog.entries(in: db, node: "a") }
         #expect(try #require(logged.last).version.milliseconds >= now + 3_600_000)
-        try await sync(a, to: b)
-        try await sync(b, to: a)
+        try await a.sync(to: b)
+        try await b.sync(to: a)
         #expect(try await b.rows() == ["game g1 'corrected' NULL"])
         #expect(try await a.rows() == ["game g1 'corrected' NULL"])
     }
@@ -114,7 +97,7 @@ import Testing
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let a = try await SyncTestDevice("a", cloud: MockCloud(), database: DatabaseQueue(path: directory.path("a.sqlite")))
-        let plain = try otherConnection(directory.path("a.sqlite"), captureFunctions: false)
+        let plain = try otherConnection(to: directory.path("a.sqlite"), captureFunctions: false)
         await #expect {
             try await plain.write { db in try db.execute(sql: "INSERT INTO games (id) VALUES ('g1')") }
         } throws: { error in
@@ -131,7 +114,7 @@ import Testing
         defer { directory.remove() }
         let path = directory.path("a.sqlite")
         let a = try await SyncTestDevice("a", cloud: MockCloud(), database: DatabaseQueue(path: path))
-        let tool = try otherConnection(path)
+        let tool = try otherConnection(to: path)
         var migrator = DatabaseMigrator()
         migrator.registerMigration("drop score, add notes") { db in
             try db.execute(sql: "ALTER TABLE games DROP COLUMN score")
@@ -154,7 +137,7 @@ import Testing
         #expect(triggers.allSatisfy { !$0.contains("\"score\"") })
 
         // Without the functions, the triggers stay, and SQLite refuses the drop by their name.
-        let plain = try otherConnection(path, captureFunctions: false)
+        let plain = try otherConnection(to: path, captureFunctions: false)
         var dropping = DatabaseMigrator()
         dropping.registerMigration("drop notes") { db in try db.execute(sql: "ALTER TABLE games DROP COLUMN notes") }
         await #expect {
@@ -178,7 +161,7 @@ import Testing
             DROP TABLE players;
             ALTER TABLE players_new RENAME TO players;
             """
-        let tool = try otherConnection(path)
+        let tool = try otherConnection(to: path)
         var migrator = DatabaseMigrator()
         migrator.registerMigration("integer player keys") { db in try db.execute(sql: rebuildPlayers) }
         try await migrator.migrate(tool)
@@ -218,7 +201,7 @@ import Testing
         let a = try await SyncTestDevice(
             "a", cloud: cloud, schema: "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, value INTEGER)", tables: ["items"],
             database: DatabaseQueue(path: path))
-        let tool = try await Self.run(writer, ["--tool", path, "20"])
+        let tool = try await runToEnd(writer, ["--tool", path, "20"])
         #expect(tool.status == 0, "\(tool.output)")
         try await a.engine.sendChanges()
         let sent = try await a.cloudRecords(cloud).map { record in
@@ -229,7 +212,7 @@ import Testing
         }
         #expect(sent.sorted() == expected.sorted())
 
-        let plain = try await Self.run(writer, ["--plain", path])
+        let plain = try await runToEnd(writer, ["--plain", path])
         #expect(plain.status == 3)
         #expect(plain.output.contains("no such function: strata_sync_is_synchronizing"))
     }
@@ -258,7 +241,7 @@ import Testing
         try await a.execute("INSERT INTO games (id) VALUES ('a1')")
         await advance(until: 1)
         try await waitUntil { !a.engine.status.isSendingChanges }
-        let tool = try otherConnection(directory.path("a.sqlite"))
+        let tool = try otherConnection(to: directory.path("a.sqlite"))
         try await tool.write { db in try db.execute(sql: "INSERT INTO games (id) VALUES ('g1')") }
         await advance(until: 2)
         #expect(cloud.records(in: zone).map(\.id.name).sorted() == ["a1:games", "g1:games"])
@@ -281,21 +264,5 @@ import Testing
         let lost = committed.filter { !sent.contains("\($0):items") }
         #expect(lost.isEmpty, "committed by the other process but never sent: \(lost.prefix(10))")
         #expect(try await a.pending() == 0)
-    }
-
-    /// Runs `executable` to its end on a thread of its own (waiting blocks).
-    static func run(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await runOnBackgroundThread {
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
     }
 }

@@ -13,41 +13,8 @@ import Testing
     static let zone = CloudZoneID(name: "strata.default", owner: "alice")
     static let itemsSchema = "CREATE TABLE items (id TEXT PRIMARY KEY NOT NULL, value INTEGER)"
 
-    /// Another connection to `path`, as Sync.md tells a tool to open it (or, without the
-    /// functions, as a program that does not use Strata would).
-    func connection(_ path: String, captureFunctions: Bool = true) throws -> DatabaseQueue {
-        var configuration = Configuration()
-        if captureFunctions {
-            configuration.prepareDatabase { db in
-                if db.role.canWrite { try db.addSyncCaptureFunctions() }
-            }
-        }
-        return try DatabaseQueue(path: path, configuration: configuration)
-    }
-
-    func sync(_ from: SyncTestDevice, to: SyncTestDevice) async throws {
-        try await from.engine.sendChanges()
-        try await to.engine.fetchChanges()
-    }
-
     func cloudNames(_ cloud: MockCloud) -> [String] {
         cloud.records(in: Self.zone).map(\.id.name).sorted()
-    }
-
-    /// Runs a program to its end on a thread of its own.
-    static func run(_ executable: URL, _ arguments: [String]) async throws -> (status: Int32, output: String) {
-        try await runOnBackgroundThread {
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = output
-            try process.run()
-            let data = output.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-        }
     }
 
     /// Starts programs together and waits for all of them, on threads of their own.
@@ -55,7 +22,7 @@ import Testing
         try await withThrowingTaskGroup(of: (Int, Int32, String).self) { group in
             for (index, run) in runs.enumerated() {
                 group.addTask {
-                    let result = try await Self.run(run.0, run.1)
+                    let result = try await runToEnd(run.0, run.1)
                     return (index, result.status, result.output)
                 }
             }
@@ -81,11 +48,11 @@ import Testing
         let path = directory.path("a.sqlite")
         let a = try await SyncTestDevice("a", cloud: MockCloud(), database: DatabaseQueue(path: path))
         try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Chess')")
-        let plain = try connection(path, captureFunctions: false)
+        let plain = try otherConnection(to: path, captureFunctions: false)
         var renaming = DatabaseMigrator()
         renaming.registerMigration("rename title") { db in try db.execute(sql: "ALTER TABLE games RENAME COLUMN title TO name") }
         try await renaming.migrate(plain)
-        let tool = try connection(path)
+        let tool = try otherConnection(to: path)
         try await tool.write { db in try db.execute(sql: "UPDATE games SET name = 'Go' WHERE id = 'g1'") }
         let last = try await a.database.read { db in try ChangeLog.entries(in: db, node: "a").last }
         #expect(last?.changedColumns == ["name"])
@@ -108,7 +75,7 @@ import Testing
         let a = try await SyncTestDevice("a", cloud: cloud, database: DatabaseQueue(path: path))
         try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Chess')")
         try await a.engine.sendChanges()
-        let plain = try connection(path, captureFunctions: false)
+        let plain = try otherConnection(to: path, captureFunctions: false)
         var wroteUnsynced = false
         do {
             try await plain.writeWithoutTransaction { db in
@@ -168,13 +135,13 @@ import Testing
             "BEGIN; INSERT INTO players (id, gameID, name) VALUES ('p2', 'g1', 'Bo'); COMMIT",
         ]
         for sql in writes {
-            let result = try await Self.run(shell, ["-bail", path, sql])
+            let result = try await runToEnd(shell, ["-bail", path, sql])
             #expect(result.status != 0, "the shell's write went through: \(sql)")
             #expect(result.output.contains("no such function"), "\(sql): \(result.output)")
             #expect(try await a.rows() == before, "changed by: \(sql)")
         }
         // Reads and tables that do not sync work.
-        let read = try await Self.run(shell, [path, "SELECT title FROM games; CREATE TABLE scratch (x); INSERT INTO scratch VALUES (1)"])
+        let read = try await runToEnd(shell, [path, "SELECT title FROM games; CREATE TABLE scratch (x); INSERT INTO scratch VALUES (1)"])
         #expect(read.status == 0 && read.output.contains("Chess"), "\(read.output)")
         #expect(try await a.pending() == 0)
     }
@@ -185,13 +152,10 @@ import Testing
     /// app, with its engine, still runs. The app then relaunches on the new schema; another
     /// device with the same migration must receive what the tool wrote.
     ///
-    /// KNOWN ISSUE: the running engine builds records from the columns it knew when it was
-    /// created, so it sends the edited rows without the new column and clears their pending
-    /// state; after the relaunch nothing sends the column again (only an unrelated later edit
-    /// of the same row would). Observed: the UPDATE of the new column (logged with its column
-    /// name) does arrive, but the value of a row the tool INSERTED with it (logged as "all
-    /// columns", which the stale engine read as its old column list) never reaches another
-    /// device: b has `g2 NULL`.
+    /// Found by this test (fixed): an insert is logged as "all columns", which the running
+    /// engine read as the columns it knew at its start, so the value of a row the tool
+    /// inserted with the new column never reached another device. The drain now reads the
+    /// table's live columns.
     @Test func aColumnAToolAddedAndWroteWhileTheEngineRanReachesAnotherDevice() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
@@ -201,7 +165,7 @@ import Testing
         try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Chess')")
         try await a.engine.sendChanges()
 
-        let tool = try connection(path)
+        let tool = try otherConnection(to: path)
         var migrator = DatabaseMigrator()
         migrator.registerMigration("notes") { db in try db.execute(sql: "ALTER TABLE games ADD COLUMN notes TEXT") }
         try await migrator.migrate(tool)
@@ -235,7 +199,7 @@ import Testing
         let a = try await SyncTestDevice("a", cloud: cloud, database: DatabaseQueue(path: path))
         try await a.execute("INSERT INTO games (id, title, score) VALUES ('g1', 'Chess', 1)")
         try await a.engine.sendChanges()
-        let tool = try connection(path)
+        let tool = try otherConnection(to: path)
         var migrator = DatabaseMigrator()
         migrator.registerMigration("rebuild players") { db in
             try db.execute(
@@ -292,7 +256,7 @@ import Testing
         try await a.execute("INSERT INTO games (id, title) VALUES ('g1', 'Chess')")
         try await a.engine.sendChanges()
 
-        let tool = try connection(path)
+        let tool = try otherConnection(to: path)
         var changed = DatabaseMigrator()
         changed.eraseDatabaseOnSchemaChange = true
         changed.registerMigration("v1") { db in try db.execute(sql: v1 + "; CREATE INDEX games_title ON games (title)") }
@@ -322,7 +286,7 @@ import Testing
         let cloud = MockCloud()
         let a = try await SyncTestDevice("a", cloud: cloud, database: DatabaseQueue(path: path))
         let b = try await SyncTestDevice("b", cloud: cloud)
-        let tool = try connection(path)
+        let tool = try otherConnection(to: path)
         try await tool.write { db in
             try db.execute(
                 sql: """
@@ -333,7 +297,7 @@ import Testing
                     INSERT INTO players (id, gameID, name) VALUES ('p1', 'g4', 'Ada');
                     """)
         }
-        try await sync(a, to: b)
+        try await a.sync(to: b)
         #expect(try await b.rows() == ["game g2 'C' 2", "game g4 'x' NULL", "game g5 'a' NULL", "player p1 'g4' 'Ada'"])
         #expect(try await a.pending() == 0)
 
@@ -347,7 +311,7 @@ import Testing
                     UPDATE games SET title = title WHERE id = 'g4';
                     """)
         }
-        try await sync(a, to: b)
+        try await a.sync(to: b)
         #expect(try await b.rows() == ["game g2 'E' NULL", "game g4 'x' NULL", "game g5 'b' NULL", "player p2 'g4' 'Bo'"])
         #expect(try await a.rows() == b.rows())
         #expect(try await a.pending() == 0)
@@ -363,7 +327,7 @@ import Testing
         let cloud = MockCloud()
         let a = try await SyncTestDevice("a", cloud: cloud, database: DatabaseQueue(path: path))
         let b = try await SyncTestDevice("b", cloud: cloud)
-        let tool = try connection(path)
+        let tool = try otherConnection(to: path)
         try await tool.writeWithoutTransaction { db in
             try db.execute(
                 sql: """
@@ -389,7 +353,7 @@ import Testing
         let distinct = Array(numbers[0...5]) + Array(numbers[7...])
         #expect(zip(distinct, distinct.dropFirst()).allSatisfy { $0 < $1 }, "\(numbers)")
         #expect(zip(entries, entries.dropFirst()).allSatisfy { $0.version < $1.version })
-        try await sync(a, to: b)
+        try await a.sync(to: b)
         #expect(
             try await b.strings("SELECT id FROM games ORDER BY id") == ["a1", "g10", "g11", "g2", "g3", "g4", "g6", "g8", "g9"])
     }
@@ -406,13 +370,13 @@ import Testing
             "a", cloud: cloud, schema: Self.itemsSchema, tables: ["items"], database: DatabaseQueue(path: path))
         let b = try await SyncTestDevice("b", cloud: cloud, schema: Self.itemsSchema, tables: ["items"])
         let count = 10_000
-        let result = try await Self.run(writer, ["--tool-big", path, String(count)])
+        let result = try await runToEnd(writer, ["--tool-big", path, String(count)])
         #expect(result.status == 0, "\(result.output)")
         let entries = try await a.database.read { db in try ChangeLog.entries(in: db, node: "a") }
         #expect(entries.count == 2 * count)
         #expect(Set(entries.prefix(count).map(\.transaction)).count == 1)
         #expect(Set(entries.suffix(count).map(\.transaction)).count == 1)
-        try await sync(a, to: b)
+        try await a.sync(to: b)
         #expect(try await a.pending() == 0)
         let summary = try await b.strings("SELECT count(*) || ' ' || sum(value) FROM items")
         #expect(summary == ["\(count) \((1...count).reduce(0) { $0 + $1 + 1 })"])
@@ -463,17 +427,16 @@ import Testing
     /// Sync.md: "Every process takes its next number from the log, under the write lock, so
     /// numbers follow the order of the commits across processes."
     ///
-    /// KNOWN ISSUE: an engine started with a table new to the synced set (that already has
-    /// rows) logs those rows with transaction 0 (and version 0) at the end of the log; the
-    /// next transaction of any connection then numbers itself from that entry: 1, again, and
-    /// transaction numbers go backwards (and collide with earlier, still pending ones).
+    /// Found by this test (fixed): an engine started with a table new to the synced set
+    /// logged its rows with transaction 0, and the next transaction of any connection numbered
+    /// itself from that entry: numbers went backwards and collided with pending ones.
     @Test func transactionNumbersKeepGrowingAfterTheEngineStartsWithANewTable() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("a.sqlite")
         let cloud = MockCloud()
         let a = try await SyncTestDevice("a", cloud: cloud, database: DatabaseQueue(path: path))
-        let tool = try connection(path)
+        let tool = try otherConnection(to: path)
         for index in 1...3 {
             try await tool.write { db in try db.execute(sql: "INSERT INTO games (id) VALUES ('g\(index)')") }
         }
@@ -504,18 +467,18 @@ import Testing
         let table = "odd \"table\" ü"
         let a = try await SyncTestDevice("a", cloud: cloud, schema: schema, tables: [table], database: DatabaseQueue(path: path))
         let b = try await SyncTestDevice("b", cloud: cloud, schema: schema, tables: [table])
-        let tool = try connection(path)
+        let tool = try otherConnection(to: path)
         try await tool.write { db in
             try db.execute(sql: #"INSERT INTO "odd ""table"" ü" VALUES ('k:1', 'x''y', 1, 'z'), ('k "2"', NULL, 2, NULL)"#)
         }
-        try await sync(a, to: b)
+        try await a.sync(to: b)
         try await tool.write { db in
             try db.execute(sql: #"UPDATE "odd ""table"" ü" SET "sp ace" = 10 WHERE "the id" = 'k:1'"#)
         }
         // b edits another field of the same row concurrently: field by field, both stay.
         try await b.execute(#"UPDATE "odd ""table"" ü" SET "ünï ""q""" = 'from b' WHERE "the id" = 'k:1'"#)
-        try await sync(a, to: b)
-        try await sync(b, to: a)
+        try await a.sync(to: b)
+        try await b.sync(to: a)
         let select =
             #"SELECT quote("the id") || ' ' || quote("it's") || ' ' || quote("sp ace") || ' ' || quote("ünï ""q""") FROM "odd ""table"" ü" ORDER BY 1"#
         let expected = [#"'k "2"' NULL 2 NULL"#, "'k:1' 'x''y' 10 'from b'"]
@@ -539,7 +502,7 @@ import Testing
         let a = try await SyncTestDevice(
             "a", cloud: cloud, schema: schema, tables: ["blobs", "uuids"], database: DatabaseQueue(path: path))
         let b = try await SyncTestDevice("b", cloud: cloud, schema: schema, tables: ["blobs", "uuids"])
-        let tool = try connection(path)
+        let tool = try otherConnection(to: path)
         let uuid = "6ba7b810-9dad-11d1-80b4-00c04fd430c8"
         try await tool.write { db in
             try db.execute(sql: "INSERT INTO blobs VALUES (?, 'text key')", arguments: [uuid])
@@ -561,7 +524,7 @@ import Testing
                 "\(error)".contains("\"\(table)\"") && "\(error)".contains("\"id\"")
             }
         }
-        try await sync(a, to: b)
+        try await a.sync(to: b)
         #expect(
             try await b.strings(
                 "SELECT typeof(id) || ' ' || id || ' ' || v FROM blobs UNION ALL SELECT typeof(id) || ' ' || id || ' ' || v FROM uuids")
@@ -634,17 +597,17 @@ import Testing
     /// writes it, then it joins again. Sync.md: rows the engine meets "when a table joins the
     /// synced set" are sent.
     ///
-    /// KNOWN ISSUE: the capture triggers of a table no longer synced stay in the file, so the
-    /// tool's write is logged; the engine without the table drains the entry and skips it,
-    /// and when the table rejoins it is not taken as new (its columns are still recorded), so
-    /// the row is never sent.
+    /// Found by this test (fixed): the engine without the table drained and skipped the
+    /// tool's entry, and when the table rejoined it was not taken as new (its columns were
+    /// still recorded), so the row was never sent. A table that leaves the set is now
+    /// forgotten, and enrolled again when it comes back.
     @Test func aTableLeavingAndRejoiningTheSyncedSetSendsTheRowsWrittenMeanwhile() async throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.path("a.sqlite")
         let cloud = MockCloud()
         let a = try await SyncTestDevice("a", cloud: cloud, database: DatabaseQueue(path: path))
-        let tool = try connection(path)
+        let tool = try otherConnection(to: path)
         try await tool.write { db in try db.execute(sql: "INSERT INTO games (id) VALUES ('g1')") }
         try await a.engine.sendChanges()
         let gamesOnly = try await SyncTestDevice("a", cloud: cloud, schema: "", tables: ["games"], database: DatabaseQueue(path: path))
@@ -669,16 +632,16 @@ import Testing
         let a = try await SyncTestDevice("a", cloud: cloud, time: ManualWallClock(now + 86_400_000), database: DatabaseQueue(path: path))
         let b = try await SyncTestDevice("b", cloud: cloud, time: ManualWallClock(now + 3_600_000))
         try await a.execute("INSERT INTO games (id, title, score) VALUES ('g1', 'Chess', 1)")
-        try await sync(a, to: b)
+        try await a.sync(to: b)
         // The app edits the score (a day ahead), then the tool edits title and score.
         try await a.execute("UPDATE games SET score = 2 WHERE id = 'g1'")
-        let tool = try connection(path)
+        let tool = try otherConnection(to: path)
         try await tool.write { db in try db.execute(sql: "UPDATE games SET title = 'Go', score = 3 WHERE id = 'g1'") }
         // b, an hour ahead and unaware of both, edits both too.
         try await b.execute("UPDATE games SET title = 'b', score = 9 WHERE id = 'g1'")
-        try await sync(b, to: a)
-        try await sync(a, to: b)
-        try await sync(b, to: a)
+        try await b.sync(to: a)
+        try await a.sync(to: b)
+        try await b.sync(to: a)
         #expect(try await a.rows() == ["game g1 'Go' 3"])
         #expect(try await b.rows() == ["game g1 'Go' 3"])
     }
@@ -694,17 +657,17 @@ import Testing
         let a = try await SyncTestDevice("a", cloud: cloud, database: DatabaseQueue(path: path), mergePolicies: policies)
         let b = try await SyncTestDevice("b", cloud: cloud, mergePolicies: policies)
         try await a.execute("INSERT INTO games (id, score) VALUES ('g1', 10)")
-        try await sync(a, to: b)
-        let tool = try connection(path)
+        try await a.sync(to: b)
+        let tool = try otherConnection(to: path)
         for _ in 1...3 {
             try await tool.write { db in try db.execute(sql: "UPDATE games SET score = score + 1 WHERE id = 'g1'") }
         }
         try await a.execute("UPDATE games SET score = score + 100 WHERE id = 'g1'")
         try await tool.write { db in try db.execute(sql: "UPDATE games SET score = score + 1000 WHERE id = 'g1'") }
         try await b.execute("UPDATE games SET score = score + 20000 WHERE id = 'g1'")
-        try await sync(b, to: a)
-        try await sync(a, to: b)
-        try await sync(b, to: a)
+        try await b.sync(to: a)
+        try await a.sync(to: b)
+        try await b.sync(to: a)
         #expect(try await a.rows() == ["game g1 '' 21113"])
         #expect(try await b.rows() == ["game g1 '' 21113"])
     }
@@ -717,7 +680,7 @@ import Testing
         let path = directory.path("a.sqlite")
         let cloud = MockCloud()
         let a = try await SyncTestDevice("a", cloud: cloud, database: DatabaseQueue(path: path))
-        let tool = try connection(path)
+        let tool = try otherConnection(to: path)
         try await tool.write { db in
             try db.execute(sql: "INSERT INTO games (id) VALUES ('g1'); INSERT INTO players (id, gameID) VALUES ('p1', 'g1')")
         }
