@@ -231,7 +231,9 @@ import Testing
         defer { a.engine.stop() }
         let zone = CloudZoneID(name: "strata.default", owner: "alice")
         func advance(until count: Int) async {
-            let deadline = ContinuousClock.now.advanced(by: .seconds(20))
+            // Generous: under a full parallel suite on two cores, the engine's tasks wait long
+            // for a thread; a passing run ends as soon as the record is there.
+            let deadline = ContinuousClock.now.advanced(by: .seconds(120))
             while cloud.records(in: zone).count < count && ContinuousClock.now < deadline {
                 await clock.advance(by: .seconds(1))
                 await Task.yield()
