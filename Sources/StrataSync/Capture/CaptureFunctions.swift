@@ -32,6 +32,8 @@ enum CaptureFunctions {
         // Another program may rebuild a synced table, or rename a column: the next write here
         // finds the triggers mended first.
         db.setSchemaChangeHook("strata_sync_capture") { db in try CaptureTriggers.mend(in: db) }
+        // Migrations applied here take the triggers down and build them again around each.
+        CaptureTriggers.installMigrationHook(on: db)
     }
 }
 

@@ -175,22 +175,25 @@ enum CaptureTriggers {
             try String.fetchAll(
                 db, sql: "SELECT name FROM main.sqlite_master WHERE type = 'trigger' AND name GLOB ?", arguments: [namePrefix + "*"]))
         let lost = tables.filter { table in triggers(for: table).contains { !present.contains($0.name) } }.map(\.name)
-        let rebuild = {
+        try inOneTransaction(db) {
             try dropTriggers(ofTablesOtherThan: tables.map(\.name), in: db)
             try synchronize(tables, in: db)
-        }
-        if db.isInsideTransaction {
-            try rebuild()
-        } else {
-            try db.inTransaction(.immediate) {
-                try rebuild()
-                return .commit
-            }
         }
         if !lost.isEmpty {
             logger.error(
                 "the capture triggers of \(lost.joined(separator: ", ")) were gone (a program that does not use Strata rebuilt or altered the table?): they are back, but changes written to those tables in between were not logged for sync"
             )
+        }
+    }
+
+    /// Runs `body` in the transaction open on `db`, or in one of its own: a trigger dropped to
+    /// be replaced is never missing for a write another process makes meanwhile, nor after a
+    /// crash.
+    static func inOneTransaction(_ db: Database, _ body: () throws -> Void) throws {
+        if db.isInsideTransaction { return try body() }
+        try db.inTransaction(.immediate) {
+            try body()
+            return .commit
         }
     }
 

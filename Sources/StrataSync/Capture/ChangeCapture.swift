@@ -42,21 +42,10 @@ package final class ChangeCapture: Sendable {
         try ChangeLog.create(in: db)
         try CaptureClockFloor.create(in: db)
         try CaptureFunctions.install(on: db, session: CaptureSession(clock: clock, onLoggedCommit: onLoggedCommit))
-        CaptureTriggers.installMigrationHook(on: db)
-        // In one transaction: a trigger dropped to be replaced is never missing for a write
-        // another process makes meanwhile, nor after a crash.
-        let install = {
-            try CaptureTables.record(self.tableNames, in: db)
+        try CaptureTriggers.inOneTransaction(db) {
+            try CaptureTables.record(tableNames, in: db)
             try CaptureTriggers.dropTriggers(ofTablesOtherThan: schema.tables.map(\.name), in: db)
             try CaptureTriggers.synchronize(schema.tables, in: db)
-        }
-        if db.isInsideTransaction {
-            try install()
-        } else {
-            try db.inTransaction(.immediate) {
-                try install()
-                return .commit
-            }
         }
         return schema
     }

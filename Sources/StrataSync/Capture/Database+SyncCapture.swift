@@ -29,6 +29,5 @@ extension Database {
     public func addSyncCaptureFunctions() throws {
         let clock = HybridLogicalClock(node: "local") { Int64((Date().timeIntervalSince1970 * 1_000).rounded(.down)) }
         try CaptureFunctions.install(on: self, session: CaptureSession(clock: clock))
-        CaptureTriggers.installMigrationHook(on: self)
     }
 }
