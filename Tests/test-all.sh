@@ -51,4 +51,15 @@ if [ "${STRATA_SKIP_SCHEMATHESIS:-0}" != "1" ]; then
   bash Tests/schemathesis.sh
 fi
 
-swift test --skip-build --disable-xctest
+# The engines log at info level to standard output, so a failure's lines can scroll far above
+# the end; the run's failures are printed again after its summary.
+test_log=$(mktemp /tmp/strata-swift-test.XXXXXX.log)
+set +e
+swift test --skip-build --disable-xctest 2>&1 | tee "$test_log"
+status=${PIPESTATUS[0]}
+set -e
+if [ "$status" -ne 0 ]; then
+  echo "=== swift test failed (exit $status); its failures again: ==="
+  grep -aE "✘|Fatal error|fatal error|Crash|signal [0-9]|error:" "$test_log" | grep -av "known issue" | head -200
+fi
+exit "$status"

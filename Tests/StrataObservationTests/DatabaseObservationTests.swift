@@ -342,7 +342,7 @@ final class Gate: @unchecked Sendable {
         }
     }
 
-    func waitUntilHeld(timeout: TimeInterval = 10) -> Bool {
+    func waitUntilHeld(timeout: TimeInterval = 45) -> Bool {
         lock.withLock {
             let deadline = Date().addingTimeInterval(timeout)
             while !isHeld {

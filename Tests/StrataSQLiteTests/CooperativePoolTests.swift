@@ -86,7 +86,7 @@ final class GatedExecutor: TaskExecutor, @unchecked Sendable {
                 syncDone.signal()
             }
         }
-        let completed = await wait(for: syncDone, seconds: 5)
+        let completed = await wait(for: syncDone, seconds: 40)
         executor.open()
         #expect(completed, "the sync write waited for an async write that needed its stuck executor to run")
         try await asyncWrite.value

@@ -79,12 +79,12 @@ import Testing
             async let first = pool.read { db in
                 _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t")
                 firstStarted.signal()
-                return secondStarted.wait(timeout: .now() + 10) == .success
+                return secondStarted.wait(timeout: .now() + 45) == .success
             }
             async let second = pool.read { db in
                 _ = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM t")
                 secondStarted.signal()
-                return firstStarted.wait(timeout: .now() + 10) == .success
+                return firstStarted.wait(timeout: .now() + 45) == .success
             }
             let results = try await [first, second]
             #expect(results == [true, true])

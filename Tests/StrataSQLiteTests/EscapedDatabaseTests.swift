@@ -22,7 +22,7 @@ func useFromAnotherThread(_ db: Database) {
         done.signal()
     }
     thread.start()
-    _ = done.wait(timeout: .now() + 10)
+    _ = done.wait(timeout: .now() + 45)
 }
 
 /// Runs `body` on a thread of its own and waits for it without blocking a thread: an exit

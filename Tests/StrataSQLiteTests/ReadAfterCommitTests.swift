@@ -124,7 +124,7 @@ import Testing
                 beforeReading: {
                     // Another write queues behind the writer, which is busy announcing this commit.
                     Thread { _ = try? pool.write { db in try db.execute(sql: "INSERT INTO t VALUES (3)") } }.start()
-                    let deadline = ContinuousClock.now + .seconds(10)
+                    let deadline = ContinuousClock.now + realTimeBound
                     while !pool.hasWaitingWrites, ContinuousClock.now < deadline { sched_yield() }
                     writeWasQueued.withLock { $0 = pool.hasWaitingWrites }
                 })

@@ -9,7 +9,7 @@ import Testing
 /// it, minutes for a long query).
 @Suite(.timeLimit(.minutes(5))) struct WaitingCancellationTests {
     /// Awaits `task`, failing instead of hanging when it does not end within `seconds`.
-    func result<T: Sendable>(of task: Task<T, any Error>, within seconds: Double = 10) async -> Result<T, any Error>? {
+    func result<T: Sendable>(of task: Task<T, any Error>, within seconds: Double = 45) async -> Result<T, any Error>? {
         let done = DispatchSemaphore(value: 0)
         let box = ResultBox<T>()
         Task {

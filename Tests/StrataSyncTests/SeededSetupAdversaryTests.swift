@@ -570,7 +570,7 @@ import Testing
             database = queue
             engine.start()
             try await queue.write { db in try db.execute(sql: "INSERT INTO games (id) VALUES ('g1')") }
-            let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+            let deadline = ContinuousClock.now.advanced(by: realTimeBound)
             while cloud.records(in: zone).isEmpty && ContinuousClock.now < deadline {
                 await clock.advance(by: .seconds(1))
                 await Task.yield()

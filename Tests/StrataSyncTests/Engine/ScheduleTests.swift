@@ -22,7 +22,7 @@ import Testing
     /// Advances the test clock a second at a time until `condition` holds (bounded): the
     /// schedule's tasks may not be asleep on the clock yet when the test first advances it.
     func advance(_ clock: TestClock<Duration>, until condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now.advanced(by: .seconds(10))
+        let deadline = ContinuousClock.now.advanced(by: realTimeBound)
         while try await !condition() && ContinuousClock.now < deadline {
             await clock.advance(by: .seconds(1))
             await Task.yield()
