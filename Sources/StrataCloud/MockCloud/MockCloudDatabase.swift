@@ -136,10 +136,14 @@ struct MockCloudDatabase: CloudDatabase {
         let named = Set(saves.map(\.id.name) + deletes.map(\.name) + saves.compactMap { $0.parent?.zone == zoneID ? $0.parent?.name : nil })
         var existing: [String: CloudRecord] = [:]
         for name in named { existing[name] = zone.records[name]?.record }
-        let children = zone.records.values.compactMap { stored -> (name: String, parent: String)? in
-            guard let parent = stored.record.parent, parent.zone == zoneID, deleted.contains(parent.name) else { return nil }
-            return (stored.record.id.name, parent.name)
-        }
+        // Only a delete needs the zone's children, and reading them is a pass over the zone.
+        let children =
+            deleted.isEmpty
+            ? []
+            : zone.records.values.compactMap { stored -> (name: String, parent: String)? in
+                guard let parent = stored.record.parent, parent.zone == zoneID, deleted.contains(parent.name) else { return nil }
+                return (stored.record.id.name, parent.name)
+            }
         failures = CloudModifyRules.failures(saving: saves, deleting: deletes, in: zoneID, existing: existing, children: children)
         return failures
     }
@@ -149,12 +153,24 @@ struct MockCloudDatabase: CloudDatabase {
     /// record under another share (or out of one) moves its subtree with it: the new share's
     /// participants get the subtree whole, the old share's see it go.
     private static func apply(_ saves: [CloudRecord], _ deletes: [CloudRecordID], in zoneID: CloudZoneID, state: inout MockCloudState) {
-        guard var zone = state.zones[zoneID] else { return }
-        let before = zone.records
-        let parentBefore: (String) -> CloudRecordID? = { before[$0]?.record.parent }
-        let audiences = deletes.map { id in state.audience(of: state.sharedRoot(of: id.name, in: zoneID, parentOf: parentBefore)) }
+        // Out of the state while it changes: a zone shared with the state (or a snapshot of its
+        // records) copied all its records on the first write, a cost per request that grew
+        // with the zone.
+        guard var zone = state.zones.removeValue(forKey: zoneID) else { return }
+        defer {
+            zone.lastChange = state.sequence
+            state.zones[zoneID] = zone
+        }
+        // The zone as it was before the request: what it holds now, and what the request
+        // deleted.
+        var deletedHere: [String: CloudRecord] = [:]
+        func recordBefore(_ name: String) -> CloudRecord? { deletedHere[name] ?? zone.records[name]?.record }
+        let audiences = deletes.map { id in
+            state.audience(of: state.sharedRoot(of: id.name, in: zoneID) { recordBefore($0)?.parent })
+        }
         for (id, audience) in zip(deletes, audiences) {
-            guard let removed = zone.records.removeValue(forKey: id.name) else { continue }
+            guard let removed = zone.removeRecord(named: id.name) else { continue }
+            deletedHere[id.name] = removed.record
             zone.tombstones[id.name] = MockCloudState.Tombstone(
                 type: removed.record.type, sequence: state.nextSequence(), audience: audience)
             zone.departures[id.name] = nil
@@ -164,38 +180,34 @@ struct MockCloudDatabase: CloudDatabase {
             guard let ended = state.shares.removeValue(forKey: id) else { continue }
             state.recordRevocations(in: zoneID, formerParticipants: Set(ended.share.participants.map(\.user)))
         }
-        let moved = saves.filter { save in before[save.id.name].map { $0.record.parent != save.parent } ?? false }.map(\.id.name)
-        let rootsBefore = moved.map { state.sharedRoot(of: $0, in: zoneID, parentOf: parentBefore) }
+        let moved = saves.filter { save in recordBefore(save.id.name).map { $0.parent != save.parent } ?? false }.map(\.id.name)
+        let rootsBefore = moved.map { state.sharedRoot(of: $0, in: zoneID) { recordBefore($0)?.parent } }
         // Parents that gained a child get a new tag before the saves, so the feed lists them
         // before their new children (as the store does); a parent saved here gets its tag from
         // its save.
         let savedNames = Set(saves.map(\.id.name))
         for parent in Set(saves.compactMap(\.parent)).filter({ !savedNames.contains($0.name) }).sorted(by: { $0.name < $1.name }) {
-            guard var stored = zone.records[parent.name] else { continue }
-            stored.record.changeTag = state.newTag()
-            stored.sequence = state.nextSequence()
-            zone.records[parent.name] = stored
+            guard zone.records[parent.name] != nil else { continue }
+            let tag = state.newTag()
+            zone.resequence(parent.name, to: state.nextSequence(), changeTag: tag)
         }
         for var record in saves {
             record.changeTag = state.newTag()
-            zone.records[record.id.name] = MockCloudState.StoredRecord(record: record, sequence: state.nextSequence())
+            zone.store(record, sequence: state.nextSequence())
             zone.tombstones[record.id.name] = nil
         }
-        let after = zone.records
         for (name, rootBefore) in zip(moved, rootsBefore) {
-            let rootAfter = state.sharedRoot(of: name, in: zoneID) { after[$0]?.record.parent }
+            let rootAfter = state.sharedRoot(of: name, in: zoneID) { zone.records[$0]?.record.parent }
             guard rootAfter != rootBefore else { continue }
             for member in state.subtree(of: name, in: zone) where member != name {
-                zone.records[member]?.sequence = state.nextSequence()
+                zone.resequence(member, to: state.nextSequence())
             }
             zone.lastChange = state.sequence
             state.zones[zoneID] = zone
             state.recordDepartures(
                 under: name, in: zoneID, audience: state.audience(of: rootBefore).subtracting(state.audience(of: rootAfter)))
-            zone = state.zones[zoneID] ?? zone
+            zone = state.zones.removeValue(forKey: zoneID) ?? zone
         }
-        zone.lastChange = state.sequence
-        state.zones[zoneID] = zone
     }
 
     func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {
@@ -244,9 +256,9 @@ struct MockCloudDatabase: CloudDatabase {
                 : snapshot.shares.values.filter { $0.share.rootRecordID.zone == zoneID }
                     .map { $0.accessChanged[user] ?? 0 }.max() ?? 0
             let since = tokenAccess < access ? 0 : start
-            var changes: [(Int64, Change)] = zone.records.values.filter { $0.sequence > since && visible($0.record.id.name) }
-                .map { ($0.sequence, .saved($0.record)) }
-            changes += zone.tombstones.filter { name, tombstone in
+            // Deletions and departures are few: listed whole. Records come from the feed in
+            // order, as many as the page takes.
+            var others: [(Int64, Change)] = zone.tombstones.filter { name, tombstone in
                 tombstone.sequence > start && (scope == .private || tombstone.audience.contains(user))
             }.map { name, tombstone in
                 (tombstone.sequence, .deleted(CloudTombstone(id: CloudRecordID(name: name, zone: zoneID), type: tombstone.type)))
@@ -254,21 +266,55 @@ struct MockCloudDatabase: CloudDatabase {
             if scope == .shared {
                 // Records that left this participant's view stay in the zone, but are gone
                 // for them.
-                changes += zone.departures.filter { name, departure in
+                others += zone.departures.filter { name, departure in
                     departure.sequence > start && departure.audience.contains(user)
                         && zone.tombstones[name] == nil && !visible(name)
                 }.map { name, departure in
                     (departure.sequence, .deleted(CloudTombstone(id: CloudRecordID(name: name, zone: zoneID), type: departure.type)))
                 }
             }
-            changes.sort { $0.0 < $1.0 }
-            let page = changes.prefix(max(1, limit))
-            let moreComing = changes.count > page.count
+            others.sort { $0.0 < $1.0 }
+            let entries = zone.feed.entries
+            var position = zone.feed.firstPosition(after: since)
+            func nextRecord() -> (Int64, CloudRecord)? {
+                while position < entries.count {
+                    let entry = entries[position]
+                    position += 1
+                    if entry.isLive, visible(entry.name), let stored = zone.records[entry.name] {
+                        return (entry.sequence, stored.record)
+                    }
+                }
+                return nil
+            }
+            var page: [(Int64, Change)] = []
+            var nextOther = 0
+            var pendingRecord = nextRecord()
+            while page.count < max(1, limit) {
+                let other = nextOther < others.count ? others[nextOther] : nil
+                if let record = pendingRecord, other.map({ record.0 < $0.0 }) ?? true {
+                    page.append((record.0, .saved(record.1)))
+                    pendingRecord = nextRecord()
+                } else if let other {
+                    page.append(other)
+                    nextOther += 1
+                } else {
+                    break
+                }
+            }
+            var remaining = others.count - nextOther
+            if pendingRecord != nil {
+                remaining +=
+                    1
+                    + (scope == .private
+                        ? zone.feed.liveCount(from: position)
+                        : entries[position...].lazy.filter { $0.isLive && visible($0.name) }.count)
+            }
+            let moreComing = remaining > 0
             let end = moreComing ? (page.last?.0 ?? start) : max(start, zone.lastChange, zone.horizon)
             var result = CloudZoneChanges(
                 changed: [], deleted: [], token: ZoneFeedToken(position: end, access: access, horizon: zone.horizon).token,
                 moreComing: moreComing,
-                remainingEstimate: changes.count - page.count)
+                remainingEstimate: remaining)
             for (_, change) in page {
                 switch change {
                 case .saved(let record): result.changed.append(record)

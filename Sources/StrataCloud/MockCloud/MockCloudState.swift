@@ -5,6 +5,8 @@ struct MockCloudState {
     struct StoredRecord {
         var record: CloudRecord
         var sequence: Int64
+        /// Where its live entry is in the zone's ``MockCloudFeed``.
+        var feedPosition: Int
     }
 
     /// A record gone from some feeds: deleted (every feed of the zone), or no longer under a
@@ -25,7 +27,11 @@ struct MockCloudState {
     }
 
     struct Zone {
-        var records: [String: StoredRecord] = [:]
+        /// Change them through ``store(_:sequence:)``, ``resequence(_:to:)`` and
+        /// ``removeRecord(named:)``, which keep ``feed`` in step.
+        private(set) var records: [String: StoredRecord] = [:]
+        /// The records in the order of their last change.
+        private(set) var feed = MockCloudFeed()
         var tombstones: [String: Tombstone] = [:]
         /// Records that left the view of some participants while staying in the zone: moved
         /// out of a share, or under a share that ended for them.
@@ -33,6 +39,46 @@ struct MockCloudState {
         /// Tokens older than this fail with changeTokenExpired (tombstones were purged).
         var horizon: Int64 = 0
         var lastChange: Int64
+
+        init(lastChange: Int64) {
+            self.lastChange = lastChange
+        }
+
+        /// Saves `record` (new or replacing) as changed at `sequence`.
+        mutating func store(_ record: CloudRecord, sequence: Int64) {
+            let name = record.id.name
+            if let old = records[name] { feed.markStale(at: old.feedPosition) }
+            let position = feed.append(sequence: sequence, name: name)
+            records[name] = StoredRecord(record: record, sequence: sequence, feedPosition: position)
+            compactFeedIfWorthIt()
+        }
+
+        /// Moves a record to `sequence` in the feed, with a new change tag when given.
+        mutating func resequence(_ name: String, to sequence: Int64, changeTag: String? = nil) {
+            guard var stored = records[name] else { return }
+            feed.markStale(at: stored.feedPosition)
+            stored.sequence = sequence
+            stored.feedPosition = feed.append(sequence: sequence, name: name)
+            if let changeTag { stored.record.changeTag = changeTag }
+            records[name] = stored
+            compactFeedIfWorthIt()
+        }
+
+        mutating func removeRecord(named name: String) -> StoredRecord? {
+            guard let removed = records.removeValue(forKey: name) else { return nil }
+            feed.markStale(at: removed.feedPosition)
+            compactFeedIfWorthIt()
+            return removed
+        }
+
+        private mutating func compactFeedIfWorthIt() {
+            guard feed.wantsCompaction else { return }
+            var rebuilt = MockCloudFeed()
+            for (name, stored) in records.sorted(by: { $0.value.sequence < $1.value.sequence }) {
+                records[name]?.feedPosition = rebuilt.append(sequence: stored.sequence, name: name)
+            }
+            feed = rebuilt
+        }
     }
 
     struct Fault {

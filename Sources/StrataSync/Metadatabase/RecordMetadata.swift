@@ -128,6 +128,30 @@ struct RecordMetadata: Sendable, Hashable {
                 ] as [(any DatabaseValueConvertible)?]).map { $0 ?? DatabaseValue.null }))
     }
 
+    /// Records the cloud's acceptance of a save in one statement, without reading the row:
+    /// the saved copy becomes the last known server record, and the save stops being pending
+    /// unless the row changed again since the batch was built (its revision moved on).
+    /// Returns false when the engine has no metadata for the record (the caller saves it whole).
+    ///
+    /// Answers are most of a first sync's bookkeeping; reading and rewriting the whole row
+    /// (its field versions decoded and encoded again) cost two statements a record.
+    static func recordSaved(_ name: RecordName, as saved: CloudRecord, revision: Int64, in db: Database) throws -> Bool {
+        let parent = saved.parent.flatMap { RecordName($0.name) }
+        try db.execute(
+            sql: """
+                UPDATE \(MetadatabaseTable.metadata.qualifiedName) SET
+                    lastKnownServerRecord = ?, serverChangeTag = ?, parentRecordType = ?, parentRecordPrimaryKey = ?,
+                    pendingOperation = CASE WHEN pendingOperation = 'save' AND pendingRevision = ? THEN NULL
+                                            ELSE pendingOperation END
+                WHERE recordType = ? AND recordPrimaryKey = ?
+                """,
+            arguments: [
+                try SyncJSON.encode(saved), saved.changeTag, parent?.table, parent?.primaryKey, revision, name.table,
+                name.primaryKey,
+            ])
+        return db.changesCount > 0
+    }
+
     static func delete(_ name: RecordName, in db: Database) throws {
         try db.execute(
             sql: "DELETE FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = ? AND recordPrimaryKey = ?",

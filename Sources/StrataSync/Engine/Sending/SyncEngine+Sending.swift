@@ -243,14 +243,17 @@ extension SyncEngine {
                 guard let answer = result.saveResults[id] else { continue }
                 switch answer {
                 case .success(let saved):
-                    var metadata = try RecordMetadata.fetch(name, in: db) ?? item.metadata
-                    metadata.lastKnownServerRecord = saved
-                    metadata.parent = saved.parent.flatMap { RecordName($0.name) }
-                    metadata.serverChangeTag = saved.changeTag
-                    if metadata.pendingOperation == .save && metadata.pendingRevision == item.revision {
-                        metadata.pendingOperation = nil
+                    if try !RecordMetadata.recordSaved(name, as: saved, revision: item.revision, in: db) {
+                        // Its metadata went meanwhile: written whole again.
+                        var metadata = item.metadata
+                        metadata.lastKnownServerRecord = saved
+                        metadata.parent = saved.parent.flatMap { RecordName($0.name) }
+                        metadata.serverChangeTag = saved.changeTag
+                        if metadata.pendingOperation == .save && metadata.pendingRevision == item.revision {
+                            metadata.pendingOperation = nil
+                        }
+                        try metadata.save(in: db)
                     }
-                    try metadata.save(in: db)
                     outcome.progress += 1
                     outcome.accepted[id.zone, default: 0] += 1
                     outcome.events.append(SyncEvent(action: .sent, recordType: name.table, recordName: id.name))
