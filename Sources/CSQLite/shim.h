@@ -12,6 +12,11 @@ static inline int strata_sqlite3_db_config_int(sqlite3 *db, int op, int value, i
     return sqlite3_db_config(db, op, value, result);
 }
 
+// sqlite3_config is variadic as well; this is its SQLITE_CONFIG_MEMSTATUS form.
+static inline int strata_sqlite3_config_memstatus(int enabled) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, enabled);
+}
+
 // SQLITE_TRANSIENT is a macro casting -1 to a function pointer; Swift cannot import it.
 static inline sqlite3_destructor_type strata_sqlite3_transient(void) {
     return SQLITE_TRANSIENT;

@@ -88,6 +88,7 @@ public final class Database {
     ///   - readOnly: open with `SQLITE_OPEN_READONLY`.
     ///   - role: what the connection is for; `number` tells readers apart in descriptions.
     init(location: DatabaseLocation, configuration: Configuration, readOnly: Bool, role: ConnectionRole, number: Int? = nil) throws {
+        SQLiteLibrary.prepareOnce()
         let path = location.sqliteFilename
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI | SQLITE_OPEN_EXRESCODE
         // Each connection is confined to one serial executor, so SQLite's per-connection mutex
