@@ -84,16 +84,17 @@ enum CloudSetup {
     /// A device: a database file in `folder` with the two tables, and an engine driven by hand.
     ///
     /// With encryption, every device of the process keeps its keys in one process keychain, as
-    /// a user's devices whose keychain syncs do (enrollment is not what is measured).
+    /// a user's devices whose keychain syncs do (enrollment is not what is measured); devices
+    /// in processes of their own pass one key file.
     static func device(
         _ id: String, folder: String, container: any CloudContainer, fetchPageSize: Int? = nil,
-        encrypted: Bool = CloudSetup.encryptsByDefault
+        encrypted: Bool = CloudSetup.encryptsByDefault, keys: KeyStorage = .processKeychain(named: "strata-cloud-bench")
     ) async throws -> (database: DatabasePool, engine: SyncEngine) {
         let database = try DatabasePool(path: "\(folder)/\(id).sqlite")
         try await database.write { db in try db.execute(sql: BenchRows.schema()) }
         var configuration = SyncEngineConfiguration(
             deviceID: id, schedule: nil,
-            encryption: encrypted ? .endToEnd(keys: .processKeychain(named: "strata-cloud-bench")) : .disabled)
+            encryption: encrypted ? .endToEnd(keys: keys) : .disabled)
         if let fetchPageSize { configuration.fetchPageSize = fetchPageSize }
         let engine = try SyncEngine(
             for: database, tableNames: BenchRows.tableNames, container: container, configuration: configuration, logger: logger,
@@ -112,4 +113,12 @@ func makeTemporaryFolder(_ name: String) throws -> String {
     let folder = NSTemporaryDirectory() + "/strata-cloud-bench-\(name)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
     return folder
+}
+
+extension CloudSetup {
+    /// The key file the device processes of `user` share, as one user's devices whose
+    /// keychain syncs do.
+    static func sharedKeyFile(of user: String) -> String {
+        NSTemporaryDirectory() + "/strata-cloud-bench-\(user).strata-keys"
+    }
 }

@@ -16,7 +16,8 @@ enum DeviceCommand {
         let folder = try makeTemporaryFolder("device-\(role)")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let container = CloudSetup.container(serviceURL, user: user)
-        let device = try await CloudSetup.device(role, folder: folder, container: container)
+        let device = try await CloudSetup.device(
+            role, folder: folder, container: container, keys: .file(atPath: CloudSetup.sharedKeyFile(of: user)))
         let clock = ContinuousClock()
         let elapsed: Duration
         switch role {

@@ -11,6 +11,9 @@ enum MillionRowsPhase {
         let instance = try await CloudInstance.start(databaseURL: databaseURL)
         let user = "million-\(runID)"
         let service = instance.baseURL.absoluteString
+        // The two device processes are one user's devices: they share a key file (without it,
+        // the new device could not open what the first sealed).
+        defer { try? FileManager.default.removeItem(atPath: CloudSetup.sharedKeyFile(of: user)) }
         let upload = try ChildProcess(name: "upload device", arguments: ["device", "upload", service, user, "\(rows)", user])
         try await upload.waitForSuccess()
         let download = try ChildProcess(name: "download device", arguments: ["device", "download", service, user, "\(rows)", user])
