@@ -47,7 +47,10 @@ enum DevicesPhase {
 
         let stored = try await CloudSetup.withClient(databaseURL) { client in
             let rows = try await client.query(
-                PostgresQuery(unsafeSQL: "SELECT count(*) FROM strata_cloud.records WHERE owner LIKE '\(prefix)%'"),
+                // Only the rows: with end-to-end encryption each device also keeps its key records.
+                PostgresQuery(
+                    unsafeSQL:
+                        "SELECT count(*) FROM strata_cloud.records WHERE owner LIKE '\(prefix)%' AND type IN ('projects', 'tasks')"),
                 logger: CloudSetup.logger)
             for try await count in rows.decode(Int.self) { return count }
             return 0
