@@ -6,19 +6,8 @@ import Testing
 /// through the shapes that break an index: records changed again, deleted, re-created, pages of
 /// one and of everything, compactions.
 @Suite(.timeLimit(.minutes(1))) struct MockCloudFeedTests {
-    struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     @Test(arguments: [1, 2, 3, 4]) func countsMatchAPlainModel(seed: UInt64) {
-        var random = Generator(state: seed)
+        var random = SplitMix(seed: seed)
         var feed = MockCloudFeed()
         var model: [(sequence: Int64, live: Bool)] = []
         var sequence: Int64 = 0
@@ -44,7 +33,7 @@ import Testing
     /// saved anew): every page is in order, the pages together are what changed, and each
     /// page's estimate is exactly what is left.
     @Test(arguments: [1, 2, 7, 50, 400]) func pagesListEveryChangeOnceInOrder(pageSize: Int) async throws {
-        var random = Generator(state: UInt64(pageSize))
+        var random = SplitMix(seed: UInt64(pageSize))
         let cloud = MockCloud()
         let database = cloud.container(user: "alice").privateDatabase
         let zone = CloudZoneID(name: "z", owner: "alice")
