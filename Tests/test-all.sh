@@ -60,6 +60,6 @@ status=${PIPESTATUS[0]}
 set -e
 if [ "$status" -ne 0 ]; then
   echo "=== swift test failed (exit $status); its failures again: ==="
-  grep -aE "✘|Fatal error|fatal error|Crash|signal [0-9]|error:" "$test_log" | grep -av "known issue" | head -200
+  grep -aE "✘|Fatal error|fatal error|crashed|signal [0-9]|error:" "$test_log" | grep -av "known issue" | head -200
 fi
 exit "$status"

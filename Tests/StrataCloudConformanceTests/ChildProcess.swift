@@ -37,12 +37,13 @@ final class ChildProcess: Sendable {
     let pid: pid_t
     private let state = Mutex(State())
 
-    /// Starts `executable` with `arguments`, standard input and error on /dev/null.
+    /// Starts `executable` with `arguments`, standard input on /dev/null and standard error
+    /// there too, or into the output (a failure's message then shows in the test's error).
     ///
     /// Spawned and reaped by hand (`posix_spawn`, then `waitpid` on a thread of its own), not
     /// with Foundation's `Process`: its exit notification once never came for a child that had
     /// exited (left a zombie), and a test waiting for it hung.
-    init(_ executable: URL, _ arguments: [String]) throws {
+    init(_ executable: URL, _ arguments: [String], standardErrorToOutput: Bool = false) throws {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { throw Failure.ended("pipe failed: \(errno)") }
         let (readEnd, writeEnd) = (fds[0], fds[1])
@@ -54,7 +55,11 @@ final class ChildProcess: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        if standardErrorToOutput {
+            posix_spawn_file_actions_adddup2(&actions, writeEnd, 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        }
         let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
         var child: pid_t = 0

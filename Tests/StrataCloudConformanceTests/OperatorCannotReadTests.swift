@@ -100,8 +100,19 @@ import Testing
                 FileManager.default.fileExists(atPath: $0)
             },
             "pg_dump is not installed")
-        let dump = try await ChildProcess(URL(fileURLWithPath: pgDump), ["--dbname", try #require(components.url).absoluteString])
-            .finish(within: .seconds(60))
+        let database = try #require(components.url).absoluteString
+        // pg_dump fails when a table it listed changes before it locks it, which the parallel
+        // suite can do (seen once on CI, with its message lost): a few tries, with the message.
+        var dump = ""
+        for attempt in 1...3 {
+            do {
+                dump = try await ChildProcess(URL(fileURLWithPath: pgDump), ["--dbname", database], standardErrorToOutput: true)
+                    .finish(within: .seconds(60))
+                break
+            } catch let failure as ChildProcess.Failure where attempt < 3 {
+                print("pg_dump failed (attempt \(attempt)), trying again: \(failure)")
+            }
+        }
         #expect(dump.contains("strata_cloud.records"), "not a dump: \(dump.prefix(500))")
         return dump
     }

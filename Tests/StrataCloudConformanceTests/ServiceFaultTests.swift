@@ -146,8 +146,9 @@ struct ServiceFaultTests {
         let elapsed = ContinuousClock.now - start
         #expect(elapsed < .seconds(10), "shutdown took \(elapsed)")
         await #expect(throws: CloudError.serviceUnavailable(retryAfter: .seconds(1))) { try await waiting.value }
-        try await holder.query("ROLLBACK", logger: Logger(label: "strata.cloud.fault"))
-        try await holder.close()
+        // Cleanup: what the test checks is above, and the holder's session may have ended.
+        _ = try? await holder.query("ROLLBACK", logger: Logger(label: "strata.cloud.fault"))
+        try? await holder.close()
         live.stopPool()
     }
 }

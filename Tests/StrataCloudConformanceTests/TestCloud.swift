@@ -179,9 +179,24 @@ actor AdminConnection {
             password: url.password, database: database, tls: .disable)
     }
 
+    /// Creates a database, retrying a few times: PostgreSQL refuses `CREATE DATABASE` while
+    /// another session uses its template, which parallel tests creating databases can cause.
+    /// The last failure is reported with PostgreSQL's own message.
     func createDatabase(_ name: String) async throws {
         let client = try adminClient()
-        try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
+        for attempt in 1...5 {
+            do {
+                try await client.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"))
+                return
+            } catch {
+                if attempt == 5 { throw AdminFailure(description: "CREATE DATABASE \(name): \(String(reflecting: error))") }
+                try await Task.sleep(for: .milliseconds(200 * attempt))
+            }
+        }
+    }
+
+    struct AdminFailure: Error, CustomStringConvertible {
+        var description: String
     }
 
     private func adminClient() throws -> PostgresClient {
