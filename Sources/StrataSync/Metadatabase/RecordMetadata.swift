@@ -1,3 +1,4 @@
+import StrataCloud
 import StrataSQLite
 
 /// The engine's working copy of one ``SyncMetadata`` row, with its JSON decoded.
@@ -77,11 +78,25 @@ struct RecordMetadata: Sendable, Hashable {
             arguments: [name.table, name.primaryKey], decode)
     }
 
-    /// The first `limit` records with a change waiting to be sent, oldest transaction first.
-    static func fetchPending(limit: Int, in db: Database) throws -> [RecordMetadata] {
-        try db.fetchAll(
-            sql: selection + " WHERE pendingOperation IS NOT NULL ORDER BY pendingTransaction, recordType, recordPrimaryKey LIMIT ?",
-            arguments: [limit],
+    /// The first `limit` records with a change waiting to be sent, oldest transaction first,
+    /// apart from the records named in `excluded` (a batch the cloud has not answered yet).
+    static func fetchPending(limit: Int, excluding excluded: Set<String> = [], in db: Database) throws -> [RecordMetadata] {
+        guard !excluded.isEmpty else {
+            return try db.fetchAll(
+                sql: selection + " WHERE pendingOperation IS NOT NULL ORDER BY pendingTransaction, recordType, recordPrimaryKey LIMIT ?",
+                arguments: [limit],
+                decode)
+        }
+        // Left out in SQL, so the rows skipped cost an index step each, not a decoded row.
+        var names = JSONWriter(capacity: excluded.count * 48)
+        names.array(excluded.sorted()) { writer, name in writer.string(name) }
+        return try db.fetchAll(
+            sql: selection + """
+                 WHERE pendingOperation IS NOT NULL
+                    AND (recordPrimaryKey || ':' || recordType) NOT IN (SELECT value FROM json_each(?))
+                 ORDER BY pendingTransaction, recordType, recordPrimaryKey LIMIT ?
+                """,
+            arguments: [names.text, limit],
             decode)
     }
 

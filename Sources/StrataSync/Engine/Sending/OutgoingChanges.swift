@@ -22,9 +22,33 @@ struct OutgoingChanges {
     /// whose new parent lives in another zone moves there first, with its subtree
     /// (``ZoneMoves``).
     func nextBatch(limit: Int, in db: Database, movingRecords: Bool = true) throws -> [Item] {
+        // Without a batch in flight, a move is always made: never nil.
+        try nextBatch(limit: limit, excluding: [], in: db, moves: movingRecords ? .make : .ignore) ?? []
+    }
+
+    /// The batch that follows one the cloud has not answered yet (`inFlight`, by record name),
+    /// built while that one travels: ``nextBatch(limit:in:movingRecords:)`` without the records
+    /// in flight, and without their parents (which reach the cloud first: this batch goes only
+    /// once the one in flight was accepted whole). Nil when a record of it must first move to
+    /// another zone: moves are made between requests, never beside one in flight.
+    func batch(following inFlight: Set<String>, limit: Int, in db: Database) throws -> [Item]? {
+        try nextBatch(limit: limit, excluding: inFlight, in: db, moves: .refuse)
+    }
+
+    /// What a batch does with records whose parent lives in another zone.
+    private enum MovePolicy {
+        /// Moves them (and their subtrees) there, then builds the batch again.
+        case make
+        /// Sends them where they are (the batch built again after the moves).
+        case ignore
+        /// Builds no batch: nil.
+        case refuse
+    }
+
+    private func nextBatch(limit: Int, excluding inFlight: Set<String>, in db: Database, moves policy: MovePolicy) throws -> [Item]? {
         // One more than fits: when it is there, the last transaction read may be cut short,
         // and is only taken if it is the first (a transaction larger than a request).
-        let pending = try RecordMetadata.fetchPending(limit: limit + 1, in: db)
+        let pending = try RecordMetadata.fetchPending(limit: limit + 1, excluding: inFlight, in: db)
         let lastMayBeCut = pending.count > limit
         var chosen: [RecordMetadata] = []
         var index = pending.startIndex
@@ -43,7 +67,7 @@ struct OutgoingChanges {
             }
             index = end
         }
-        chosen = try withPendingParents(of: chosen, limit: limit, in: db)
+        chosen = try withPendingParents(of: chosen, excluding: inFlight, limit: limit, in: db)
         var items: [Item] = []
         var parentZones: [String: CloudZoneID?] = [:]
         var moves: [(RecordName, RecordName, CloudZoneID)] = []
@@ -53,7 +77,7 @@ struct OutgoingChanges {
                 items.append(Item(metadata: metadata, record: nil, revision: metadata.pendingRevision))
             case .save:
                 if let record = try record(for: metadata, in: db) {
-                    if movingRecords, let parent = record.parent, let parentName = RecordName(parent.name) {
+                    if policy != .ignore, let parent = record.parent, let parentName = RecordName(parent.name) {
                         let parentZone = try parentZones[parent.name] ?? Self.zone(of: parentName, in: db)
                         parentZones[parent.name] = parentZone
                         if let parentZone, parentZone != metadata.zone { moves.append((metadata.name, parentName, parentZone)) }
@@ -73,6 +97,7 @@ struct OutgoingChanges {
             }
         }
         guard !moves.isEmpty else { return items }
+        guard policy == .make else { return nil }
         for (name, parent, zone) in moves {
             try ZoneMoves.move(name, under: parent, to: zone, schema: schema, in: db)
         }
@@ -86,7 +111,9 @@ struct OutgoingChanges {
     /// the cloud would refuse every one (`referenceViolation`), batch after batch. When the
     /// parents make the batch too large, children wait for the next one (parents come first in
     /// ``sortedForSending(_:)``, so a child never goes without its parent).
-    private func withPendingParents(of chosen: [RecordMetadata], limit: Int, in db: Database) throws -> [RecordMetadata] {
+    private func withPendingParents(
+        of chosen: [RecordMetadata], excluding inFlight: Set<String>, limit: Int, in db: Database
+    ) throws -> [RecordMetadata] {
         var batch = chosen
         var names = Set(chosen.map(\.name))
         // Parents already looked at: many children share one, and it is read once.
@@ -103,7 +130,7 @@ struct OutgoingChanges {
                 value != .null
             else { continue }
             let parentName = RecordName(table: reference.parentTable, primaryKey: CloudValue(value).keyText)
-            guard !names.contains(parentName), examined.insert(parentName).inserted,
+            guard !names.contains(parentName), !inFlight.contains(parentName.text), examined.insert(parentName).inserted,
                 let parent = try RecordMetadata.fetch(parentName, in: db), parent.pendingOperation == .save
             else { continue }
             names.insert(parentName)

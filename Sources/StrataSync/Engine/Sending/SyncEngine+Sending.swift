@@ -96,56 +96,76 @@ extension SyncEngine {
         let pendingAtStart = try await startSendProgress()
         defer { finishSendProgress() }
         var plan = SendPlan(batchSize: configuration.batchSize, pending: pendingAtStart)
+        // One batch travels while the engine records the answers to the one before and builds
+        // the one after (`batch(following:)`): the device's bookkeeping and the cloud's work
+        // overlap, and a request still goes only once the one before it was answered, so a
+        // parent always reaches the cloud before its children.
+        var inFlight: BatchInFlight?
         sending: while true {
-            let batchLimit = plan.limit
-            let offered = try await database.write { db in try outgoing.nextBatch(limit: batchLimit, in: db) }
-                .filter { !plan.isExcluded($0.metadata.name.text) }
-            guard case .send = plan.next(offered: offered.map(\.metadata.name.text)) else { break sending }
-            let items = offered
-            let records = items.compactMap(\.record)
-            for (recordZone, zoneRecords) in Dictionary(grouping: records, by: \.id.zone) {
-                try await AssetTransfer(database: database, cloud: cloud, zone: recordZone).upload(
-                    AssetTransfer.references(in: zoneRecords),
-                    blobs: try await AssetTransfer.largeBlobs(in: zoneRecords, schema: schema, database: database))
+            if inFlight == nil {
+                let batchLimit = plan.limit
+                let offered = try await database.write { db in try outgoing.nextBatch(limit: batchLimit, in: db) }
+                    .filter { !plan.isExcluded($0.metadata.name.text) }
+                guard case .send = plan.next(offered: offered.map(\.metadata.name.text)) else { break sending }
+                inFlight = launch(offered, user: user, cloud: cloud)
             }
-            let result: CloudModifyResult
+            guard let current = inFlight else { break sending }
+            let items = current.items
+            var following: [OutgoingChanges.Item]?
             do {
-                result = try await modifyRecords(
-                    saving: items.compactMap(\.record),
-                    deleting: items.filter { $0.record == nil }.map(\.metadata.recordID), user: user)
-            } catch CloudError.limitExceeded where items.count > 1 {
+                let (batchLimit, names) = (plan.limit, current.names)
+                following = try await database.write { db in try outgoing.batch(following: names, limit: batchLimit, in: db) }?
+                    .filter { !plan.isExcluded($0.metadata.name.text) }
+            } catch {
+                // Its answer is not recorded: the records stay pending, and the next send
+                // finds them in the cloud (a conflict merged with equal versions).
+                _ = await current.answer()
+                throw error
+            }
+            inFlight = nil
+            let result: CloudModifyResult
+            switch await current.answer() {
+            case .success(let answered):
+                result = answered
+            case .failure(CloudError.limitExceeded) where items.count > 1:
                 _ = plan.record(.limitExceeded)
                 logger.info("request over the cloud's limits: retrying with \(plan.limit) records")
                 continue
-            } catch CloudError.zoneNotFound {
+            case .failure(CloudError.zoneNotFound):
                 try await cloud.saveZones([zone])
                 continue
-            } catch let error as CloudError where !error.isTransient {
+            case .failure(let error as CloudError) where !error.isTransient:
                 // Refused whole (a full quota, a lone record over the limits, a permission):
                 // the same shape as records refused one by one, naming each.
                 throw SyncEngineError.sendFailed(Dictionary(items.map { ($0.metadata.name.text, error) }) { first, _ in first })
+            case .failure(let error):
+                throw error
+            }
+            if let following, !following.isEmpty, Self.acceptedWhole(result, items) {
+                // Every record accepted: the next batch goes before these answers are written.
+                let goesOn = plan.record(
+                    .recorded(progress: items.count, needsZone: false, needsFetch: false, permanentFailures: [:], firstFailure: nil))
+                if goesOn, case .send = plan.next(offered: following.map(\.metadata.name.text)) {
+                    inFlight = launch(following, user: user, cloud: cloud)
+                }
+                let outcome: SendOutcome
+                do {
+                    outcome = try await recordAnswers(result, of: items, serverCopies: [], zone: zone, node: node)
+                } catch {
+                    _ = await inFlight?.answer()
+                    throw error
+                }
+                logEvents(outcome.events, title: "sent")
+                recordSendProgress(outcome)
+                if inFlight == nil { break sending }
+                continue
             }
             // Server copies to merge may refer to content this device lacks.
             let serverCopies = result.saveResults.values.compactMap { answer -> CloudRecord? in
                 if case .failure(.serverRecordChanged(let record)) = answer { return record }
                 return nil
             }
-            var arrivedAssets: [StoredAsset] = []
-            var arrivedBlobs: [String: Data] = [:]
-            for (recordZone, copies) in Dictionary(grouping: serverCopies, by: \.id.zone) {
-                let transfer = AssetTransfer(database: database, cloud: cloud, zone: recordZone)
-                arrivedAssets += try await transfer.download(AssetTransfer.references(in: copies, assetColumnsOf: schema))
-                arrivedBlobs.merge(try await transfer.downloadBlobs(in: copies, schema: schema)) { $1 }
-            }
-            let (assets, blobs) = (arrivedAssets, arrivedBlobs)
-            let outcome = try await ChangeCapture.withoutCapture {
-                try await self.database.write { db in
-                    try ChangeLogDrain.drainAll(
-                        in: db, schema: schema, zone: zone, node: node, policies: self.columnPolicies, clock: self.clock)
-                    for asset in assets { try db.insertStoredAsset(asset) }
-                    return try self.record(result, of: items, blobs: blobs, in: db)
-                }
-            }
+            let outcome = try await recordAnswers(result, of: items, serverCopies: serverCopies, zone: zone, node: node)
             logEvents(outcome.events, title: "sent")
             recordSendProgress(outcome)
             if outcome.needsZone { try await cloud.saveZones([zone]) }
@@ -165,6 +185,75 @@ extension SyncEngine {
             let pending = try await database.write { db in try RecordMetadata.pendingCount(in: db) }
             throw SyncEngineError.sendStalled(pendingCount: pending, records: records, lastFailure: lastFailure)
         case .failed(let failures): throw SyncEngineError.sendFailed(failures)
+        }
+    }
+
+    /// A batch sent and not answered yet: its uploads and its request run in a task of their
+    /// own, so the engine works on meanwhile.
+    struct BatchInFlight {
+        let items: [OutgoingChanges.Item]
+        let names: Set<String>
+        let task: Task<CloudModifyResult, any Error>
+
+        /// The cloud's answer; cancelling the waiting task cancels the request.
+        func answer() async -> Result<CloudModifyResult, any Error> {
+            await withTaskCancellationHandler { await task.result } onCancel: { task.cancel() }
+        }
+    }
+
+    /// Starts sending `items`: the assets and large BLOBs they refer to, then the records.
+    private func launch(_ items: [OutgoingChanges.Item], user: String, cloud: any CloudDatabase) -> BatchInFlight {
+        let schema = self.schema
+        let database = self.database
+        // A task inherits the task-local values: the request is still the engine's own.
+        let task = Task {
+            let records = items.compactMap(\.record)
+            for (recordZone, zoneRecords) in Dictionary(grouping: records, by: \.id.zone) {
+                try await AssetTransfer(database: database, cloud: cloud, zone: recordZone).upload(
+                    AssetTransfer.references(in: zoneRecords),
+                    blobs: try await AssetTransfer.largeBlobs(in: zoneRecords, schema: schema, database: database))
+            }
+            return try await self.modifyRecords(
+                saving: records, deleting: items.filter { $0.record == nil }.map(\.metadata.recordID), user: user)
+        }
+        return BatchInFlight(items: items, names: Set(items.map(\.metadata.name.text)), task: task)
+    }
+
+    /// Whether the cloud accepted every save and delete of a batch.
+    static func acceptedWhole(_ result: CloudModifyResult, _ items: [OutgoingChanges.Item]) -> Bool {
+        items.allSatisfy { item in
+            let id = item.metadata.recordID
+            if item.record == nil {
+                if case .success? = result.deleteResults[id] { return true }
+            } else if case .success? = result.saveResults[id] {
+                return true
+            }
+            return false
+        }
+    }
+
+    /// Writes the answers to a batch, with what merging the server's copies needs (their
+    /// assets and large BLOBs, downloaded first), in one transaction.
+    private func recordAnswers(
+        _ result: CloudModifyResult, of items: [OutgoingChanges.Item], serverCopies: [CloudRecord], zone: CloudZoneID, node: String
+    ) async throws -> SendOutcome {
+        let cloud = self.cloud.privateDatabase
+        let schema = self.schema
+        var arrivedAssets: [StoredAsset] = []
+        var arrivedBlobs: [String: Data] = [:]
+        for (recordZone, copies) in Dictionary(grouping: serverCopies, by: \.id.zone) {
+            let transfer = AssetTransfer(database: database, cloud: cloud, zone: recordZone)
+            arrivedAssets += try await transfer.download(AssetTransfer.references(in: copies, assetColumnsOf: schema))
+            arrivedBlobs.merge(try await transfer.downloadBlobs(in: copies, schema: schema)) { $1 }
+        }
+        let (assets, blobs) = (arrivedAssets, arrivedBlobs)
+        return try await ChangeCapture.withoutCapture {
+            try await self.database.write { db in
+                try ChangeLogDrain.drainAll(
+                    in: db, schema: schema, zone: zone, node: node, policies: self.columnPolicies, clock: self.clock)
+                for asset in assets { try db.insertStoredAsset(asset) }
+                return try self.record(result, of: items, blobs: blobs, in: db)
+            }
         }
     }
 
