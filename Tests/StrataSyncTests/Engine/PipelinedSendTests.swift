@@ -151,7 +151,8 @@ struct PipelinedSendTests {
             for key in keys { try db.execute(sql: "INSERT INTO games (id, title) VALUES (?, 't')", arguments: [key]) }
         }
         try await phone.engine.drainChangeLog()
-        let outgoing = OutgoingChanges(schema: try await phone.database.read { db in try SyncSchema.read(tables: ["games", "players"], in: db) })
+        let outgoing = OutgoingChanges(
+            schema: try await phone.database.read { db in try SyncSchema.read(tables: ["games", "players"], in: db) })
         let first = try await phone.database.write { db in try outgoing.nextBatch(limit: 4, in: db) }
         #expect(first.count == 4)
         let inFlight = Set(first.map(\.metadata.name.text))

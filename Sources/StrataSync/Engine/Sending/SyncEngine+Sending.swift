@@ -197,7 +197,11 @@ extension SyncEngine {
 
         /// The cloud's answer; cancelling the waiting task cancels the request.
         func answer() async -> Result<CloudModifyResult, any Error> {
-            await withTaskCancellationHandler { await task.result } onCancel: { task.cancel() }
+            await withTaskCancellationHandler {
+                await task.result
+            } onCancel: {
+                task.cancel()
+            }
         }
     }
 
