@@ -130,8 +130,46 @@ package struct JSONWriter {
         bytes.append(UInt8(ascii: "]"))
     }
 
-    /// A fixed order of keys (by UTF-16 code units), so equal dictionaries write equal bytes.
+    /// A fixed order of keys (by UTF-16 code units, as `JSONEncoder`'s `.sortedKeys` sorts), so
+    /// equal dictionaries write equal bytes.
+    ///
+    /// Compared on the UTF-8 bytes: going through `utf16` transcoded every key at every
+    /// comparison, and sorting the keys of each record was a twentieth of a first sync's
+    /// client CPU (Documentation/Performance.md).
     static func keyOrder(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf16.lexicographicallyPrecedes(rhs.utf16)
+        var (lhs, rhs) = (lhs, rhs)
+        return lhs.withUTF8 { left in rhs.withUTF8 { right in utf16Precedes(left, right) } }
+    }
+
+    /// Whether UTF-8 text `left` sorts before `right` by UTF-16 code units. UTF-8's byte order
+    /// is the order of scalars; UTF-16's differs only where a scalar above U+FFFF (a surrogate
+    /// pair, from 0xD800) meets one in U+E000...U+FFFF.
+    static func utf16Precedes(_ left: UnsafeBufferPointer<UInt8>, _ right: UnsafeBufferPointer<UInt8>) -> Bool {
+        let common = Swift.min(left.count, right.count)
+        var index = 0
+        while index < common && left[index] == right[index] { index += 1 }
+        if index == common { return left.count < right.count }
+        if left[index] < 0x80 && right[index] < 0x80 { return left[index] < right[index] }
+        // The scalars that differ start where both texts still agree.
+        var start = index
+        while start > 0 && left[start] & 0xC0 == 0x80 { start -= 1 }
+        let (a, b) = (scalar(in: left, at: start), scalar(in: right, at: start))
+        let (keyA, keyB) = (firstUTF16Unit(of: a), firstUTF16Unit(of: b))
+        return keyA == keyB ? a < b : keyA < keyB
+    }
+
+    /// The scalar whose valid UTF-8 encoding starts at `index`.
+    private static func scalar(in bytes: UnsafeBufferPointer<UInt8>, at index: Int) -> UInt32 {
+        let lead = UInt32(bytes[index])
+        func continuation(_ offset: Int) -> UInt32 { UInt32(bytes[index + offset] & 0x3F) }
+        if lead < 0x80 { return lead }
+        if lead < 0xE0 { return (lead & 0x1F) << 6 | continuation(1) }
+        if lead < 0xF0 { return (lead & 0x0F) << 12 | continuation(1) << 6 | continuation(2) }
+        return (lead & 0x07) << 18 | continuation(1) << 12 | continuation(2) << 6 | continuation(3)
+    }
+
+    /// A scalar's first UTF-16 code unit: itself, or its high surrogate.
+    private static func firstUTF16Unit(of scalar: UInt32) -> UInt32 {
+        scalar < 0x10000 ? scalar : 0xD800 + ((scalar - 0x10000) >> 10)
     }
 }

@@ -1,0 +1,52 @@
+import Testing
+
+@testable import StrataCloud
+
+/// The writer's key order, compared on UTF-8 bytes, against UTF-16 code unit order (what
+/// `JSONEncoder`'s `.sortedKeys` uses and what the writer used before): equal on every pair,
+/// so no stored or sent JSON changes its bytes.
+@Suite(.timeLimit(.minutes(1)))
+struct JSONKeyOrderTests {
+    static func utf16Order(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf16.lexicographicallyPrecedes(rhs.utf16)
+    }
+
+    /// Scalars from the ranges where the two encodings order differently (U+E000...U+FFFF
+    /// against supplementary planes), around the encodings' length boundaries, and ASCII.
+    static let scalars: [Unicode.Scalar] = [
+        0x0, 0x1, 0x41, 0x5A, 0x61, 0x7F, 0x80, 0xFF, 0x7FF, 0x800, 0xD7FF, 0xE000, 0xE001, 0xFB01, 0xFFFD, 0xFFFF,
+        0x10000, 0x10001, 0x103FF, 0x10400, 0x1F3B2, 0x1F600, 0x10FFFF,
+    ].compactMap(Unicode.Scalar.init(_:))
+
+    static func text(_ random: inout SplitMix) -> String {
+        var text = String.UnicodeScalarView()
+        for _ in 0..<Int.random(in: 0...4, using: &random) {
+            text.append(scalars[Int.random(in: 0..<scalars.count, using: &random)])
+        }
+        return String(text)
+    }
+
+    @Test func randomKeysSortAsUTF16Does() {
+        var random = SplitMix(seed: 27)
+        for _ in 0..<50_000 {
+            let (a, b) = (Self.text(&random), Self.text(&random))
+            #expect(JSONWriter.keyOrder(a, b) == Self.utf16Order(a, b), "\(Array(a.unicodeScalars)) vs \(Array(b.unicodeScalars))")
+        }
+    }
+
+    @Test func everyPairOfBoundaryScalarsAfterACommonPrefix() {
+        for prefix in ["", "a", "é", "\u{FFFF}", "🎲"] {
+            for x in Self.scalars {
+                for y in Self.scalars {
+                    let (a, b) = (prefix + String(x), prefix + String(y))
+                    #expect(JSONWriter.keyOrder(a, b) == Self.utf16Order(a, b), "\(x.value) vs \(y.value) after \(prefix)")
+                }
+            }
+        }
+    }
+
+    @Test func columnNamesSortAsBefore() {
+        let names = ["title", "id", "gameID", "score", "strata.sealed", "strata.counter.score", "Title", "_x", "name2", "name10", "ÿ", ""]
+        #expect(names.sorted(by: JSONWriter.keyOrder) == names.sorted(by: Self.utf16Order))
+    }
+}
