@@ -26,9 +26,11 @@ struct CloudServiceDatabase: CloudDatabase {
     }
 
     func modifyRecords(saving: [CloudRecord], deleting: [CloudRecordID]) async throws -> CloudModifyResult {
+        // The cloud stores what is sent: an accepted save's answer needs only its new tag.
         let response = try await call(
-            .modifyRecords, ModifyRecordsRequest(saving: saving, deleting: deleting), as: ModifyRecordsResponse.self)
-        return try Self.decoded { () throws(CloudWireError) in try response.modifyResult() }
+            .modifyRecords, ModifyRecordsRequest(saving: saving, deleting: deleting, answer: .changeTags),
+            as: ModifyRecordsResponse.self)
+        return try Self.decoded { () throws(CloudWireError) in try response.modifyResult(saving: saving) }
     }
 
     func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {

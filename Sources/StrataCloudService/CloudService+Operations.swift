@@ -40,7 +40,7 @@ extension CloudService {
             try validator.validate(body)
             return { database in
                 let result = try await database.modifyRecords(saving: body.saving, deleting: body.deleting)
-                return try CloudResponses.json(ModifyRecordsResponse(result))
+                return try CloudResponses.json(ModifyRecordsResponse(result, answer: body.answer ?? .records))
             }
         case .fetchDatabaseChanges:
             let body = try await decode(FetchDatabaseChangesRequest.self, from: request)

@@ -8,7 +8,13 @@ import StrataCloud
 
 extension ModifyRecordsRequest: FastJSONCodable {
     package func write(to writer: inout JSONWriter) throws {
-        writer.raw("{\"deleting\":")
+        writer.raw("{")
+        if let answer {
+            writer.raw("\"answer\":")
+            writer.string(answer.rawValue)
+            writer.raw(",")
+        }
+        writer.raw("\"deleting\":")
         writer.array(deleting) { writer, id in id.write(to: &writer) }
         writer.raw(",\"saving\":")
         writer.array(saving) { writer, record in record.write(to: &writer) }
@@ -18,8 +24,18 @@ extension ModifyRecordsRequest: FastJSONCodable {
     package init(reading reader: inout JSONReader) throws(JSONReaderError) {
         var saving: [CloudRecord]?
         var deleting: [CloudRecordID]?
+        var answer: ModifyAnswer?
+        var answered = false
         try reader.object { reader, key throws(JSONReaderError) in
             switch key {
+            case "answer":
+                guard !answered else { throw reader.failure("a key twice") }
+                answered = true
+                if try !reader.consumeNull() {
+                    // An unknown value: `JSONDecoder` reads it again and names the field.
+                    guard let value = ModifyAnswer(rawValue: try reader.string()) else { throw reader.failure("an unknown answer") }
+                    answer = value
+                }
             case "saving":
                 guard saving == nil else { throw reader.failure("a key twice") }
                 saving = try reader.array { reader throws(JSONReaderError) in try CloudRecord(reading: &reader) }
@@ -30,7 +46,7 @@ extension ModifyRecordsRequest: FastJSONCodable {
             }
         }
         guard let saving, let deleting else { throw reader.failure("a modify request without saving or deleting") }
-        self.init(saving: saving, deleting: deleting)
+        self.init(saving: saving, deleting: deleting, answer: answer)
     }
 }
 
@@ -45,7 +61,15 @@ extension ModifyRecordsResponse: FastJSONCodable {
         writer.raw("],\"saveResults\":[")
         for (index, result) in saveResults.enumerated() {
             if index > 0 { writer.raw(",") }
-            try Self.writeStart(of: result.id, error: result.error, to: &writer)
+            if let tag = result.changeTag {
+                // Sorted keys: changeTag comes first.
+                writer.raw("{\"changeTag\":")
+                writer.string(tag)
+                writer.raw(",")
+                try Self.writeStart(of: result.id, error: result.error, opened: true, to: &writer)
+            } else {
+                try Self.writeStart(of: result.id, error: result.error, to: &writer)
+            }
             if let record = result.record {
                 writer.raw(",\"record\":")
                 record.write(to: &writer)
@@ -56,8 +80,8 @@ extension ModifyRecordsResponse: FastJSONCodable {
     }
 
     /// A result's opening brace, its error if any, and its id (sorted keys: error, id, record).
-    private static func writeStart(of id: CloudRecordID, error: CloudErrorBody?, to writer: inout JSONWriter) throws {
-        writer.raw("{")
+    private static func writeStart(of id: CloudRecordID, error: CloudErrorBody?, opened: Bool = false, to writer: inout JSONWriter) throws {
+        if !opened { writer.raw("{") }
         if let error {
             writer.raw("\"error\":")
             try writer.encoded(error)
@@ -77,6 +101,7 @@ extension ModifyRecordsResponse: FastJSONCodable {
                 saves = try reader.array { reader throws(JSONReaderError) in
                     var id: CloudRecordID?
                     var record: CloudRecord?
+                    var changeTag: String?
                     try reader.object { reader, key throws(JSONReaderError) in
                         switch key {
                         case "id":
@@ -85,11 +110,18 @@ extension ModifyRecordsResponse: FastJSONCodable {
                         case "record":
                             guard record == nil else { throw reader.failure("a key twice") }
                             record = try reader.consumeNull() ? nil : try CloudRecord(reading: &reader)
+                        case "changeTag":
+                            guard changeTag == nil else { throw reader.failure("a key twice") }
+                            changeTag = try reader.string()
                         default: throw reader.failure("unknown key \(key)")
                         }
                     }
-                    guard let id, let record else { throw reader.failure("a save result without its id or record") }
-                    return RecordResult(id: id, result: .success(record))
+                    guard let id else { throw reader.failure("a save result without its id") }
+                    switch (record, changeTag) {
+                    case (let record?, nil): return RecordResult(id: id, result: .success(record))
+                    case (nil, let changeTag?): return RecordResult(id: id, changeTag: changeTag)
+                    default: throw reader.failure("a save result needs a record or a change tag")
+                    }
                 }
             case "deleteResults":
                 guard deletes == nil else { throw reader.failure("a key twice") }

@@ -6,8 +6,17 @@ public struct RecordResult: Codable, Sendable, Hashable {
     public var id: CloudRecordID
     /// The record, on success.
     public var record: CloudRecord?
+    /// A save's new change tag, on success, in place of the record, when the request asked
+    /// for ``ModifyAnswer/changeTags``.
+    public var changeTag: String?
     /// The failure, otherwise.
     public var error: CloudErrorBody?
+
+    /// An accepted save answered with its new change tag alone.
+    public init(id: CloudRecordID, changeTag: String) {
+        self.id = id
+        self.changeTag = changeTag
+    }
 
     /// The wire form of one entry of a result map.
     public init(id: CloudRecordID, result: Result<CloudRecord, CloudError>) {
