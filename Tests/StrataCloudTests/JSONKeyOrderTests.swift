@@ -50,3 +50,21 @@ struct JSONKeyOrderTests {
         #expect(names.sorted(by: JSONWriter.keyOrder) == names.sorted(by: Self.utf16Order))
     }
 }
+
+/// A timestamp written in place reads as its description would have been written.
+@Suite(.timeLimit(.minutes(1)))
+struct TimestampWritingTests {
+    @Test(arguments: [Int64.min, -1, 0, 9, 10, 1_700_000_000_123, Int64.max])
+    func writtenAsItsDescription(milliseconds: Int64) throws {
+        for node in ["", "phone", "a\"b\\c", "\u{1}\n\t", "ключ🎲", "x@y.z"] {
+            for counter: UInt32 in [0, 1, 10, 1 << 20] {
+                let timestamp = HybridTimestamp(milliseconds: milliseconds, counter: counter, node: node)
+                var fast = JSONWriter()
+                timestamp.write(to: &fast)
+                var reference = JSONWriter()
+                reference.string(timestamp.description)
+                #expect(fast.bytes == reference.bytes, "\(timestamp)")
+            }
+        }
+    }
+}

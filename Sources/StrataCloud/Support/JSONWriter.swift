@@ -34,6 +34,12 @@ package struct JSONWriter {
     /// them; `/` and every other character written as UTF-8.
     package mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
+        stringContents(value)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// The inside of a JSON string, escaped, without its quotes: for a string written in parts.
+    package mutating func stringContents(_ value: String) {
         var value = value
         value.withUTF8 { utf8 in
             var start = 0
@@ -46,7 +52,11 @@ package struct JSONWriter {
             }
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
-        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Raw bytes already valid inside JSON (ASCII punctuation between parts of a string).
+    package mutating func byte(_ ascii: Unicode.Scalar) {
+        bytes.append(UInt8(ascii: ascii))
     }
 
     private mutating func escape(_ byte: UInt8) {
@@ -106,14 +116,23 @@ package struct JSONWriter {
     /// An object of string keys, written in sorted key order.
     package mutating func object<Value>(_ dictionary: [String: Value], _ write: (inout JSONWriter, Value) -> Void) {
         bytes.append(UInt8(ascii: "{"))
-        var first = true
-        for key in dictionary.keys.sorted(by: Self.keyOrder) {
-            if !first { bytes.append(UInt8(ascii: ",")) }
-            first = false
-            string(key)
-            bytes.append(UInt8(ascii: ":"))
-            // The key came from the dictionary.
-            if let value = dictionary[key] { write(&self, value) }
+        // The entries sorted in place on the stack: a record's few fields needed an array of
+        // keys on the heap and a second hash lookup per key.
+        withUnsafeTemporaryAllocation(of: (key: String, value: Value).self, capacity: dictionary.count) { entries in
+            var count = 0
+            for entry in dictionary {
+                entries.initializeElement(at: count, to: entry)
+                count += 1
+            }
+            var sorted = UnsafeMutableBufferPointer(rebasing: entries[0..<count])
+            sorted.sort { Self.keyOrder($0.key, $1.key) }
+            for index in 0..<count {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                string(sorted[index].key)
+                bytes.append(UInt8(ascii: ":"))
+                write(&self, sorted[index].value)
+            }
+            _ = sorted.deinitialize()
         }
         bytes.append(UInt8(ascii: "}"))
     }
