@@ -74,11 +74,24 @@ extension HybridTimestamp: FastJSONCodable {
     }
 
     package init(reading reader: inout JSONReader) throws(JSONReaderError) {
+        var unused: (text: String, timestamp: Self)?
+        self = try Self.read(&reader, previous: &unused)
+    }
+
+    /// A timestamp read as ``init(reading:)`` reads it; text equal to the last one read
+    /// (`previous`) is not parsed again. The columns of a row changed together carry one
+    /// version, so a record's versions are mostly one text repeated: parsing each was most of
+    /// the cost of reading a record's metadata.
+    package static func read(
+        _ reader: inout JSONReader, previous: inout (text: String, timestamp: Self)?
+    ) throws(JSONReaderError) -> Self {
         let text = try reader.string()
+        if let previous, previous.text == text { return previous.timestamp }
         guard text.unicodeScalars.count <= Self.maximumTextLength, let timestamp = HybridTimestamp(text) else {
             throw reader.failure("not a hybrid timestamp")
         }
-        self = timestamp
+        previous = (text, timestamp)
+        return timestamp
     }
 }
 
@@ -211,7 +224,10 @@ extension CloudRecord: FastJSONCodable {
                 fields = try reader.dictionary { reader throws(JSONReaderError) in try CloudValue(reading: &reader) }
             case "fieldVersions":
                 guard versions == nil else { throw reader.failure("a key twice") }
-                versions = try reader.dictionary { reader throws(JSONReaderError) in try HybridTimestamp(reading: &reader) }
+                var previous: (text: String, timestamp: HybridTimestamp)?
+                versions = try reader.dictionary { reader throws(JSONReaderError) in
+                    try HybridTimestamp.read(&reader, previous: &previous)
+                }
             case "parent":
                 guard !parentSeen else { throw reader.failure("a key twice") }
                 parentSeen = true
@@ -300,9 +316,9 @@ extension FastJSON {
     /// Field versions from their JSON object; nil when the fast reader refuses the text.
     package static func versions(from text: String) -> [String: HybridTimestamp]? {
         var reader = JSONReader(text)
-        guard let versions = try? reader.dictionary({ reader throws(JSONReaderError) in try HybridTimestamp(reading: &reader) }),
-            (try? reader.end()) != nil
-        else { return nil }
+        var previous: (text: String, timestamp: HybridTimestamp)?
+        let read = { (reader: inout JSONReader) throws(JSONReaderError) in try HybridTimestamp.read(&reader, previous: &previous) }
+        guard let versions = try? reader.dictionary(read), (try? reader.end()) != nil else { return nil }
         return versions
     }
 }
