@@ -39,8 +39,14 @@ extension SyncEngine {
     func performFetchBody() async throws {
         defer { finishFetchProgress() }
         let user = try await availableUser()
-        try await fetchDatabase(.private, user: user)
-        try await fetchDatabase(.shared, user: user)
+        // The shared database's list of changed zones is asked for while the private zones are
+        // fetched and applied: one round trip fewer on every fetch (the push path's included).
+        // It goes after the private list, so requests still start in the same order. Zones
+        // are still applied private first; the list is only older, and its token goes with it.
+        let privateChanges = try await databaseChanges(.private)
+        async let sharedChanges = databaseChanges(.shared)
+        try await fetchDatabase(.private, user: user, changes: privateChanges)
+        try await fetchDatabase(.shared, user: user, changes: try await sharedChanges)
         try await sealKeysForNewReaders(user: user)
     }
 
@@ -48,17 +54,10 @@ extension SyncEngine {
     /// (private), or other users' zones holding records shared with this user (shared). A zone
     /// deleted, or no longer shared with the user (left, removed, share ended), goes from this
     /// device.
-    private func fetchDatabase(_ scope: CloudDatabaseScope, user: String) async throws {
+    private func fetchDatabase(_ scope: CloudDatabaseScope, user: String, changes: CloudDatabaseChanges) async throws {
         let cloud = scope == .private ? self.cloud.privateDatabase : self.cloud.sharedDatabase
         let ownsZone: (CloudZoneID) -> Bool = { scope == .private ? $0.owner == user : $0.owner != user }
         let databaseKey = EngineState.databaseToken(scope)
-        let token = try await database.write { db in try EngineState.value(databaseKey, in: db) }.map(CloudChangeToken.init)
-        let changes: CloudDatabaseChanges
-        do {
-            changes = try await cloud.fetchDatabaseChanges(since: token)
-        } catch CloudError.changeTokenExpired {
-            changes = try await cloud.fetchDatabaseChanges(since: nil)
-        }
         let resyncKey = EngineState.resyncing(scope)
         let resyncing = try await database.write { db in try EngineState.value(resyncKey, in: db) } != nil
         for zone in changes.deletedZones where ownsZone(zone) {
@@ -87,6 +86,19 @@ extension SyncEngine {
         try await database.write { db in
             try EngineState.set(databaseKey, to: changes.token.value, in: db)
             try EngineState.set(resyncKey, to: nil, in: db)
+        }
+    }
+
+    /// The zones of one database that changed since its token (all of them after the token
+    /// expired).
+    private func databaseChanges(_ scope: CloudDatabaseScope) async throws -> CloudDatabaseChanges {
+        let cloud = scope == .private ? self.cloud.privateDatabase : self.cloud.sharedDatabase
+        let databaseKey = EngineState.databaseToken(scope)
+        let token = try await database.write { db in try EngineState.value(databaseKey, in: db) }.map(CloudChangeToken.init)
+        do {
+            return try await cloud.fetchDatabaseChanges(since: token)
+        } catch CloudError.changeTokenExpired {
+            return try await cloud.fetchDatabaseChanges(since: nil)
         }
     }
 
