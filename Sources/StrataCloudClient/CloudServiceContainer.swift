@@ -95,6 +95,17 @@ public final class CloudServiceContainer: CloudContainer {
         return user
     }
 
+    /// The account's status and user from one request (``accountStatus()`` and
+    /// ``currentUser()`` make one each); a refused token is `noAccount`.
+    public func account() async throws -> CloudAccount {
+        do {
+            let account = try await transport.get(CloudRoute.account, as: AccountResponse.self)
+            return CloudAccount(status: account.status, user: account.status == .available ? account.user : nil)
+        } catch CloudError.notAuthenticated {
+            return CloudAccount(status: .noAccount, user: nil)
+        }
+    }
+
     /// The user's own zones.
     public var privateDatabase: any CloudDatabase { CloudServiceDatabase(transport: transport, scope: .private) }
     /// Zones other users shared with the user.

@@ -32,24 +32,16 @@ enum PushPhase {
             let key = "push-\(sample)"
             let started = clock.now
             try await phone.database.write { db in try StrataRowWriter.insert(0..<1, key: key, in: db) }
-            let t1 = clock.now
             try await phone.engine.sendChanges()
-            let t2 = clock.now
             var visible = false
-            var t3 = clock.now
-            var t4 = clock.now
             while !visible {
                 guard await hints.next() != nil else { throw BenchFailure("B's change-hint stream ended") }
-                t3 = clock.now
                 try await laptop.engine.fetchChanges()
-                t4 = clock.now
                 visible = try await laptop.database.read { db in
                     try Int.fetchOne(db, sql: "SELECT count(*) FROM projects WHERE id = ?", arguments: ["\(key)-0"]) == 1
                 }
             }
-            if sample >= 0 { latencies.append(seconds(clock.now - started) * 1_000)
-                print("write \(seconds(t1 - started)*1000) send \(seconds(t2-t1)*1000) hint \(seconds(t3-t2)*1000) fetch \(seconds(t4-t3)*1000)")
-            }
+            if sample >= 0 { latencies.append(seconds(clock.now - started) * 1_000) }
         }
         let sent = try await StrataRowWriter.count(in: phone.database)
         let arrived = try await StrataRowWriter.count(in: laptop.database)

@@ -11,6 +11,10 @@ public protocol CloudContainer: Sendable {
     ///
     /// - Throws: ``CloudError/notAuthenticated`` when nobody is signed in.
     func currentUser() async throws -> String
+    /// The account's status and, when it is available, the signed-in user: what
+    /// ``accountStatus()`` and ``currentUser()`` say, in one call. A sync engine asks before
+    /// every send and fetch; a container that learns both at once answers with one request.
+    func account() async throws -> CloudAccount
     /// The user's own zones.
     var privateDatabase: any CloudDatabase { get }
     /// Zones other users shared with this user.
@@ -48,4 +52,27 @@ public protocol CloudContainer: Sendable {
     /// The signed-in user's own profile, as stored (the display name trimmed); nil before they
     /// set one.
     func userProfile() async throws -> CloudUserProfile?
+}
+
+/// An account's status and its user, as ``CloudContainer/account()`` gives them.
+public struct CloudAccount: Sendable, Hashable {
+    /// Whether a user is signed in and the cloud can serve them.
+    public var status: CloudAccountStatus
+    /// The signed-in user's record name; nil unless ``status`` is `available`.
+    public var user: String?
+
+    /// An account from its parts.
+    public init(status: CloudAccountStatus, user: String?) {
+        self.status = status
+        self.user = user
+    }
+}
+
+extension CloudContainer {
+    /// ``accountStatus()``, then ``currentUser()`` when the account is available.
+    public func account() async throws -> CloudAccount {
+        let status = try await accountStatus()
+        guard status == .available else { return CloudAccount(status: status, user: nil) }
+        return CloudAccount(status: status, user: try await currentUser())
+    }
 }

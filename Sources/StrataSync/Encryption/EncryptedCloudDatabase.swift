@@ -11,6 +11,7 @@ struct EncryptedCloudContainer: CloudContainer {
     var identifier: String { base.identifier }
     func accountStatus() async throws -> CloudAccountStatus { try await base.accountStatus() }
     func currentUser() async throws -> String { try await base.currentUser() }
+    func account() async throws -> CloudAccount { try await base.account() }
     var privateDatabase: any CloudDatabase { EncryptedCloudDatabase(base: base.privateDatabase, keyring: keyring) }
     var sharedDatabase: any CloudDatabase { EncryptedCloudDatabase(base: base.sharedDatabase, keyring: keyring) }
     func changeHints() -> AsyncStream<Void> { base.changeHints() }

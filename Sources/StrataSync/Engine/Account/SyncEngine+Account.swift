@@ -7,7 +7,8 @@ extension SyncEngine {
     /// user than the one the local data came from) goes to the delegate, or by default deletes
     /// the local data.
     func availableUser() async throws -> String {
-        let status = try await container.accountStatus()
+        let account = try await container.account()
+        let status = account.status
         let known = try await database.write { db in try EngineState.value(EngineState.userName, in: db) }
         guard status == .available else {
             if status == .noAccount, let known {
@@ -16,7 +17,7 @@ extension SyncEngine {
             }
             throw SyncEngineError.accountUnavailable(status)
         }
-        let user = try await container.currentUser()
+        guard let user = account.user else { throw CloudError.notAuthenticated }
         if known != user {
             if let known { try await accountChanged(.switched(from: known, to: user)) }
             try await database.write { db in try EngineState.set(EngineState.userName, to: user, in: db) }
