@@ -129,14 +129,19 @@ public final class CloudStore: Sendable {
             return try await ConnectionWatch<Result>.run { watch in
                 try await client.withConnection { connection in
                     watch.watch(connection)
-                    try await connection.query("BEGIN", logger: logger)
+                    // Two round trips before the request's own statements, not four: the
+                    // isolation level goes with BEGIN, and the role with the user (setting the
+                    // `role` parameter locally is what SET LOCAL ROLE does). Every request
+                    // pays them (issue #27: the push path makes several).
+                    try await connection.query(
+                        repeatableRead ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN", logger: logger)
                     do {
-                        if repeatableRead {
-                            try await connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: logger)
-                        }
                         try await connection.query(
-                            PostgresQuery(unsafeSQL: "SET LOCAL ROLE \(CloudStoreMigrations.requestRole)"), logger: logger)
-                        try await connection.query("SELECT set_config('strata.user', \(user), true)", logger: logger)
+                            """
+                            SELECT set_config('role', \(CloudStoreMigrations.requestRole), true),
+                                set_config('strata.user', \(user), true)
+                            """,
+                            logger: logger)
                         let value = try await body(connection)
                         try await connection.query("COMMIT", logger: logger)
                         return value

@@ -36,14 +36,15 @@ extension CloudStoreDatabase {
         guard reaches(zone) else { return failAll { .permissionFailure($0) } }
         let (user, logger, scope, store) = (user, logger, scope, store)
         return try await store.transaction(as: user) { connection in
-            guard try await Self.zoneExists(zone, on: connection, logger: logger) else {
-                return failAll { scope == .private ? .zoneNotFound(zone) : .permissionFailure($0) }
-            }
             // The zone's row lock orders this request's positions against every other writer
             // of the zone until commit, and nothing the checks read below can change before
             // then. Row-level security lets a participant lock only a zone where they may
-            // write some share.
+            // write some share. Only a zone not locked is looked for, to tell a missing zone
+            // from one the user may not write (one round trip fewer on every modify).
             guard var position = try await Self.lockZone(zone, on: connection, logger: logger) else {
+                guard try await Self.zoneExists(zone, on: connection, logger: logger) else {
+                    return failAll { scope == .private ? .zoneNotFound(zone) : .permissionFailure($0) }
+                }
                 return failAll { .permissionFailure($0) }
             }
             let saveNames = saves.map(\.id.name)
