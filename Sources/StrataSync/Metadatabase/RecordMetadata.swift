@@ -167,6 +167,23 @@ struct RecordMetadata: Sendable, Hashable {
         return db.changesCount > 0
     }
 
+    /// Moves the pending changes of the records whose last known parent in the cloud is
+    /// `parent` into `transaction`, when they come after it; returns how many moved. A child
+    /// moved to another parent, or deleted, after its old parent's delete sorts after that
+    /// delete, which the cloud refuses while it still holds the child there: in one request,
+    /// the child's delete or move lets the parent go.
+    static func advancePendingChildren(of parent: RecordName, to transaction: Int64?, in db: Database) throws -> Int {
+        guard let transaction else { return 0 }
+        try db.execute(
+            sql: """
+                UPDATE \(MetadatabaseTable.metadata.qualifiedName) SET pendingTransaction = ?
+                WHERE parentRecordType = ? AND parentRecordPrimaryKey = ? AND pendingOperation IS NOT NULL
+                    AND (pendingTransaction IS NULL OR pendingTransaction > ?)
+                """,
+            arguments: [transaction, parent.table, parent.primaryKey, transaction])
+        return db.changesCount
+    }
+
     static func delete(_ name: RecordName, in db: Database) throws {
         try db.execute(
             sql: "DELETE FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = ? AND recordPrimaryKey = ?",

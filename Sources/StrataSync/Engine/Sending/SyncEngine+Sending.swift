@@ -380,9 +380,16 @@ extension SyncEngine {
                     outcome.accepted[id.zone, default: 0] += 1
                     outcome.events.append(SyncEvent(action: .deleted, recordType: name.table, recordName: id.name))
                 case .failure(.referenceViolation):
-                    // The cloud holds children this device has not seen: fetch them, so the
-                    // parent's ON DELETE reaches them, then delete again.
-                    outcome.needsFetch = true
+                    // The cloud still holds children under this record. Those whose changes
+                    // wait here behind it (moved to another parent or deleted after it: their
+                    // place is their last change) join its transaction, so they go with it in
+                    // one request. Any others this device has not seen are fetched, so the
+                    // parent's ON DELETE reaches them, then the delete goes again.
+                    if try RecordMetadata.advancePendingChildren(of: name, to: item.metadata.pendingTransaction, in: db) > 0 {
+                        outcome.progress += 1
+                    } else {
+                        outcome.needsFetch = true
+                    }
                 case .failure(.batchRequestFailed), .failure(.zoneNotFound):
                     break
                 case .failure(.permissionFailure)
