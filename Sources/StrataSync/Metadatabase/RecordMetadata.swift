@@ -184,6 +184,27 @@ struct RecordMetadata: Sendable, Hashable {
         return db.changesCount
     }
 
+    /// Moves the pending delete of `parent` one transaction later when changes of its children
+    /// (as the cloud knows them) wait in its transaction or before it; returns whether it
+    /// moved. A transaction larger than a request goes in pieces taken in key order, so a
+    /// parent's delete can come up before its own children's changes, which the cloud needs
+    /// first; behind them, it goes once they went.
+    static func postponeDeleteBehindPendingChildren(of parent: RecordName, in db: Database) throws -> Bool {
+        let table = MetadatabaseTable.metadata.qualifiedName
+        try db.execute(
+            sql: """
+                UPDATE \(table) SET pendingTransaction = pendingTransaction + 1
+                WHERE recordType = ? AND recordPrimaryKey = ? AND pendingOperation = 'delete' AND pendingTransaction IS NOT NULL
+                    AND EXISTS (
+                        SELECT 1 FROM \(table) AS child
+                        WHERE child.parentRecordType = ? AND child.parentRecordPrimaryKey = ?
+                            AND child.pendingOperation IS NOT NULL
+                            AND child.pendingTransaction <= \(table).pendingTransaction)
+                """,
+            arguments: [parent.table, parent.primaryKey, parent.table, parent.primaryKey])
+        return db.changesCount > 0
+    }
+
     static func delete(_ name: RecordName, in db: Database) throws {
         try db.execute(
             sql: "DELETE FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = ? AND recordPrimaryKey = ?",

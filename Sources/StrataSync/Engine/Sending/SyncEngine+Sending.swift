@@ -385,7 +385,11 @@ extension SyncEngine {
                     // place is their last change) join its transaction, so they go with it in
                     // one request. Any others this device has not seen are fetched, so the
                     // parent's ON DELETE reaches them, then the delete goes again.
-                    if try RecordMetadata.advancePendingChildren(of: name, to: item.metadata.pendingTransaction, in: db) > 0 {
+                    // Those already in its transaction but not yet sent (it is larger than a
+                    // request) go first, the parent's delete behind them.
+                    if try RecordMetadata.advancePendingChildren(of: name, to: item.metadata.pendingTransaction, in: db) > 0
+                        || RecordMetadata.postponeDeleteBehindPendingChildren(of: name, in: db)
+                    {
                         outcome.progress += 1
                     } else {
                         outcome.needsFetch = true
