@@ -160,7 +160,7 @@ extension SyncEngine {
                 }
                 let outcome: SendOutcome
                 do {
-                    outcome = try await recordAnswers(result, of: items, serverCopies: [], zone: zone, node: node)
+                    outcome = try await recordAnswers(result, of: items, zone: zone, node: node)
                 } catch {
                     _ = await inFlight?.answer()
                     throw error
@@ -170,12 +170,7 @@ extension SyncEngine {
                 if inFlight == nil { break sending }
                 continue
             }
-            // Server copies to merge may refer to content this device lacks.
-            let serverCopies = result.saveResults.values.compactMap { answer -> CloudRecord? in
-                if case .failure(.serverRecordChanged(let record)) = answer { return record }
-                return nil
-            }
-            let outcome = try await recordAnswers(result, of: items, serverCopies: serverCopies, zone: zone, node: node)
+            let outcome = try await recordAnswers(result, of: items, zone: zone, node: node)
             logEvents(outcome.events, title: "sent")
             recordSendProgress(outcome)
             if outcome.needsZone { try await cloud.saveZones([zone]) }
@@ -249,9 +244,14 @@ extension SyncEngine {
     /// Writes the answers to a batch, with what merging the server's copies needs (their
     /// assets and large BLOBs, downloaded first), in one transaction.
     private func recordAnswers(
-        _ result: CloudModifyResult, of items: [OutgoingChanges.Item], serverCopies: [CloudRecord], zone: CloudZoneID, node: String
+        _ result: CloudModifyResult, of items: [OutgoingChanges.Item], zone: CloudZoneID, node: String
     ) async throws -> SendOutcome {
         let cloud = self.cloud.privateDatabase
+        // Server copies to merge may refer to content this device lacks.
+        let serverCopies = result.saveResults.values.compactMap { answer -> CloudRecord? in
+            if case .failure(.serverRecordChanged(let record)) = answer { return record }
+            return nil
+        }
         let schema = self.schema
         var arrivedAssets: [StoredAsset] = []
         var arrivedBlobs: [String: Data] = [:]
