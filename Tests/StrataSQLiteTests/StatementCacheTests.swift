@@ -151,4 +151,45 @@ import Testing
             #expect(try cursor.next() == nil)
         }
     }
+
+    /// Texts Swift's `String` takes for equal, but SQLite reads differently: the literal is
+    /// one scalar in one and a letter plus a combining accent in the other.
+    @Test func canonicallyEquivalentTextsAreDifferentStatements() throws {
+        let queue = try DatabaseQueue()
+        try queue.read { db throws in
+            let composed = "SELECT '\u{E9}'"
+            let decomposed = "SELECT 'e\u{301}'"
+            #expect(composed == decomposed)
+            #expect(try String.fetchOne(db, sql: composed)?.unicodeScalars.count == 1)
+            #expect(try String.fetchOne(db, sql: decomposed)?.unicodeScalars.count == 2)
+            #expect(try db.cachedStatement(sql: composed) !== db.cachedStatement(sql: decomposed))
+        }
+    }
+
+    /// The key hashes a sample of a long text's bytes: texts of one length that differ only
+    /// between the sampled bytes, at every position, are still told apart.
+    @Test func longTextsDifferingAnywhereAreDifferentStatements() throws {
+        let queue = try DatabaseQueue()
+        try queue.read { db throws in
+            let padding = String(repeating: " ", count: 300)
+            for length in [95, 96, 97, 300] {
+                let stem = String(padding.prefix(length))
+                for position in [0, 1, 31, 32, 33, length / 2, length / 2 + 1, length - 33, length - 32, length - 1] {
+                    // One digit at `position` inside a comment, the value selected after it.
+                    var characters = Array(stem)
+                    characters[position] = "7"
+                    let text = "SELECT \(position) /*" + String(characters) + "*/"
+                    #expect(try Int.fetchOne(db, sql: text) == position, "length \(length), position \(position)")
+                }
+            }
+            var seen: Set<ObjectIdentifier> = []
+            for position in 40..<60 {
+                var characters = Array(padding)
+                characters[position] = "x"
+                let statement = try db.cachedStatement(sql: "SELECT \(position % 10) /*" + String(characters) + "*/")
+                seen.insert(ObjectIdentifier(statement))
+            }
+            #expect(seen.count == 20)
+        }
+    }
 }

@@ -29,11 +29,24 @@ struct RecordMetadata: Sendable, Hashable {
         pendingRevision = 0
     }
 
-    static let selection = """
-        SELECT recordType, recordPrimaryKey, zoneName, ownerName, parentRecordType, parentRecordPrimaryKey,
-               lastKnownServerRecord, serverChangeTag, fieldVersions, pendingOperation, pendingRevision,
-               pendingTransaction, userModificationTime
-        FROM \(MetadatabaseTable.metadata.qualifiedName)
+    static let columns = """
+        recordType, recordPrimaryKey, zoneName, ownerName, parentRecordType, parentRecordPrimaryKey,
+        lastKnownServerRecord, serverChangeTag, fieldVersions, pendingOperation, pendingRevision,
+        pendingTransaction, userModificationTime
+        """
+    static let selection = "SELECT \(columns) FROM \(MetadatabaseTable.metadata.qualifiedName)"
+
+    /// The metadata of many records in one statement: the names go as one JSON array of
+    /// `[table, primary key]` pairs, which SQLite walks (the `CROSS JOIN` keeps it the outer
+    /// loop), looking each up by the primary key.
+    private static let selectionOfNames = """
+        SELECT metadata.recordType, metadata.recordPrimaryKey, metadata.zoneName, metadata.ownerName,
+               metadata.parentRecordType, metadata.parentRecordPrimaryKey, metadata.lastKnownServerRecord,
+               metadata.serverChangeTag, metadata.fieldVersions, metadata.pendingOperation, metadata.pendingRevision,
+               metadata.pendingTransaction, metadata.userModificationTime
+        FROM json_each(?) AS wanted CROSS JOIN \(MetadatabaseTable.metadata.qualifiedName) AS metadata
+        WHERE metadata.recordType = json_extract(wanted.value, '$[0]')
+            AND metadata.recordPrimaryKey = json_extract(wanted.value, '$[1]')
         """
 
     static func decode(_ row: Row) throws -> RecordMetadata {
@@ -76,6 +89,21 @@ struct RecordMetadata: Sendable, Hashable {
         try db.fetchOne(
             sql: selection + " WHERE recordType = ? AND recordPrimaryKey = ?",
             arguments: [name.table, name.primaryKey], decode)
+    }
+
+    /// The metadata the engine knows of `names`, by name; names it does not know are left out.
+    static func fetchAll(_ names: some Collection<RecordName>, in db: Database) throws -> [RecordName: RecordMetadata] {
+        guard !names.isEmpty else { return [:] }
+        var pairs = JSONWriter(capacity: names.count * 56)
+        pairs.array(names) { writer, name in
+            writer.byte("[")
+            writer.string(name.table)
+            writer.byte(",")
+            writer.string(name.primaryKey)
+            writer.byte("]")
+        }
+        let found = try db.fetchAll(sql: selectionOfNames, arguments: [pairs.text], decode)
+        return Dictionary(found.map { ($0.name, $0) }) { first, _ in first }
     }
 
     /// The first `limit` records with a change waiting to be sent, oldest transaction first,

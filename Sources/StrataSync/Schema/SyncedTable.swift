@@ -29,15 +29,15 @@ public struct SyncedTable: Sendable, Hashable {
     }
 
     /// The name.
-    public var name: String
+    public var name: String { didSet { sql = Self.statements(name, primaryKey, columns, parent) } }
     /// The single primary key column (text, globally unique).
-    public var primaryKey: String
+    public var primaryKey: String { didSet { sql = Self.statements(name, primaryKey, columns, parent) } }
     /// The synced columns in declaration order, the primary key included.
-    public var columns: [Column]
+    public var columns: [Column] { didSet { sql = Self.statements(name, primaryKey, columns, parent) } }
     /// Generated columns: computed locally on every device, never sent.
     public var generatedColumns: [String]
     /// Set when the table has exactly one foreign key; join tables with several have none.
-    public var parent: ParentReference?
+    public var parent: ParentReference? { didSet { sql = Self.statements(name, primaryKey, columns, parent) } }
     /// Every foreign key's parent table, for ordering sends and detecting cycles.
     public var referencedTables: [String]
     /// Every single-column foreign key, the parent's included: a row of a join table (which has
@@ -46,6 +46,26 @@ public struct SyncedTable: Sendable, Hashable {
     /// The columns StrataAssets tracks (`trackAssetColumn`): their values are asset ids, and the
     /// content travels with the record, by hash.
     public var assetColumns: Set<String> = []
+    /// The statements the engine runs on the table for each record, kept in step with the
+    /// properties they are written from.
+    private(set) var sql: TableSQL
+
+    init(
+        name: String, primaryKey: String, columns: [Column], generatedColumns: [String], parent: ParentReference?,
+        referencedTables: [String]
+    ) {
+        self.name = name
+        self.primaryKey = primaryKey
+        self.columns = columns
+        self.generatedColumns = generatedColumns
+        self.parent = parent
+        self.referencedTables = referencedTables
+        sql = Self.statements(name, primaryKey, columns, parent)
+    }
+
+    private static func statements(_ name: String, _ primaryKey: String, _ columns: [Column], _ parent: ParentReference?) -> TableSQL {
+        TableSQL(name: name, primaryKey: primaryKey, columns: columns, parent: parent)
+    }
 
     /// Reads the table's description from `db`.
     ///
@@ -105,7 +125,5 @@ public struct SyncedTable: Sendable, Hashable {
     }
 
     /// The names of the synced columns other than the primary key.
-    public var valueColumns: [String] {
-        columns.map(\.name).filter { $0 != primaryKey }
-    }
+    public var valueColumns: [String] { sql.valueColumns }
 }

@@ -58,10 +58,8 @@ extension SyncEngine {
         guard let reference = table.parent else { return zone }
         // A NULL foreign key (a child without a parent) has no parent's zone: the default one.
         guard
-            let parentKey = try db.fetchOne(
-                sql:
-                    "SELECT CAST(\(reference.column.quotedIdentifier) AS TEXT) FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) = ?",
-                arguments: [name.primaryKey], { row -> String? in try row[0] }) ?? nil
+            let sql = table.sql.selectParentKeyText,
+            let parentKey = try db.fetchOne(sql: sql, arguments: [name.primaryKey], { row -> String? in try row[0] }) ?? nil
         else { return zone }
         let parentName = RecordName(table: reference.parentTable, primaryKey: parentKey)
         if let parent = touched[parentName] { return parent.zone }

@@ -78,8 +78,10 @@ struct IncomingChanges {
         for tombstone in tombstones.sorted(by: { (order[$0.type] ?? .max) > (order[$1.type] ?? .max) }) {
             try applyDeletion(tombstone.id, in: db, report: &report)
         }
+        // After the deletions: from here on the pass only inserts and updates rows.
+        let page = try ApplyingPage.begin(records, in: db)
         for record in records.sorted(by: { (order[$0.type] ?? .max) < (order[$1.type] ?? .max) }) {
-            try apply(record, in: db, report: &report)
+            try apply(record, in: db, report: &report, page: page)
         }
         if !records.isEmpty { try retryWaitingRecords(in: db, report: &report) }
         return report
@@ -87,7 +89,10 @@ struct IncomingChanges {
 
     /// Applies one record: merged per field into the local row, or kept aside when it cannot
     /// be applied yet.
-    func apply(_ record: CloudRecord, in db: Database, report: inout Report) throws {
+    ///
+    /// - Parameter page: what the pass over the record's page knows so far; nil for a record
+    ///   applied on its own.
+    func apply(_ record: CloudRecord, in db: Database, report: inout Report, page: ApplyingPage? = nil) throws {
         if case .text(let rejection) = record.fields[EncryptedCloudDatabase.rejectionField] {
             // Sealed fields that did not open (tampered with, moved, a retired or missing key):
             // nothing of it is applied, and it stays visible in the quarantine.
@@ -109,11 +114,11 @@ struct IncomingChanges {
         }
         guard let name = RecordName(record.id.name), let table = schema.table(named: name.table), name.table == record.type
         else {
-            try keepAside(record, reason: "unknownTable", in: db)
+            try keepAside(record, reason: "unknownTable", in: db, page: page)
             report.unknownTable.append(record.id.name)
             return
         }
-        let stored = try RecordMetadata.fetch(name, in: db)
+        let stored = try page?.storedMetadata(name) ?? RecordMetadata.fetch(name, in: db)
         if let reference = table.parent,
             IncomingDecision.isLeftBehindCopy(
                 storedZone: stored?.zone, incomingZone: record.id.zone,
@@ -133,7 +138,7 @@ struct IncomingChanges {
         var forcedLocal: [String: HybridTimestamp] = [:]
         if let parent = table.parent, let value = fields[parent.column], value != .null {
             let parentName = RecordName(table: parent.parentTable, primaryKey: value.keyText)
-            if try !Self.rowExists(parentName, schema: schema, in: db) {
+            if try !(page?.rowExists(parentName, schema: schema, in: db) ?? Self.rowExists(parentName, schema: schema, in: db)) {
                 let decision = IncomingDecision.missingParent(
                     parentDeletedLocally: try RecordMetadata.fetch(parentName, in: db)?.pendingOperation == .delete,
                     onDelete: parent.onDelete,
@@ -141,7 +146,7 @@ struct IncomingChanges {
                     incomingColumnVersion: record.fieldVersions[parent.column])
                 switch decision {
                 case .waitForParent:
-                    try keepAside(record, reason: "missingParent", in: db)
+                    try keepAside(record, reason: "missingParent", in: db, page: page)
                     report.waitingForParent.append(record.id.name)
                     return
                 case .deleteWithParent:
@@ -169,10 +174,10 @@ struct IncomingChanges {
             for reference in table.references where schema.table(named: reference.parentTable) != nil {
                 guard let value = fields[reference.column], value != .null else { continue }
                 let referenced = RecordName(table: reference.parentTable, primaryKey: value.keyText)
-                if try !Self.rowExists(referenced, schema: schema, in: db),
+                if try !(page?.rowExists(referenced, schema: schema, in: db) ?? Self.rowExists(referenced, schema: schema, in: db)),
                     try RecordMetadata.fetch(referenced, in: db)?.pendingOperation != .delete
                 {
-                    try keepAside(record, reason: "missingParent", in: db)
+                    try keepAside(record, reason: "missingParent", in: db, page: page)
                     report.waitingForParent.append(record.id.name)
                     return
                 }
@@ -210,37 +215,43 @@ struct IncomingChanges {
         var winners = outcome.incomingWins
         for column in forcedLocal.keys { winners[column] = fields[column] }
         var rowChanged = false
-        do {
-            try db.inSavepoint {
-                if let existing {
-                    let changed = try columns.enumerated().compactMap { index, column -> (String, DatabaseValue)? in
-                        guard let field = winners[column] else { return nil }
-                        let value = try columnValue(field, column: column, of: table, record: record.id, in: db)
-                        guard value != existing[index] else { return nil }
-                        return (column, value)
-                    }
-                    if !changed.isEmpty {
-                        rowChanged = true
-                        let assignments = changed.map { "\($0.0.quotedIdentifier) = ?" }.joined(separator: ", ")
-                        try db.execute(
-                            sql:
-                                "UPDATE main.\(table.name.quotedIdentifier) SET \(assignments) WHERE \(table.primaryKey.quotedIdentifier) = ?",
-                            arguments: StatementArguments(changed.map(\.1) + [DatabaseValue.text(name.primaryKey)]))
-                    }
-                } else {
-                    rowChanged = true
-                    let inserted = columns.filter { winners[$0] != nil }
-                    let names = ([table.primaryKey] + inserted).map(\.quotedIdentifier).joined(separator: ", ")
-                    let marks = Array(repeating: "?", count: inserted.count + 1).joined(separator: ", ")
-                    try db.execute(
-                        sql: "INSERT INTO main.\(table.name.quotedIdentifier) (\(names)) VALUES (\(marks))",
-                        arguments: StatementArguments(
-                            [DatabaseValue.text(name.primaryKey)]
-                                + inserted.compactMap { column in
-                                    try winners[column].map { try columnValue($0, column: column, of: table, record: record.id, in: db) }
-                                }))
+        func write() throws {
+            if let existing {
+                let changed = try columns.enumerated().compactMap { index, column -> (String, DatabaseValue)? in
+                    guard let field = winners[column] else { return nil }
+                    let value = try columnValue(field, column: column, of: table, record: record.id, in: db)
+                    guard value != existing[index] else { return nil }
+                    return (column, value)
                 }
-                return .commit
+                if !changed.isEmpty {
+                    rowChanged = true
+                    let assignments = changed.map { "\($0.0.quotedIdentifier) = ?" }.joined(separator: ", ")
+                    try db.execute(
+                        sql:
+                            "UPDATE main.\(table.name.quotedIdentifier) SET \(assignments) WHERE \(table.primaryKey.quotedIdentifier) = ?",
+                        arguments: StatementArguments(changed.map(\.1) + [DatabaseValue.text(name.primaryKey)]))
+                }
+            } else {
+                rowChanged = true
+                let inserted = columns.filter { winners[$0] != nil }
+                try db.execute(
+                    sql: inserted.count == columns.count
+                        ? table.sql.insertAll : TableSQL.insert(into: table.name, primaryKey: table.primaryKey, columns: inserted),
+                    arguments: StatementArguments(
+                        [DatabaseValue.text(name.primaryKey)]
+                            + inserted.compactMap { column in
+                                try winners[column].map { try columnValue($0, column: column, of: table, record: record.id, in: db) }
+                            }))
+            }
+        }
+        do {
+            if try page?.needsSavepoint(table, in: db) ?? true {
+                try db.inSavepoint {
+                    try write()
+                    return .commit
+                }
+            } else {
+                try write()
             }
         } catch {
             guard let reason = Self.recordsOwnFault(error, includingDatabaseErrors: true) else { throw error }
@@ -267,7 +278,8 @@ struct IncomingChanges {
                     """,
                 arguments: [metadata.parent?.table, metadata.parent?.primaryKey, name.table, name.primaryKey])
         }
-        try Self.forgetWaiting(record.id, in: db)
+        if page?.waitingMayExist ?? true { try Self.forgetWaiting(record.id, in: db) }
+        page?.written(name)
         // A record that changes nothing here (this device's own save coming back) is not news.
         if outcome.localWins {
             report.merged.append(record.id.name)
@@ -393,20 +405,14 @@ struct IncomingChanges {
 
     static func rowExists(_ name: RecordName, schema: SyncSchema, in db: Database) throws -> Bool {
         guard let table = schema.table(named: name.table) else { return false }
-        return try Int.fetchOne(
-            db, sql: "SELECT 1 FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) = ?",
-            arguments: [name.primaryKey]) != nil
+        return try Int.fetchOne(db, sql: table.sql.selectExists, arguments: [name.primaryKey]) != nil
     }
 
     /// The row's value columns, in ``SyncedTable/valueColumns`` order, or nil without a row.
     static func localValues(of name: RecordName, table: SyncedTable, in db: Database) throws -> [DatabaseValue]? {
-        let columns = table.valueColumns
-        let selection = columns.isEmpty ? "1" : columns.map(\.quotedIdentifier).joined(separator: ", ")
-        return try db.fetchOne(
-            sql: "SELECT \(selection) FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) = ?",
-            arguments: [name.primaryKey]
-        ) { row in
-            try (0..<columns.count).map { index in try row[index] as DatabaseValue }
+        let count = table.sql.valueColumns.count
+        return try db.fetchOne(sql: table.sql.selectValues, arguments: [name.primaryKey]) { row in
+            try (0..<count).map { index in try row[index] as DatabaseValue }
         }
     }
 
@@ -447,7 +453,8 @@ struct IncomingChanges {
 
     /// Keeps a record that cannot be applied yet, with the large BLOB contents downloaded for
     /// it: whenever it is applied, its columns get the bytes, not their hash.
-    private func keepAside(_ record: CloudRecord, reason: String, in db: Database) throws {
+    private func keepAside(_ record: CloudRecord, reason: String, in db: Database, page: ApplyingPage?) throws {
+        page?.waitingMayExist = true
         for (hash, content) in downloadedContent(of: record) {
             try db.execute(
                 sql: """

@@ -40,13 +40,20 @@ enum ChangeLogDrain {
             liveColumns[table.name] = columns
             return columns
         }
+        // The batch's stored metadata in one statement, not one per entry.
+        let stored = try RecordMetadata.fetchAll(
+            Set(
+                entries.lazy.filter { schema.table(named: $0.tableName) != nil }.map {
+                    RecordName(table: $0.tableName, primaryKey: $0.primaryKey)
+                }),
+            in: db)
         for entry in entries {
             guard let table = schema.table(named: entry.tableName) else { continue }
             let name = RecordName(table: entry.tableName, primaryKey: entry.primaryKey)
             var metadata: RecordMetadata
             if let known = touched[name] {
                 metadata = known
-            } else if let stored = try RecordMetadata.fetch(name, in: db) {
+            } else if let stored = stored[name] {
                 metadata = stored
             } else {
                 let recordZone =

@@ -67,7 +67,9 @@ struct OutgoingChanges {
             }
             index = end
         }
-        chosen = try withPendingParents(of: chosen, excluding: inFlight, limit: limit, in: db)
+        // Each saved row is read once, here or while its parents are looked for.
+        var rows: [RecordName: [DatabaseValue]?] = [:]
+        chosen = try withPendingParents(of: chosen, excluding: inFlight, limit: limit, rows: &rows, in: db)
         var items: [Item] = []
         var parentZones: [String: CloudZoneID?] = [:]
         var moves: [(RecordName, RecordName, CloudZoneID)] = []
@@ -76,7 +78,7 @@ struct OutgoingChanges {
             case .delete:
                 items.append(Item(metadata: metadata, record: nil, revision: metadata.pendingRevision))
             case .save:
-                if let record = try record(for: metadata, in: db) {
+                if let record = try record(for: metadata, values: rows[metadata.name], in: db) {
                     if policy != .ignore, let parent = record.parent, let parentName = RecordName(parent.name) {
                         let parentZone = try parentZones[parent.name] ?? Self.zone(of: parentName, in: db)
                         parentZones[parent.name] = parentZone
@@ -112,7 +114,8 @@ struct OutgoingChanges {
     /// parents make the batch too large, children wait for the next one (parents come first in
     /// ``sortedForSending(_:)``, so a child never goes without its parent).
     private func withPendingParents(
-        of chosen: [RecordMetadata], excluding inFlight: Set<String>, limit: Int, in db: Database
+        of chosen: [RecordMetadata], excluding inFlight: Set<String>, limit: Int, rows: inout [RecordName: [DatabaseValue]?],
+        in db: Database
     ) throws -> [RecordMetadata] {
         var batch = chosen
         var names = Set(chosen.map(\.name))
@@ -121,14 +124,17 @@ struct OutgoingChanges {
         var unexamined = chosen.filter { $0.pendingOperation == .save }
         var added = false
         while let child = unexamined.popLast() {
-            guard let table = schema.table(named: child.name.table), let reference = table.parent,
-                let value = try DatabaseValue.fetchOne(
-                    db,
-                    sql:
-                        "SELECT \(reference.column.quotedIdentifier) FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) = ?",
-                    arguments: [child.name.primaryKey]),
-                value != .null
-            else { continue }
+            guard let table = schema.table(named: child.name.table) else { continue }
+            let values: [DatabaseValue]?
+            if let known = rows[child.name] {
+                values = known
+            } else {
+                values = try IncomingChanges.localValues(of: child.name, table: table, in: db)
+                rows[child.name] = .some(values)
+            }
+            guard let reference = table.parent, let values, let index = table.sql.parentValueIndex else { continue }
+            let value = values[index]
+            guard value != .null else { continue }
             let parentName = RecordName(table: reference.parentTable, primaryKey: CloudValue(value).keyText)
             guard !names.contains(parentName), !inFlight.contains(parentName.text), examined.insert(parentName).inserted,
                 let parent = try RecordMetadata.fetch(parentName, in: db), parent.pendingOperation == .save
@@ -163,9 +169,13 @@ struct OutgoingChanges {
 
     /// The record to save for a row: the last known server record (so fields of columns this
     /// version does not have survive), overlaid with the row's columns and their versions.
-    func record(for metadata: RecordMetadata, in db: Database) throws -> CloudRecord? {
+    ///
+    /// - Parameter values: the row's value columns when already read (nil inside: no row);
+    ///   nil to read them.
+    func record(for metadata: RecordMetadata, values known: [DatabaseValue]?? = nil, in db: Database) throws -> CloudRecord? {
         guard let table = schema.table(named: metadata.name.table) else { return nil }
-        guard let values = try IncomingChanges.localValues(of: metadata.name, table: table, in: db) else { return nil }
+        let read = try known ?? IncomingChanges.localValues(of: metadata.name, table: table, in: db)
+        guard let values = read else { return nil }
         let known = try metadata.serverRecord()
         var fields = known?.fields ?? [:]
         var versions = known?.fieldVersions ?? [:]

@@ -1,0 +1,184 @@
+import Foundation
+import Logging
+import StrataSQLite
+import Testing
+
+@testable import StrataSync
+
+/// A page of fetched records applied in one pass: what the pass reads once for the whole page
+/// (the records' metadata, whether records wait aside, which rows exist) and the savepoint it
+/// leaves out must not change what a record-by-record apply would do.
+@Suite(.timeLimit(.minutes(1)))
+struct ApplyingPageTests {
+    static let zone = CloudZoneID(name: "strata.default", owner: "alice")
+
+    static func database(_ schema: String) throws -> (DatabaseQueue, IncomingChanges) {
+        let queue = try DatabaseQueue()
+        let tables = try queue.write { db in
+            try db.execute(sql: schema)
+            try db.attachMetadatabase(containerIdentifier: "tests")
+            return try SyncSchema.read(tables: ["games", "players"], in: db)
+        }
+        let clock = HybridLogicalClock(node: "here", physicalTime: { 1_700_000_000_000 })
+        return (queue, IncomingChanges(schema: tables, clock: clock, logger: Logger(label: "tests")))
+    }
+
+    static let schema = """
+        CREATE TABLE games (id TEXT PRIMARY KEY NOT NULL, title TEXT NOT NULL, score INTEGER);
+        CREATE TABLE players (id TEXT PRIMARY KEY NOT NULL, gameID TEXT REFERENCES games(id) ON DELETE CASCADE, name TEXT);
+        """
+
+    static func game(_ key: String, _ title: CloudValue, at milliseconds: Int64 = 5) -> CloudRecord {
+        let version = HybridTimestamp(milliseconds: milliseconds, counter: 0, node: "there")
+        return CloudRecord(
+            id: CloudRecordID(name: "\(key):games", zone: zone), type: "games", fields: ["title": title, "score": .integer(1)],
+            fieldVersions: ["title": version, "score": version], changeTag: "t\(key)\(milliseconds)")
+    }
+
+    static func player(_ key: String, of game: String) -> CloudRecord {
+        let version = HybridTimestamp(milliseconds: 5, counter: 0, node: "there")
+        return CloudRecord(
+            id: CloudRecordID(name: "\(key):players", zone: zone), type: "players",
+            fields: ["gameID": .text(game), "name": .text(key)], fieldVersions: ["gameID": version, "name": version],
+            parent: CloudRecordID(name: "\(game):games", zone: zone), changeTag: "t\(key)")
+    }
+
+    /// The records of a page that break a constraint are quarantined wherever they are in the
+    /// page, and the others all apply: a failed statement undoes itself (SQLite's ABORT).
+    @Test(arguments: [0, 1, 2])
+    func aConstraintBrokenAnywhereInThePageQuarantinesOnlyThatRecord(position: Int) throws {
+        let (queue, incoming) = try Self.database(Self.schema)
+        var records = [Self.game("g1", .text("one")), Self.game("g2", .text("two"))]
+        records.insert(Self.game("bad", .null), at: position)
+        let report = try queue.write { db in try incoming.apply(records: records, tombstones: [], in: db) }
+        #expect(report.quarantined == ["bad:games"])
+        #expect(Set(report.saved) == ["g1:games", "g2:games"])
+        let (rows, quarantined, metadata) = try queue.read { db in
+            (
+                try String.fetchAll(db, sql: "SELECT id FROM games ORDER BY id"),
+                try String.fetchAll(db, sql: "SELECT recordName FROM strata_sync.quarantined_records"),
+                try String.fetchAll(db, sql: "SELECT recordPrimaryKey FROM strata_sync.metadata ORDER BY 1")
+            )
+        }
+        #expect(rows == ["g1", "g2"])
+        #expect(quarantined == ["bad:games"])
+        #expect(metadata == ["g1", "g2"])
+    }
+
+    /// A user's trigger that writes and then fails (`RAISE(FAIL)` keeps what the statement
+    /// wrote before it) and a constraint declared `ON CONFLICT FAIL`: the row's write keeps its
+    /// savepoint, and nothing of the refused record stays.
+    @Test(arguments: [
+        """
+        CREATE TABLE audit (what TEXT);
+        CREATE TRIGGER audited BEFORE INSERT ON games BEGIN
+            INSERT INTO audit VALUES (NEW.id);
+            SELECT RAISE(FAIL, 'refused') WHERE NEW.title = 'refused';
+        END;
+        """,
+        """
+        CREATE TABLE audit (what TEXT);
+        CREATE TRIGGER audited AFTER INSERT ON games BEGIN
+            INSERT INTO audit VALUES (NEW.id);
+            SELECT RAISE(FAIL, 'refused') WHERE NEW.title = 'refused';
+        END;
+        """,
+    ])
+    func whatAFailingUserTriggerWroteIsUndone(trigger: String) throws {
+        let (queue, incoming) = try Self.database(Self.schema + trigger)
+        let records = [Self.game("g1", .text("one")), Self.game("bad", .text("refused")), Self.game("g2", .text("two"))]
+        let report = try queue.write { db in try incoming.apply(records: records, tombstones: [], in: db) }
+        #expect(report.quarantined == ["bad:games"])
+        let audit = try queue.read { db in try String.fetchAll(db, sql: "SELECT what FROM audit ORDER BY what") }
+        #expect(audit == ["g1", "g2"])
+    }
+
+    @Test func aTableDeclaringOnConflictFailKeepsItsSavepoint() throws {
+        let failing = Self.schema.replacingOccurrences(of: "title TEXT NOT NULL,", with: "title TEXT NOT NULL ON CONFLICT FAIL,")
+        let (queue, incoming) = try Self.database(failing)
+        let records = [Self.game("g1", .text("one")), Self.game("bad", .null), Self.game("g2", .text("two"))]
+        let report = try queue.write { db in
+            let page = try ApplyingPage.begin(records, in: db)
+            #expect(try page.needsSavepoint(#require(incoming.schema.table(named: "games")), in: db))
+            #expect(try !page.needsSavepoint(#require(incoming.schema.table(named: "players")), in: db))
+            return try incoming.apply(records: records, tombstones: [], in: db)
+        }
+        #expect(report.quarantined == ["bad:games"])
+        #expect(try queue.read { db in try String.fetchAll(db, sql: "SELECT id FROM games ORDER BY id") } == ["g1", "g2"])
+    }
+
+    /// The page's metadata is read before its first record: a record twice in one page (two
+    /// versions) merges its second copy with what the first wrote, not with the state before.
+    @Test func aRecordTwiceInOnePageMergesWithItsFirstCopy() throws {
+        let (queue, incoming) = try Self.database(Self.schema)
+        let newer = Self.game("g1", .text("newer"), at: 9)
+        let older = Self.game("g1", .text("older"), at: 7)
+        _ = try queue.write { db in try incoming.apply(records: [newer, older], tombstones: [], in: db) }
+        let title = try queue.read { db in try String.fetchOne(db, sql: "SELECT title FROM games") }
+        // The older copy loses every field to the newer one already applied; merged with the
+        // metadata as it was before the page (no versions), it would have won.
+        #expect(title == "newer")
+    }
+
+    /// Children whose parent comes earlier in the same page, or is already stored, or is
+    /// nowhere: the row-exists memo answers as SQLite would.
+    @Test func childrenFindParentsFromThePageAndFromBefore() throws {
+        let (queue, incoming) = try Self.database(Self.schema)
+        _ = try queue.write { db in try incoming.apply(records: [Self.game("old", .text("before"))], tombstones: [], in: db) }
+        let page = [
+            Self.player("p1", of: "new"), Self.game("new", .text("in the page")), Self.player("p2", of: "old"),
+            Self.player("p3", of: "new"), Self.player("p4", of: "missing"),
+        ]
+        let report = try queue.write { db in try incoming.apply(records: page, tombstones: [], in: db) }
+        #expect(report.waitingForParent == ["p4:players"])
+        let players = try queue.read { db in try String.fetchAll(db, sql: "SELECT id || '>' || gameID FROM players ORDER BY id") }
+        #expect(players == ["p1>new", "p2>old", "p3>new"])
+        // The waiting child applies once its parent arrives, and leaves the waiting table.
+        _ = try queue.write { db in try incoming.apply(records: [Self.game("missing", .text("late"))], tombstones: [], in: db) }
+        let (applied, waiting) = try queue.read { db in
+            (
+                try String.fetchAll(db, sql: "SELECT id FROM players WHERE gameID = 'missing'"),
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM strata_sync.unsynced_records")
+            )
+        }
+        #expect(applied == ["p4"])
+        #expect(waiting == 0)
+    }
+
+    /// A record kept aside by an earlier page, then arriving applicable: it leaves the
+    /// waiting table although the new page began with nothing to forget of its own.
+    @Test func aRecordWaitingFromAnEarlierPageIsForgottenWhenItApplies() throws {
+        let (queue, incoming) = try Self.database(Self.schema)
+        _ = try queue.write { db in try incoming.apply(records: [Self.player("p1", of: "g1")], tombstones: [], in: db) }
+        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM strata_sync.unsynced_records") } == 1)
+        _ = try queue.write { db in
+            try incoming.apply(records: [Self.game("g1", .text("one")), Self.player("p1", of: "g1")], tombstones: [], in: db)
+        }
+        let (waiting, players) = try queue.read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM strata_sync.unsynced_records"),
+                try String.fetchAll(db, sql: "SELECT id FROM players")
+            )
+        }
+        #expect(waiting == 0)
+        #expect(players == ["p1"])
+    }
+
+    /// Names that JSON must escape, and `:` inside keys: the one-statement read finds each
+    /// stored row and nothing else.
+    @Test func metadataOfManyNamesIsReadInOneStatement() throws {
+        let (queue, _) = try Self.database(Self.schema)
+        let keys = ["plain", "with:colon", "quote\"d", "back\\slash", "tab\there", "line\nbreak", "é", "🎲", ""]
+        let found = try queue.write { db in
+            for key in keys {
+                try RecordMetadata(name: RecordName(table: "games", primaryKey: key), zone: Self.zone).save(in: db)
+            }
+            let asked = keys.map { RecordName(table: "games", primaryKey: $0) } + [
+                RecordName(table: "games", primaryKey: "absent"), RecordName(table: "players", primaryKey: "plain"),
+            ]
+            return try RecordMetadata.fetchAll(asked, in: db)
+        }
+        #expect(Set(found.keys) == Set(keys.map { RecordName(table: "games", primaryKey: $0) }))
+        #expect(found.values.allSatisfy { $0.zone == Self.zone })
+    }
+}
