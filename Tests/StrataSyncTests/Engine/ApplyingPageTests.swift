@@ -173,9 +173,10 @@ struct ApplyingPageTests {
             for key in keys {
                 try RecordMetadata(name: RecordName(table: "games", primaryKey: key), zone: Self.zone).save(in: db)
             }
-            let asked = keys.map { RecordName(table: "games", primaryKey: $0) } + [
-                RecordName(table: "games", primaryKey: "absent"), RecordName(table: "players", primaryKey: "plain"),
-            ]
+            let asked =
+                keys.map { RecordName(table: "games", primaryKey: $0) } + [
+                    RecordName(table: "games", primaryKey: "absent"), RecordName(table: "players", primaryKey: "plain"),
+                ]
             return try RecordMetadata.fetchAll(asked, in: db)
         }
         #expect(Set(found.keys) == Set(keys.map { RecordName(table: "games", primaryKey: $0) }))
