@@ -74,7 +74,7 @@ extension HybridTimestamp: FastJSONCodable {
     }
 
     package init(reading reader: inout JSONReader) throws(JSONReaderError) {
-        var unused: (text: String, timestamp: Self)?
+        var unused: (bytes: Range<Int>, timestamp: Self)?
         self = try Self.read(&reader, previous: &unused)
     }
 
@@ -82,15 +82,23 @@ extension HybridTimestamp: FastJSONCodable {
     /// (`previous`) is not parsed again. The columns of a row changed together carry one
     /// version, so a record's versions are mostly one text repeated: parsing each was most of
     /// the cost of reading a record's metadata.
+    ///
+    /// The repeated text is recognised by its bytes in the input, before any `String` is made
+    /// of it (making one, and checking its UTF-8, was most of what the memo had left).
     package static func read(
-        _ reader: inout JSONReader, previous: inout (text: String, timestamp: Self)?
+        _ reader: inout JSONReader, previous: inout (bytes: Range<Int>, timestamp: Self)?
     ) throws(JSONReaderError) -> Self {
-        let text = try reader.string()
-        if let previous, previous.text == text { return previous.timestamp }
+        guard let bytes = try reader.plainString() else { return try parse(reader.string(), reader: reader) }
+        if let previous, reader.sameBytes(previous.bytes, bytes) { return previous.timestamp }
+        let timestamp = try parse(reader.text(bytes), reader: reader)
+        previous = (bytes, timestamp)
+        return timestamp
+    }
+
+    private static func parse(_ text: String, reader: JSONReader) throws(JSONReaderError) -> Self {
         guard text.unicodeScalars.count <= Self.maximumTextLength, let timestamp = HybridTimestamp(text) else {
             throw reader.failure("not a hybrid timestamp")
         }
-        previous = (text, timestamp)
         return timestamp
     }
 }
@@ -221,11 +229,11 @@ extension CloudRecord: FastJSONCodable {
                 type = try reader.string()
             case "fields":
                 guard fields == nil else { throw reader.failure("a key twice") }
-                fields = try reader.dictionary { reader throws(JSONReaderError) in try CloudValue(reading: &reader) }
+                fields = try reader.dictionary(capacity: 16) { reader throws(JSONReaderError) in try CloudValue(reading: &reader) }
             case "fieldVersions":
                 guard versions == nil else { throw reader.failure("a key twice") }
-                var previous: (text: String, timestamp: HybridTimestamp)?
-                versions = try reader.dictionary { reader throws(JSONReaderError) in
+                var previous: (bytes: Range<Int>, timestamp: HybridTimestamp)?
+                versions = try reader.dictionary(capacity: 16) { reader throws(JSONReaderError) in
                     try HybridTimestamp.read(&reader, previous: &previous)
                 }
             case "parent":
@@ -316,9 +324,9 @@ extension FastJSON {
     /// Field versions from their JSON object; nil when the fast reader refuses the text.
     package static func versions(from text: String) -> [String: HybridTimestamp]? {
         var reader = JSONReader(text)
-        var previous: (text: String, timestamp: HybridTimestamp)?
+        var previous: (bytes: Range<Int>, timestamp: HybridTimestamp)?
         let read = { (reader: inout JSONReader) throws(JSONReaderError) in try HybridTimestamp.read(&reader, previous: &previous) }
-        guard let versions = try? reader.dictionary(read), (try? reader.end()) != nil else { return nil }
+        guard let versions = try? reader.dictionary(capacity: 16, read), (try? reader.end()) != nil else { return nil }
         return versions
     }
 }

@@ -102,10 +102,14 @@ package struct JSONReader {
     }
 
     /// An object of string keys to values `value` reads.
+    ///
+    /// - Parameter capacity: how many keys to make room for before the first: a record's
+    ///   fields and versions grew the dictionary four times on the way to ten keys.
     package mutating func dictionary<Value>(
-        _ value: (inout JSONReader) throws(JSONReaderError) -> Value
+        capacity: Int = 0, _ value: (inout JSONReader) throws(JSONReaderError) -> Value
     ) throws(JSONReaderError) -> [String: Value] {
         var result: [String: Value] = [:]
+        result.reserveCapacity(capacity)
         try object { reader, key throws(JSONReaderError) in
             guard result.updateValue(try value(&reader), forKey: key) == nil else { throw reader.failure("the key \(key) twice") }
         }
@@ -146,6 +150,40 @@ package struct JSONReader {
             index += 1
         }
         throw failure("unterminated string")
+    }
+
+    /// Reads a string that holds no escape and returns where its bytes are in the input, to
+    /// compare with ``sameBytes(_:_:)`` before making a `String` of them with ``text(_:)``.
+    /// Nil, with the reader left where it was, for a string with an escape: read it with
+    /// ``string()``.
+    package mutating func plainString() throws(JSONReaderError) -> Range<Int>? {
+        let before = index
+        try expect(UInt8(ascii: "\""))
+        let start = index
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return start..<(index - 1)
+            }
+            if byte == UInt8(ascii: "\\") {
+                index = before
+                return nil
+            }
+            guard byte >= 0x20 else { throw failure("a control character in a string") }
+            index += 1
+        }
+        throw failure("unterminated string")
+    }
+
+    /// Whether two ranges of the input hold the same bytes.
+    package func sameBytes(_ first: Range<Int>, _ second: Range<Int>) -> Bool {
+        first.count == second.count && bytes[first].elementsEqual(bytes[second])
+    }
+
+    /// The text of a range ``plainString()`` returned, checked to be UTF-8.
+    package func text(_ range: Range<Int>) throws(JSONReaderError) -> String {
+        try validated(bytes[range])
     }
 
     private func validated(_ utf8: ArraySlice<UInt8>) throws(JSONReaderError) -> String {

@@ -29,6 +29,7 @@ enum ChangeLogDrain {
         // stamps next (counter lanes, its own changes) orders after them.
         if let clock, let newest = entries.lazy.map(\.version).max() { clock.observe(newest) }
         var touched: [RecordName: RecordMetadata] = [:]
+        touched.reserveCapacity(entries.count)
         var counterEdits: [RecordName: [String: HybridTimestamp]] = [:]
         // An insert logs no column list: it set every column the table has now, which may be
         // more than this engine knew when it started (a migration in another process added
@@ -61,6 +62,7 @@ enum ChangeLogDrain {
                     ? try SyncEngine.zoneForNewRecord(name, table: table, default: zone, touched: touched, in: db)
                     : zone
                 metadata = RecordMetadata(name: name, zone: recordZone)
+                metadata.fieldVersions.reserveCapacity(table.columns.count)
             }
             switch entry.operation {
             case .save:

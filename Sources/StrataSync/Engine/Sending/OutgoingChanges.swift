@@ -177,8 +177,8 @@ struct OutgoingChanges {
         let read = try known ?? IncomingChanges.localValues(of: metadata.name, table: table, in: db)
         guard let values = read else { return nil }
         let known = try metadata.serverRecord()
-        var fields = known?.fields ?? [:]
-        var versions = known?.fieldVersions ?? [:]
+        var fields = known?.fields ?? Dictionary(minimumCapacity: table.columns.count)
+        var versions = known?.fieldVersions ?? Dictionary(minimumCapacity: table.columns.count)
         for (column, value) in zip(table.valueColumns, values) {
             if table.assetColumns.contains(column), case .text(let text) = value, let id = AssetID(hexadecimal: text),
                 let descriptor = try db.assetDescriptor(id)
