@@ -11,9 +11,10 @@ struct RecordMetadata: Sendable, Hashable {
     var lastKnownServerRecord: CloudRecord? {
         didSet { storedServerRecord = nil }
     }
-    /// The stored JSON of the last known server record, not decoded yet: most reads of a
-    /// metadata row replace the record without looking at it (an answer to a send, an incoming
-    /// copy), and decoding it was a tenth of a first sync's time.
+    /// The JSON of the last known server record: as stored, not decoded yet (most reads of a
+    /// metadata row replace the record without looking at it, an answer to a send or an
+    /// incoming copy, and decoding it was a tenth of a first sync's time), or as written
+    /// beforehand for the record just set (``setServerRecord(_:json:)``).
     private(set) var storedServerRecord: String?
     var serverChangeTag: String?
     var fieldVersions: [String: HybridTimestamp]
@@ -69,6 +70,13 @@ struct RecordMetadata: Sendable, Hashable {
         let modified: String? = try row[12]
         metadata.userModificationTime = modified.flatMap { HybridTimestamp($0) }
         return metadata
+    }
+
+    /// Sets the last known server record together with its JSON, written beforehand
+    /// (``EncodedRecords``): saving the row then binds the text instead of encoding it.
+    mutating func setServerRecord(_ record: CloudRecord, json: String?) {
+        lastKnownServerRecord = record
+        storedServerRecord = json
     }
 
     /// The last known server record, decoded from its stored JSON when it was not set since.
@@ -146,7 +154,9 @@ struct RecordMetadata: Sendable, Hashable {
     }
 
     /// Inserts or updates the row; the share columns, which the sharing calls own, stay.
-    func save(in db: Database) throws {
+    ///
+    /// - Parameter versionsJSON: ``fieldVersions`` as JSON, when it was written beforehand.
+    func save(in db: Database, versionsJSON: String? = nil) throws {
         try db.execute(
             sql: """
                 INSERT INTO \(MetadatabaseTable.metadata.qualifiedName)
@@ -165,8 +175,8 @@ struct RecordMetadata: Sendable, Hashable {
             arguments: StatementArguments(
                 ([
                     name.table, name.primaryKey, zone.name, zone.owner, parent?.table, parent?.primaryKey,
-                    try lastKnownServerRecord.map { try SyncJSON.encode($0) } ?? storedServerRecord, serverChangeTag,
-                    try SyncJSON.encode(fieldVersions), pendingOperation?.rawValue, pendingRevision,
+                    try storedServerRecord ?? lastKnownServerRecord.map { try SyncJSON.encode($0) }, serverChangeTag,
+                    versionsJSON ?? SyncJSON.encode(fieldVersions), pendingOperation?.rawValue, pendingRevision,
                     pendingTransaction, userModificationTime?.description,
                 ] as [(any DatabaseValueConvertible)?]).map { $0 ?? DatabaseValue.null }))
     }
@@ -178,7 +188,9 @@ struct RecordMetadata: Sendable, Hashable {
     ///
     /// Answers are most of a first sync's bookkeeping; reading and rewriting the whole row
     /// (its field versions decoded and encoded again) cost two statements a record.
-    static func recordSaved(_ name: RecordName, as saved: CloudRecord, revision: Int64, in db: Database) throws -> Bool {
+    ///
+    /// - Parameter json: `saved` as JSON, when it was written beforehand (``EncodedRecords``).
+    static func recordSaved(_ name: RecordName, as saved: CloudRecord, json: String?, revision: Int64, in db: Database) throws -> Bool {
         let parent = saved.parent.flatMap { RecordName($0.name) }
         try db.execute(
             sql: """
@@ -189,7 +201,7 @@ struct RecordMetadata: Sendable, Hashable {
                 WHERE recordType = ? AND recordPrimaryKey = ?
                 """,
             arguments: [
-                try SyncJSON.encode(saved), saved.changeTag, parent?.table, parent?.primaryKey, revision, name.table,
+                try json ?? SyncJSON.encode(saved), saved.changeTag, parent?.table, parent?.primaryKey, revision, name.table,
                 name.primaryKey,
             ])
         return db.changesCount > 0

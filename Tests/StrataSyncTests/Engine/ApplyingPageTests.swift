@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import StrataSQLite
+import StrataSyncTestSupport
 import Testing
 
 @testable import StrataSync
@@ -181,5 +182,60 @@ struct ApplyingPageTests {
         }
         #expect(Set(found.keys) == Set(keys.map { RecordName(table: "games", primaryKey: $0) }))
         #expect(found.values.allSatisfy { $0.zone == Self.zone })
+    }
+
+    /// The metadata JSON written before the transaction (``EncodedRecords``) is the JSON of the
+    /// copy applied, and the versions text is used only when the merged versions are the
+    /// record's own: with two copies of one record in a page, the older applied last loses
+    /// its fields, and its versions must not be stored.
+    @Test(arguments: [false, true])
+    func metadataWrittenBeforehandDescribesWhatWasApplied(newerFirst: Bool) throws {
+        let (queue, plain) = try Self.database(Self.schema)
+        let newer = Self.game("g1", .text("newer"), at: 9)
+        let older = Self.game("g1", .text("older"), at: 7)
+        let page = newerFirst ? [newer, older, Self.game("g2", .text("two"))] : [older, newer, Self.game("g2", .text("two"))]
+        var incoming = plain
+        incoming.encoded = EncodedRecords(page)
+        _ = try queue.write { db in try incoming.apply(records: page, tombstones: [], in: db) }
+        let rows = try queue.read { db in
+            try db.fetchAll(
+                sql: "SELECT recordPrimaryKey, lastKnownServerRecord, fieldVersions, serverChangeTag FROM strata_sync.metadata ORDER BY 1"
+            ) { row in (try row[0] as String, try row[1] as String, try row[2] as String, try row[3] as String?) }
+        }
+        #expect(rows.map(\.0) == ["g1", "g2"])
+        let last = page[1]
+        let stored = try SyncJSON.decode(CloudRecord.self, from: rows[0].1)
+        #expect(stored == last)
+        #expect(rows[0].3 == last.changeTag)
+        // The newer copy's versions win, whichever came first.
+        #expect(try SyncJSON.versions(rows[0].2) == newer.fieldVersions)
+        #expect(try SyncJSON.decode(CloudRecord.self, from: rows[1].1) == page[2])
+        let title = try queue.read { db in try String.fetchOne(db, sql: "SELECT title FROM games WHERE id = 'g1'") }
+        #expect(title == "newer")
+    }
+
+    /// A send's accepted saves store the JSON their batch task wrote: each row's last known
+    /// server record carries the row's values and the change tag the metadata names.
+    @Test func acceptedSavesStoreTheRecordTheCloudHas() async throws {
+        let cloud = MockCloud()
+        let device = try await SyncTestDevice("a", cloud: cloud)
+        try await device.execute(
+            (1...30).map { "INSERT INTO games (id, title, score) VALUES ('g\($0)', 'game \($0)', \($0));" }.joined())
+        try await device.engine.sendChanges()
+        let rows = try await device.database.read { db in
+            try db.fetchAll(
+                sql: """
+                    SELECT m.lastKnownServerRecord, m.serverChangeTag, g.title, g.score
+                    FROM strata_sync.metadata AS m JOIN games AS g ON g.id = m.recordPrimaryKey WHERE m.recordType = 'games'
+                    """
+            ) { row in (try row[0] as String, try row[1] as String, try row[2] as String, try row[3] as Int64) }
+        }
+        #expect(rows.count == 30)
+        for (json, tag, title, score) in rows {
+            let record = try SyncJSON.decode(CloudRecord.self, from: json)
+            #expect(record.changeTag == tag)
+            #expect(record.fields["title"] == .text(title))
+            #expect(record.fields["score"] == .integer(score))
+        }
     }
 }

@@ -21,6 +21,8 @@ struct IncomingChanges {
     var currentUser: String?
     /// The columns that merge by a policy rather than by the default rule.
     var policies = ColumnPolicies()
+    /// The metadata JSON of the records being applied, written before their transaction.
+    var encoded = EncodedRecords()
 
     /// The column value of a field: a large BLOB's bytes for a reference in a plain column,
     /// the value itself otherwise.
@@ -129,7 +131,7 @@ struct IncomingChanges {
         var metadata = stored ?? RecordMetadata(name: name, zone: record.id.zone)
         if metadata.pendingOperation == .delete {
             // A local delete not sent yet wins: remember the server's copy and send the delete.
-            metadata.lastKnownServerRecord = record
+            metadata.setServerRecord(record, json: encoded[record]?.record)
             metadata.serverChangeTag = record.changeTag
             try metadata.save(in: db)
             return
@@ -261,13 +263,15 @@ struct IncomingChanges {
         }
         metadata.zone = record.id.zone
         metadata.parent = record.parent.flatMap { RecordName($0.name) }
-        metadata.lastKnownServerRecord = record
+        let texts = encoded[record]
+        metadata.setServerRecord(record, json: texts?.record)
         metadata.serverChangeTag = record.changeTag
         metadata.fieldVersions = outcome.versions.merging(forcedLocal) { _, forced in forced }
         (metadata.pendingOperation, metadata.pendingRevision) = IncomingDecision.pendingAfterMerge(
             localWins: outcome.localWins, forcedLocally: !forcedLocal.isEmpty,
             pending: metadata.pendingOperation, revision: metadata.pendingRevision)
-        try metadata.save(in: db)
+        // A record new here keeps the versions it came with: their text is written already.
+        try metadata.save(in: db, versionsJSON: metadata.fieldVersions == record.fieldVersions ? texts?.versions : nil)
         for (column, state) in counterStates { try CounterStore.save(state, of: name, column: column, in: db) }
         if stored == nil, let currentUser, record.id.zone.owner != currentUser {
             try db.execute(

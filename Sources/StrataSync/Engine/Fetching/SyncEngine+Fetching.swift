@@ -120,20 +120,22 @@ extension SyncEngine {
         // the page's token decides what comes next, and it is saved after the page is applied,
         // as before: a crash still re-applies at most one page.
         var restarts = 0
-        var prefetched: Task<CloudZoneChanges, any Error>?
+        var prefetched: Task<(CloudZoneChanges, EncodedRecords), any Error>?
         defer { prefetched?.cancel() }
         while true {
             let page: CloudZoneChanges
+            let encoded: EncodedRecords
             do {
                 if let next = prefetched {
                     prefetched = nil
-                    page = try await withTaskCancellationHandler {
+                    (page, encoded) = try await withTaskCancellationHandler {
                         try await next.value
                     } onCancel: {
                         next.cancel()
                     }
                 } else {
                     page = try await cloud.fetchZoneChanges(zone, since: token, limit: pageSize)
+                    encoded = EncodedRecords(page.changed)
                 }
             } catch CloudError.changeTokenExpired where token != nil {
                 restarts += 1
@@ -153,12 +155,17 @@ extension SyncEngine {
             }
             if page.moreComing {
                 let next = page.token
-                prefetched = Task { try await cloud.fetchZoneChanges(zone, since: next, limit: pageSize) }
+                // The page's metadata JSON is written here too, beside the apply of this page.
+                prefetched = Task {
+                    let page = try await cloud.fetchZoneChanges(zone, since: next, limit: pageSize)
+                    return (page, EncodedRecords(page.changed))
+                }
             }
             refetchedNames?.formUnion(page.changed.map(\.id.name))
             let transfer = AssetTransfer(database: database, cloud: cloud, zone: zone)
             let assets = try await transfer.download(AssetTransfer.references(in: page.changed, assetColumnsOf: schema))
             var pageIncoming = incoming
+            pageIncoming.encoded = encoded
             pageIncoming.blobs = try await transfer.downloadBlobs(in: page.changed, schema: schema)
             if !page.changed.isEmpty {
                 // Records waiting for a parent may be applied with this page: their large

@@ -134,9 +134,10 @@ extension SyncEngine {
             }
             inFlight = nil
             let result: CloudModifyResult
+            let encoded: EncodedRecords
             switch await current.answer() {
             case .success(let answered):
-                result = answered
+                (result, encoded) = (answered.result, answered.encoded)
             case .failure(CloudError.limitExceeded) where items.count > 1:
                 _ = plan.record(.limitExceeded)
                 logger.info("request over the cloud's limits: retrying with \(plan.limit) records")
@@ -160,7 +161,7 @@ extension SyncEngine {
                 }
                 let outcome: SendOutcome
                 do {
-                    outcome = try await recordAnswers(result, of: items, zone: zone, node: node)
+                    outcome = try await recordAnswers(result, of: items, encoded: encoded, zone: zone, node: node)
                 } catch {
                     _ = await inFlight?.answer()
                     throw error
@@ -170,7 +171,7 @@ extension SyncEngine {
                 if inFlight == nil { break sending }
                 continue
             }
-            let outcome = try await recordAnswers(result, of: items, zone: zone, node: node)
+            let outcome = try await recordAnswers(result, of: items, encoded: encoded, zone: zone, node: node)
             logEvents(outcome.events, title: "sent")
             recordSendProgress(outcome)
             if outcome.needsZone { try await cloud.saveZones([zone]) }
@@ -198,10 +199,17 @@ extension SyncEngine {
     struct BatchInFlight {
         let items: [OutgoingChanges.Item]
         let names: Set<String>
-        let task: Task<CloudModifyResult, any Error>
+        let task: Task<Answered, any Error>
+
+        /// The cloud's answer, with the metadata JSON of the records it accepted, written in
+        /// the batch's task while the engine works on (``EncodedRecords``).
+        struct Answered: Sendable {
+            let result: CloudModifyResult
+            let encoded: EncodedRecords
+        }
 
         /// The cloud's answer; cancelling the waiting task cancels the request.
-        func answer() async -> Result<CloudModifyResult, any Error> {
+        func answer() async -> Result<Answered, any Error> {
             await withTaskCancellationHandler {
                 await task.result
             } onCancel: {
@@ -222,8 +230,10 @@ extension SyncEngine {
                     AssetTransfer.references(in: zoneRecords),
                     blobs: try await AssetTransfer.largeBlobs(in: zoneRecords, schema: schema, database: database))
             }
-            return try await self.modifyRecords(
+            let result = try await self.modifyRecords(
                 saving: records, deleting: items.filter { $0.record == nil }.map(\.metadata.recordID), user: user)
+            return BatchInFlight.Answered(
+                result: result, encoded: EncodedRecords(result.saveResults.values.compactMap { try? $0.get() }))
         }
         return BatchInFlight(items: items, names: Set(items.map(\.metadata.name.text)), task: task)
     }
@@ -244,7 +254,7 @@ extension SyncEngine {
     /// Writes the answers to a batch, with what merging the server's copies needs (their
     /// assets and large BLOBs, downloaded first), in one transaction.
     private func recordAnswers(
-        _ result: CloudModifyResult, of items: [OutgoingChanges.Item], zone: CloudZoneID, node: String
+        _ result: CloudModifyResult, of items: [OutgoingChanges.Item], encoded: EncodedRecords, zone: CloudZoneID, node: String
     ) async throws -> SendOutcome {
         let cloud = self.cloud.privateDatabase
         // Server copies to merge may refer to content this device lacks.
@@ -266,7 +276,7 @@ extension SyncEngine {
                 try ChangeLogDrain.drainAll(
                     in: db, schema: schema, zone: zone, node: node, policies: self.columnPolicies, clock: self.clock)
                 for asset in assets { try db.insertStoredAsset(asset) }
-                return try self.record(result, of: items, blobs: blobs, in: db)
+                return try self.record(result, of: items, blobs: blobs, encoded: encoded, in: db)
             }
         }
     }
@@ -334,7 +344,8 @@ extension SyncEngine {
 
     /// Records the cloud's answers to a batch, in one transaction.
     func record(
-        _ result: CloudModifyResult, of items: [OutgoingChanges.Item], blobs: [String: Data], in db: Database
+        _ result: CloudModifyResult, of items: [OutgoingChanges.Item], blobs: [String: Data], encoded: EncodedRecords = EncodedRecords(),
+        in db: Database
     ) throws -> SendOutcome {
         var outcome = SendOutcome()
         var incoming = incomingChanges()
@@ -346,10 +357,11 @@ extension SyncEngine {
                 guard let answer = result.saveResults[id] else { continue }
                 switch answer {
                 case .success(let saved):
-                    if try !RecordMetadata.recordSaved(name, as: saved, revision: item.revision, in: db) {
+                    let json = encoded[saved]?.record
+                    if try !RecordMetadata.recordSaved(name, as: saved, json: json, revision: item.revision, in: db) {
                         // Its metadata went meanwhile: written whole again.
                         var metadata = item.metadata
-                        metadata.lastKnownServerRecord = saved
+                        metadata.setServerRecord(saved, json: json)
                         metadata.parent = saved.parent.flatMap { RecordName($0.name) }
                         metadata.serverChangeTag = saved.changeTag
                         if metadata.pendingOperation == .save && metadata.pendingRevision == item.revision {
