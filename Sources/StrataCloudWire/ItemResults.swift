@@ -38,7 +38,10 @@ public struct RecordResult: Codable, Sendable, Hashable {
 
     /// A result map as wire entries, sorted so equal maps encode to equal bytes.
     public static func entries(_ results: [CloudRecordID: Result<CloudRecord, CloudError>]) -> [RecordResult] {
-        results.map { RecordResult(id: $0.key, result: $0.value) }.sorted { $0.id.description < $1.id.description }
+        // Each id's text made once, not at every comparison: a sort of 400 answers made
+        // 7,000 of them, a tenth of the service's work on a request.
+        results.map { (order: $0.key.description, entry: RecordResult(id: $0.key, result: $0.value)) }
+            .sorted { $0.order < $1.order }.map(\.entry)
     }
 
     /// The result map wire entries describe.
@@ -70,7 +73,8 @@ public struct DeleteResult: Codable, Sendable, Hashable {
 
     /// A result map as wire entries, sorted so equal maps encode to equal bytes.
     public static func entries(_ results: [CloudRecordID: Result<Void, CloudError>]) -> [DeleteResult] {
-        results.map { DeleteResult(id: $0.key, result: $0.value) }.sorted { $0.id.description < $1.id.description }
+        results.map { (order: $0.key.description, entry: DeleteResult(id: $0.key, result: $0.value)) }
+            .sorted { $0.order < $1.order }.map(\.entry)
     }
 
     /// The result map wire entries describe.

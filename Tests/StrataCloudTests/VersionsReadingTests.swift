@@ -36,8 +36,9 @@ struct VersionsReadingTests {
         #expect(FastJSON.versions(from: text) == nil)
     }
 
-    /// What the writer writes, the reader reads back: random versions of a few texts, so
-    /// that repeats, changes and returns to an earlier text all occur.
+    /// What the writer writes, the reader reads back, and repeated versions copied write the
+    /// bytes formatting each would: random versions of a few texts, so that repeats, changes
+    /// and returns to an earlier text all occur.
     @Test func randomVersionsRoundTrip() throws {
         var generator = SystemRandomNumberGenerator()
         let nodes = ["n", "node-1", "é", "q\"uote", "back\\slash"]
@@ -48,7 +49,12 @@ struct VersionsReadingTests {
                     Int64.random(in: 0...2, using: &generator), UInt32.random(in: 0...1, using: &generator),
                     nodes.randomElement(using: &generator) ?? "n")
             }
-            #expect(FastJSON.versions(from: FastJSON.text(ofVersions: versions)) == versions)
+            let text = FastJSON.text(ofVersions: versions)
+            #expect(FastJSON.versions(from: text) == versions)
+            // Repeats copied from the bytes before write what formatting each writes.
+            var each = JSONWriter()
+            each.object(versions) { writer, version in version.write(to: &writer) }
+            #expect(text == each.text)
         }
     }
 }

@@ -197,7 +197,7 @@ extension CloudRecord: FastJSONCodable {
             writer.raw(",")
         }
         writer.raw("\"fieldVersions\":")
-        writer.object(fieldVersions) { writer, version in version.write(to: &writer) }
+        writer.versions(fieldVersions)
         writer.raw(",\"fields\":")
         writer.object(fields) { writer, value in value.write(to: &writer) }
         writer.raw(",\"id\":")
@@ -308,7 +308,7 @@ extension FastJSON {
     /// A record's field versions as a JSON object.
     package static func text(ofVersions versions: [String: HybridTimestamp]) -> String {
         var writer = JSONWriter(capacity: 64 * versions.count + 2)
-        writer.object(versions) { writer, version in version.write(to: &writer) }
+        writer.versions(versions)
         return writer.text
     }
 
@@ -328,5 +328,24 @@ extension FastJSON {
         let read = { (reader: inout JSONReader) throws(JSONReaderError) in try HybridTimestamp.read(&reader, previous: &previous) }
         guard let versions = try? reader.dictionary(capacity: 16, read), (try? reader.end()) != nil else { return nil }
         return versions
+    }
+}
+
+extension JSONWriter {
+    /// Field versions, as ``object(_:_:)`` writes them; a timestamp equal to the one before it
+    /// is copied from the bytes written for that one. The columns of a row changed together
+    /// carry one version, and formatting it once per column was most of writing a record's
+    /// versions, which the engine does up to four times a record.
+    package mutating func versions(_ versions: [String: HybridTimestamp]) {
+        var previous: (timestamp: HybridTimestamp, bytes: Range<Int>)?
+        object(versions) { writer, version in
+            if let previous, previous.timestamp == version {
+                writer.repeatBytes(at: previous.bytes)
+                return
+            }
+            let start = writer.count
+            version.write(to: &writer)
+            previous = (version, start..<writer.count)
+        }
     }
 }

@@ -14,6 +14,15 @@ package struct JSONWriter {
         bytes.reserveCapacity(capacity)
     }
 
+    /// How many bytes are written.
+    package var count: Int { bytes.count }
+
+    /// Writes again the bytes written at `range`: a value repeated is formatted once.
+    package mutating func repeatBytes(at range: Range<Int>) {
+        bytes.reserveCapacity(bytes.count + range.count)
+        for index in range { bytes.append(bytes[index]) }
+    }
+
     /// The bytes as `Data`.
     package var data: Data { Data(bytes) }
 
