@@ -26,6 +26,8 @@ enum PushPhase {
         _ = await hints.next()
 
         var latencies: [Double] = []
+        // Where a push's time goes: A's commit and send, the hint's way to B, B's fetch.
+        var sends: [Double] = [], hintWaits: [Double] = [], fetches: [Double] = []
         let clock = ContinuousClock()
         // Five warm-up samples are not counted.
         for sample in -5..<samples {
@@ -33,15 +35,24 @@ enum PushPhase {
             let started = clock.now
             try await phone.database.write { db in try StrataRowWriter.insert(0..<1, key: key, in: db) }
             try await phone.engine.sendChanges()
+            let sent = clock.now
+            var (hinted, fetched) = (sent, sent)
             var visible = false
             while !visible {
                 guard await hints.next() != nil else { throw BenchFailure("B's change-hint stream ended") }
+                hinted = clock.now
                 try await laptop.engine.fetchChanges()
+                fetched = clock.now
                 visible = try await laptop.database.read { db in
                     try Int.fetchOne(db, sql: "SELECT count(*) FROM projects WHERE id = ?", arguments: ["\(key)-0"]) == 1
                 }
             }
-            if sample >= 0 { latencies.append(seconds(clock.now - started) * 1_000) }
+            if sample >= 0 {
+                latencies.append(seconds(clock.now - started) * 1_000)
+                sends.append(seconds(sent - started) * 1_000)
+                hintWaits.append(seconds(hinted - sent) * 1_000)
+                fetches.append(seconds(fetched - hinted) * 1_000)
+            }
         }
         let sent = try await StrataRowWriter.count(in: phone.database)
         let arrived = try await StrataRowWriter.count(in: laptop.database)
@@ -55,6 +66,9 @@ enum PushPhase {
         results.add("push_p50_ms", percentile(latencies, 0.50), "ms")
         results.add("push_p99_ms", percentile(latencies, 0.99), "ms")
         results.add("push_max_ms", latencies.last ?? 0, "ms")
+        results.add("push_commit_and_send_p50_ms", percentile(sends.sorted(), 0.50), "ms")
+        results.add("push_hint_after_send_p50_ms", percentile(hintWaits.sorted(), 0.50), "ms")
+        results.add("push_fetch_p50_ms", percentile(fetches.sorted(), 0.50), "ms")
     }
 
     /// The value below which `fraction` of the sorted `values` lie (nearest rank).
