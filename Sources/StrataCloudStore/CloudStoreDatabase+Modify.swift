@@ -50,8 +50,10 @@ extension CloudStoreDatabase {
             let saveNames = saves.map(\.id.name)
             let deleteNames = deletes.map(\.name)
             let parentNames = saves.compactMap { $0.parent?.zone == zone ? $0.parent?.name : nil }
+            let named = Set(saveNames).union(deleteNames)
             let shape = try await ZoneShape.load(
-                zone, names: saveNames + deleteNames + parentNames, children: deleteNames, on: connection, logger: logger)
+                zone, names: saveNames + deleteNames, parentsOnly: Array(Set(parentNames).subtracting(named)), children: deleteNames,
+                on: connection, logger: logger)
             let plan: ZoneModifyPlan
             switch ZoneModifyPlan.make(saving: saves, deleting: deletes, in: zone, shape: shape, shared: scope == .shared) {
             case .failure(let refusal): return failAll { refusal.error(for: $0) }

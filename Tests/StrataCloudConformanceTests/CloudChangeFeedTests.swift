@@ -93,6 +93,43 @@ import Testing
         }
     }
 
+    /// A parent the request names only as a parent (the store reads of it only whether it
+    /// exists, its parent and its shared root): it keeps its fields and versions when it gains
+    /// a child; a child of a parent that does not exist, or that the same request deletes, is
+    /// refused, and the whole request with it.
+    @Test(arguments: CloudKind.available) func aParentNamedOnlyAsAParentKeepsWhatItHolds(_ kind: CloudKind) async throws {
+        try await kind.run {
+            try await database.saveZones([zone])
+            let version = HybridTimestamp(milliseconds: 5, counter: 1, node: "n")
+            let parent = CloudRecord(
+                id: CloudRecordID(name: "p", zone: zone), type: "games", fields: ["title": .text("kept"), "score": .integer(7)],
+                fieldVersions: ["title": version, "score": version])
+            _ = try await database.modifyRecords(saving: [parent], deleting: [])
+            let child = CloudRecord(id: CloudRecordID(name: "c", zone: zone), type: "players", parent: parent.id)
+            let saved = try await database.modifyRecords(saving: [child], deleting: [])
+            #expect((try? saved.saveResults[child.id]?.get()) != nil)
+            let held = try await database.fetchRecords([parent.id])
+            let after = try #require(try held[parent.id]?.get())
+            #expect(after.fields == parent.fields)
+            #expect(after.fieldVersions == parent.fieldVersions)
+
+            let orphan = CloudRecord(
+                id: CloudRecordID(name: "o", zone: zone), type: "players", parent: CloudRecordID(name: "none", zone: zone))
+            let refused = try await database.modifyRecords(saving: [orphan], deleting: [])
+            guard case .failure(.referenceViolation)? = refused.saveResults[orphan.id] else {
+                Issue.record("a child of a missing parent: \(String(describing: refused.saveResults[orphan.id]))")
+                return
+            }
+            let late = CloudRecord(id: CloudRecordID(name: "late", zone: zone), type: "players", parent: parent.id)
+            let both = try await database.modifyRecords(saving: [late], deleting: [parent.id, child.id])
+            guard case .failure(.referenceViolation)? = both.saveResults[late.id] else {
+                Issue.record("a child of a parent deleted beside it: \(String(describing: both.saveResults[late.id]))")
+                return
+            }
+            #expect(try await database.fetchRecords([parent.id])[parent.id].map { try $0.get().fields } == parent.fields)
+        }
+    }
+
     @Test(arguments: CloudKind.available) func aTokenFromBeforeAPurgeHasExpired(_ kind: CloudKind) async throws {
         try await kind.run {
             try await database.saveZones([zone])
