@@ -120,22 +120,23 @@ extension SyncEngine {
         // the page's token decides what comes next, and it is saved after the page is applied,
         // as before: a crash still re-applies at most one page.
         var restarts = 0
-        var prefetched: Task<(CloudZoneChanges, EncodedRecords), any Error>?
+        var prefetched: Task<(CloudZoneChanges, Task<EncodedRecords, Never>), any Error>?
         defer { prefetched?.cancel() }
         while true {
             let page: CloudZoneChanges
-            let encoded: EncodedRecords
+            let encoding: Task<EncodedRecords, Never>
             do {
                 if let next = prefetched {
                     prefetched = nil
-                    (page, encoded) = try await withTaskCancellationHandler {
+                    (page, encoding) = try await withTaskCancellationHandler {
                         try await next.value
                     } onCancel: {
                         next.cancel()
                     }
                 } else {
                     page = try await cloud.fetchZoneChanges(zone, since: token, limit: pageSize)
-                    encoded = EncodedRecords(page.changed)
+                    let changed = page.changed
+                    encoding = Task { EncodedRecords(changed) }
                 }
             } catch CloudError.changeTokenExpired where token != nil {
                 restarts += 1
@@ -155,17 +156,19 @@ extension SyncEngine {
             }
             if page.moreComing {
                 let next = page.token
-                // The page's metadata JSON is written here too, beside the apply of this page.
+                // The page's metadata JSON is written as soon as it arrives, beside the apply of
+                // this page, in a task of its own: the request after it does not wait for it.
                 prefetched = Task {
                     let page = try await cloud.fetchZoneChanges(zone, since: next, limit: pageSize)
-                    return (page, EncodedRecords(page.changed))
+                    let changed = page.changed
+                    return (page, Task { EncodedRecords(changed) })
                 }
             }
             refetchedNames?.formUnion(page.changed.map(\.id.name))
             let transfer = AssetTransfer(database: database, cloud: cloud, zone: zone)
             let assets = try await transfer.download(AssetTransfer.references(in: page.changed, assetColumnsOf: schema))
             var pageIncoming = incoming
-            pageIncoming.encoded = encoded
+            pageIncoming.encoded = await encoding.value
             pageIncoming.blobs = try await transfer.downloadBlobs(in: page.changed, schema: schema)
             if !page.changed.isEmpty {
                 // Records waiting for a parent may be applied with this page: their large

@@ -134,10 +134,10 @@ extension SyncEngine {
             }
             inFlight = nil
             let result: CloudModifyResult
-            let encoded: EncodedRecords
+            let encoding: Task<EncodedRecords, Never>
             switch await current.answer() {
             case .success(let answered):
-                (result, encoded) = (answered.result, answered.encoded)
+                (result, encoding) = (answered.result, answered.encoding)
             case .failure(CloudError.limitExceeded) where items.count > 1:
                 _ = plan.record(.limitExceeded)
                 logger.info("request over the cloud's limits: retrying with \(plan.limit) records")
@@ -161,7 +161,7 @@ extension SyncEngine {
                 }
                 let outcome: SendOutcome
                 do {
-                    outcome = try await recordAnswers(result, of: items, encoded: encoded, zone: zone, node: node)
+                    outcome = try await recordAnswers(result, of: items, encoded: await encoding.value, zone: zone, node: node)
                 } catch {
                     _ = await inFlight?.answer()
                     throw error
@@ -171,7 +171,7 @@ extension SyncEngine {
                 if inFlight == nil { break sending }
                 continue
             }
-            let outcome = try await recordAnswers(result, of: items, encoded: encoded, zone: zone, node: node)
+            let outcome = try await recordAnswers(result, of: items, encoded: await encoding.value, zone: zone, node: node)
             logEvents(outcome.events, title: "sent")
             recordSendProgress(outcome)
             if outcome.needsZone { try await cloud.saveZones([zone]) }
@@ -201,11 +201,12 @@ extension SyncEngine {
         let names: Set<String>
         let task: Task<Answered, any Error>
 
-        /// The cloud's answer, with the metadata JSON of the records it accepted, written in
-        /// the batch's task while the engine works on (``EncodedRecords``).
+        /// The cloud's answer, with the metadata JSON of the records it accepted, written in a
+        /// task of its own from the moment the answer arrives (``EncodedRecords``): the next
+        /// request does not wait for it, and the engine's connection only binds it.
         struct Answered: Sendable {
             let result: CloudModifyResult
-            let encoded: EncodedRecords
+            let encoding: Task<EncodedRecords, Never>
         }
 
         /// The cloud's answer; cancelling the waiting task cancels the request.
@@ -232,8 +233,8 @@ extension SyncEngine {
             }
             let result = try await self.modifyRecords(
                 saving: records, deleting: items.filter { $0.record == nil }.map(\.metadata.recordID), user: user)
-            return BatchInFlight.Answered(
-                result: result, encoded: EncodedRecords(result.saveResults.values.compactMap { try? $0.get() }))
+            let accepted = result.saveResults.values.compactMap { try? $0.get() }
+            return BatchInFlight.Answered(result: result, encoding: Task { EncodedRecords(accepted) })
         }
         return BatchInFlight(items: items, names: Set(items.map(\.metadata.name.text)), task: task)
     }
