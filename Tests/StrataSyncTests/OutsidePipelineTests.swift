@@ -736,12 +736,9 @@ extension OutsidePipelineTests {
         for game in 0..<6 { try await Self.appWrite(phone.database, Self.gamesSQL(game..<(game + 1), players: 5)) }
         try await Self.sendUntilDone(phone)
         #expect(probe.most == 1)
-        // Open (issue #27's closing note): after a zone-wide refusal, children that got
-        // batchRequestFailed are sent again once without their still-pending parent; the
-        // next round sends both, and the devices converge (checked below).
-        withKnownIssue("children retried without their parent after a zone-wide refusal (heals next round)", isIntermittent: true) {
-            #expect(probe.refusals.isEmpty, "children reached the cloud before their parents: \(probe.refusals)")
-        }
+        // Children whose parent was refused before it reached the cloud wait for it (SendPlan's
+        // held-back records): none goes without it.
+        #expect(probe.refusals.isEmpty, "children reached the cloud before their parents: \(probe.refusals)")
         print("outside refused \(refused):\n" + probe.log.withLock { $0 }.joined(separator: "\n"))
         try await Self.expectConverged(cloud, to: phone)
     }
@@ -776,5 +773,44 @@ extension OutsidePipelineTests {
         if !errors.isEmpty {
             print("outside delete order batch \(batchSize):\n" + probe.log.withLock { $0 }.prefix(8).joined(separator: "\n"))
         }
+    }
+}
+
+extension OutsidePipelineTests {
+    /// A new game refused for good (every request that carries it), with more players than a
+    /// batch holds, and other games behind it: the players wait for their game, nothing goes
+    /// without its parent, the other games all go in the same send, and the send reports the
+    /// refused game alone. Once the cloud takes it, the next send brings the game and its
+    /// players.
+    @Test(arguments: [1, 3, 4])
+    func aNewParentRefusedForGoodHoldsBackItsChildrenOnly(batchSize: Int) async throws {
+        let cloud = MockCloud()
+        let refusing = Mutex(true)
+        let probe = Probe { _, saving, _, _, _ in
+            guard refusing.withLock({ $0 }), let blocked = saving.first(where: { $0.id.name == "g0:games" }) else { return nil }
+            var saves: [CloudRecordID: Result<CloudRecord, CloudError>] = [:]
+            for record in saving {
+                saves[record.id] = .failure(record.id == blocked.id ? .permissionFailure(record.id) : .batchRequestFailed(record.id))
+            }
+            return CloudModifyResult(saveResults: saves, deleteResults: [:])
+        }
+        let phone = try await SyncTestDevice("phone", container: probe.container(cloud.container(user: "alice")), batchSize: batchSize)
+        try await Self.appWrite(phone.database, Self.gamesSQL(0..<1, players: 6))
+        for game in 1..<4 { try await Self.appWrite(phone.database, Self.gamesSQL(game..<(game + 1), players: 2)) }
+        var failure: (any Error)?
+        do { try await phone.engine.sendChanges() } catch { failure = error }
+        guard case .sendFailed(let failed)? = failure as? SyncEngineError else {
+            Issue.record("batch \(batchSize): expected sendFailed, got \(String(describing: failure))")
+            return
+        }
+        #expect(Array(failed.keys) == ["g0:games"], "batch \(batchSize)")
+        #expect(probe.refusals.isEmpty, "batch \(batchSize): children went before their parent: \(probe.refusals)")
+        let held = cloud.records(in: Self.zone).map(\.id.name).filter { $0.hasPrefix("g0") || $0.contains("-g0") }
+        #expect(held.isEmpty, "batch \(batchSize): \(held)")
+        #expect(try await phone.pending() == 7, "batch \(batchSize)")
+        refusing.withLock { $0 = false }
+        try await Self.sendUntilDone(phone)
+        #expect(probe.refusals.isEmpty, "batch \(batchSize): \(probe.refusals)")
+        try await Self.expectConverged(cloud, to: phone)
     }
 }

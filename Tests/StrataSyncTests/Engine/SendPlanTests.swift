@@ -108,4 +108,28 @@ struct SendPlanTests {
         plan = SendPlan(batchSize: -5, pending: -1)
         #expect(plan.limit == 1)
     }
+
+    /// A parent that failed for good before the cloud had it holds back its children, and
+    /// theirs, in later batches and in the rest of the same batch; a parent the cloud has
+    /// (its update refused) holds back nothing.
+    @Test func childrenWaitForAParentRefusedBeforeReachingTheCloud() {
+        var plan = SendPlan(batchSize: 10, pending: 10)
+        do { let step = plan.next(offered: ["new", "old"]); #expect(step == .send(["new", "old"])) }
+        let refused: [String: CloudError] = [
+            "new": .permissionFailure(CloudRecordID(name: "new", zone: CloudZoneID(name: "z", owner: "o"))),
+            "old": .permissionFailure(CloudRecordID(name: "old", zone: CloudZoneID(name: "z", owner: "o"))),
+        ]
+        do { let goesOn = plan.record(Self.recorded(progress: 0, failures: refused)); #expect(goesOn) }
+        plan.failedBeforeReachingTheCloud(["new"])
+        let admitted = plan.admit([
+            ("new", nil), ("child", "new"), ("grandchild", "child"), ("other", "old"), ("free", nil), ("late", "grandchild"),
+        ])
+        #expect(admitted == ["other", "free"])
+        #expect(plan.heldBack == ["child", "grandchild", "late"])
+        #expect(plan.leftOut == ["new", "old", "child", "grandchild", "late"])
+        // Held back in a later batch too, and never reported as stalled or failed.
+        #expect(plan.admit([("child", "new"), ("great", "late")]).isEmpty)
+        #expect(plan.heldBack.contains("great"))
+        #expect(plan.ending == .failed(refused))
+    }
 }

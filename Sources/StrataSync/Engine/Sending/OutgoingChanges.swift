@@ -21,9 +21,12 @@ struct OutgoingChanges {
     /// device never sees half of one), deletes children first, saves parents first. A record
     /// whose new parent lives in another zone moves there first, with its subtree
     /// (``ZoneMoves``).
-    func nextBatch(limit: Int, in db: Database, movingRecords: Bool = true) throws -> [Item] {
+    ///
+    /// - Parameter excluded: records left out by name (those the send gave up on, and those
+    ///   held back behind them), neither taken nor added as parents.
+    func nextBatch(limit: Int, excluding excluded: Set<String> = [], in db: Database, movingRecords: Bool = true) throws -> [Item] {
         // Without a batch in flight, a move is always made: never nil.
-        try nextBatch(limit: limit, excluding: [], in: db, moves: movingRecords ? .make : .ignore) ?? []
+        try nextBatch(limit: limit, excluding: excluded, in: db, moves: movingRecords ? .make : .ignore) ?? []
     }
 
     /// The batch that follows one the cloud has not answered yet (`inFlight`, by record name),
@@ -103,7 +106,7 @@ struct OutgoingChanges {
         for (name, parent, zone) in moves {
             try ZoneMoves.move(name, under: parent, to: zone, schema: schema, in: db)
         }
-        return try nextBatch(limit: limit, in: db, movingRecords: false)
+        return try nextBatch(limit: limit, excluding: inFlight, in: db, movingRecords: false)
     }
 
     /// Adds to a batch the pending saves of its saves' parents, and of theirs: a parent must

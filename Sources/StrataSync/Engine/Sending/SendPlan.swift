@@ -39,6 +39,13 @@ struct SendPlan {
     private(set) var stalledRecords: [String] = []
     private(set) var lastFailure: String?
     private var currentBatch: [String] = []
+    /// Records that failed for good and that the cloud never had: their children wait.
+    private var neverSentFailures: Set<String> = []
+    /// Saves held back in this send: their parent failed for good before it ever reached the
+    /// cloud (or was held back itself). Sent, they would reach the cloud without it and be
+    /// refused (`referenceViolation`), after a refusal of the whole zone as after one of the
+    /// parent alone; they stay pending for the next send.
+    private(set) var heldBack: Set<String> = []
 
     /// A plan for `pending` records in batches of at most `batchSize`. The bound on rounds
     /// guards against answers that keep producing work (a conflict that merges into a new
@@ -52,6 +59,30 @@ struct SendPlan {
     /// Records that failed for good stay out of later batches.
     func isExcluded(_ record: String) -> Bool {
         permanentFailures[record] != nil
+    }
+
+    /// The records later batches are built without: those that failed for good, and those
+    /// held back behind them.
+    var leftOut: Set<String> { Set(permanentFailures.keys).union(heldBack) }
+
+    /// Among the records that failed for good, those the cloud never had (`records`, by name).
+    mutating func failedBeforeReachingTheCloud(_ records: Set<String>) {
+        neverSentFailures.formUnion(records)
+    }
+
+    /// The records of a batch (parents before their children, as batches are built) that may
+    /// go, by name; the others are left out, and saves whose parent cannot go yet are held back
+    /// (``heldBack``), with their own children.
+    mutating func admit(_ batch: [(name: String, parent: String?)]) -> Set<String> {
+        var admitted: Set<String> = []
+        for (name, parent) in batch where !isExcluded(name) && !heldBack.contains(name) {
+            if let parent, neverSentFailures.contains(parent) || heldBack.contains(parent) {
+                heldBack.insert(name)
+                continue
+            }
+            admitted.insert(name)
+        }
+        return admitted
     }
 
     /// The next step, given the batch the database offers (already without excluded records).

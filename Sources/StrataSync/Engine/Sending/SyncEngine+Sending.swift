@@ -108,9 +108,12 @@ extension SyncEngine {
         var inFlight: BatchInFlight?
         sending: while true {
             if inFlight == nil {
-                let batchLimit = plan.limit
-                let offered = try await database.write { db in try outgoing.nextBatch(limit: batchLimit, in: db) }
-                    .filter { !plan.isExcluded($0.metadata.name.text) }
+                let (batchLimit, leftOut) = (plan.limit, plan.leftOut)
+                let built = try await database.write { db in try outgoing.nextBatch(limit: batchLimit, excluding: leftOut, in: db) }
+                let offered = Self.admitted(built, by: &plan)
+                // All held back behind a parent that failed: built again without them, which
+                // leaves out more each time.
+                if offered.isEmpty && !built.isEmpty { continue }
                 guard case .send = plan.next(offered: offered.map(\.metadata.name.text)) else { break sending }
                 inFlight = launch(offered, user: user, cloud: cloud)
             }
@@ -122,9 +125,9 @@ extension SyncEngine {
             // the push path, pays for no second transaction. The next round finds the rest.
             if items.count >= plan.limit {
                 do {
-                    let (batchLimit, names) = (plan.limit, current.names)
-                    following = try await database.write { db in try outgoing.batch(following: names, limit: batchLimit, in: db) }?
-                        .filter { !plan.isExcluded($0.metadata.name.text) }
+                    let (batchLimit, names) = (plan.limit, current.names.union(plan.leftOut))
+                    following = try await database.write { db in try outgoing.batch(following: names, limit: batchLimit, in: db) }
+                        .map { Self.admitted($0, by: &plan) }
                 } catch {
                     // Its answer is not recorded: the records stay pending, and the next send
                     // finds them in the cloud (a conflict merged with equal versions).
@@ -174,6 +177,7 @@ extension SyncEngine {
             let outcome = try await recordAnswers(result, of: items, encoded: await encoding.value, zone: zone, node: node)
             logEvents(outcome.events, title: "sent")
             recordSendProgress(outcome)
+            plan.failedBeforeReachingTheCloud(outcome.failedBeforeReachingTheCloud)
             if outcome.needsZone { try await cloud.saveZones([zone]) }
             if outcome.needsFetch { try await performFetchBody() }
             let goesOn = plan.record(
@@ -237,6 +241,12 @@ extension SyncEngine {
             return BatchInFlight.Answered(result: result, encoding: Task { EncodedRecords(accepted) })
         }
         return BatchInFlight(items: items, names: Set(items.map(\.metadata.name.text)), task: task)
+    }
+
+    /// The items of a batch the plan lets go (``SendPlan/admit(_:)``), in their order.
+    static func admitted(_ items: [OutgoingChanges.Item], by plan: inout SendPlan) -> [OutgoingChanges.Item] {
+        let names = plan.admit(items.map { ($0.metadata.name.text, $0.record?.parent?.name) })
+        return items.filter { names.contains($0.metadata.name.text) }
     }
 
     /// Whether the cloud accepted every save and delete of a batch.
@@ -338,6 +348,8 @@ extension SyncEngine {
         var needsZone = false
         var needsFetch = false
         var failures: [String: CloudError] = [:]
+        /// Among ``failures``, the saves of records the cloud never had: their children wait.
+        var failedBeforeReachingTheCloud: Set<String> = []
         var events: [SyncEvent] = []
         /// Records the cloud accepted, per zone: what progress counts as sent.
         var accepted: [CloudZoneID: Int] = [:]
@@ -460,6 +472,7 @@ extension SyncEngine {
         default:
             if error.isTransient { throw error }
             outcome.failures[name.text] = error
+            if item.metadata.serverChangeTag == nil { outcome.failedBeforeReachingTheCloud.insert(name.text) }
             outcome.events.append(SyncEvent(action: .failed, recordType: name.table, recordName: name.text))
         }
     }
