@@ -132,4 +132,17 @@ struct SendPlanTests {
         #expect(plan.heldBack.contains("great"))
         #expect(plan.ending == .failed(refused))
     }
+
+    /// Rows of one table that are each other's parents sort by key, not parents first: a
+    /// grandchild ahead of its held-back parent in the batch is held back too.
+    @Test func aChildAheadOfItsHeldBackParentInTheBatchWaitsToo() {
+        var plan = SendPlan(batchSize: 10, pending: 10)
+        _ = plan.next(offered: ["a"])
+        let refused: [String: CloudError] = ["a": .permissionFailure(CloudRecordID(name: "a", zone: CloudZoneID(name: "z", owner: "o")))]
+        _ = plan.record(Self.recorded(progress: 0, failures: refused))
+        plan.failedBeforeReachingTheCloud(["a"])
+        let admitted = plan.admit([("c", "b"), ("d", "c"), ("b", "a"), ("e", nil), ("f", "e")])
+        #expect(admitted == ["e", "f"])
+        #expect(plan.heldBack == ["b", "c", "d"])
+    }
 }

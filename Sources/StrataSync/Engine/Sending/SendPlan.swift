@@ -74,15 +74,18 @@ struct SendPlan {
     /// go, by name; the others are left out, and saves whose parent cannot go yet are held back
     /// (``heldBack``), with their own children.
     mutating func admit(_ batch: [(name: String, parent: String?)]) -> Set<String> {
-        var admitted: Set<String> = []
-        for (name, parent) in batch where !isExcluded(name) && !heldBack.contains(name) {
-            if let parent, neverSentFailures.contains(parent) || heldBack.contains(parent) {
-                heldBack.insert(name)
-                continue
+        var candidates = batch.filter { !isExcluded($0.name) && !heldBack.contains($0.name) }
+        // Until nothing moves: a table whose rows are each other's parents sorts a child
+        // before its parent when its key sorts first.
+        while true {
+            let held = candidates.filter { item in
+                item.parent.map { neverSentFailures.contains($0) || heldBack.contains($0) } ?? false
             }
-            admitted.insert(name)
+            guard !held.isEmpty else { break }
+            heldBack.formUnion(held.map(\.name))
+            candidates.removeAll { heldBack.contains($0.name) }
         }
-        return admitted
+        return Set(candidates.map(\.name))
     }
 
     /// The next step, given the batch the database offers (already without excluded records).
