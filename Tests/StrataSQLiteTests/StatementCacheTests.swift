@@ -154,9 +154,9 @@ import Testing
 
     /// Texts Swift's `String` takes for equal, but SQLite reads differently: the literal is
     /// one scalar in one and a letter plus a combining accent in the other.
-    @Test func canonicallyEquivalentTextsAreDifferentStatements() throws {
+    @Test func canonicallyEquivalentTextsAreDifferentStatements() async throws {
         let queue = try DatabaseQueue()
-        try queue.read { db throws in
+        try await queue.read { db throws in
             let composed = "SELECT '\u{E9}'"
             let decomposed = "SELECT 'e\u{301}'"
             #expect(composed == decomposed)
@@ -168,9 +168,9 @@ import Testing
 
     /// The key hashes a sample of a long text's bytes: texts of one length that differ only
     /// between the sampled bytes, at every position, are still told apart.
-    @Test func longTextsDifferingAnywhereAreDifferentStatements() throws {
+    @Test func longTextsDifferingAnywhereAreDifferentStatements() async throws {
         let queue = try DatabaseQueue()
-        try queue.read { db throws in
+        try await queue.read { db throws in
             let padding = String(repeating: " ", count: 300)
             for length in [95, 96, 97, 300] {
                 let stem = String(padding.prefix(length))

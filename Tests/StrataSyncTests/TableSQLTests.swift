@@ -7,8 +7,8 @@ import Testing
 /// are written from.
 @Suite(.timeLimit(.minutes(1)))
 struct TableSQLTests {
-    static func table(in queue: DatabaseQueue) throws -> SyncedTable {
-        try queue.write { db in
+    static func table(in queue: DatabaseQueue) async throws -> SyncedTable {
+        try await queue.write { db in
             try db.execute(
                 sql: #"""
                     CREATE TABLE "odd ""name""" ("the key" TEXT PRIMARY KEY NOT NULL, "a""b" TEXT, "parent" TEXT REFERENCES "odd ""name""" ("the key"));
@@ -18,12 +18,12 @@ struct TableSQLTests {
         }
     }
 
-    @Test func quotedNamesReadTheRow() throws {
+    @Test func quotedNamesReadTheRow() async throws {
         let queue = try DatabaseQueue()
-        let table = try Self.table(in: queue)
+        let table = try await Self.table(in: queue)
         #expect(table.valueColumns == ["a\"b", "parent"])
         #expect(table.sql.parentValueIndex == 1)
-        let (values, exists, missing, parentKey) = try queue.read { db in
+        let (values, exists, missing, parentKey) = try await queue.read { db in
             (
                 try IncomingChanges.localValues(of: RecordName(table: table.name, primaryKey: "child"), table: table, in: db),
                 try Int.fetchOne(db, sql: table.sql.selectExists, arguments: ["k"]),
@@ -37,15 +37,16 @@ struct TableSQLTests {
         #expect(parentKey == "k")
     }
 
-    @Test func changedPropertiesRewriteTheStatements() throws {
+    @Test func changedPropertiesRewriteTheStatements() async throws {
         let queue = try DatabaseQueue()
-        var table = try Self.table(in: queue)
+        var table = try await Self.table(in: queue)
         let before = table.sql
         table.columns.removeAll { $0.name == "a\"b" }
         #expect(table.valueColumns == ["parent"])
         #expect(table.sql.parentValueIndex == 0)
         #expect(table.sql != before)
-        #expect(try queue.read { db in try String.fetchOne(db, sql: table.sql.selectValues, arguments: ["child"]) } == "k")
+        let selectValues = table.sql.selectValues
+        #expect(try await queue.read { db in try String.fetchOne(db, sql: selectValues, arguments: ["child"]) } == "k")
         table.parent = nil
         #expect(table.sql.selectParentKeyText == nil)
         #expect(table.sql.parentValueIndex == nil)

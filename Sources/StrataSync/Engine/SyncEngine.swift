@@ -261,8 +261,6 @@ public final class SyncEngine: Sendable, Observable {
     func prepareSchemaChanges() throws {
         try ColumnPolicies.validate(configuration.mergePolicies, schema: schema)
         let schema = self.schema
-        let clock = self.clock
-        let logger = self.logger
         try ChangeCapture.withoutCapture {
             try database.write { db in
                 // A table that left the synced set is new again when it comes back: rows

@@ -13,9 +13,9 @@ import Testing
 struct ApplyingPageTests {
     static let zone = CloudZoneID(name: "strata.default", owner: "alice")
 
-    static func database(_ schema: String) throws -> (DatabaseQueue, IncomingChanges) {
+    static func database(_ schema: String) async throws -> (DatabaseQueue, IncomingChanges) {
         let queue = try DatabaseQueue()
-        let tables = try queue.write { db in
+        let tables = try await queue.write { db in
             try db.execute(sql: schema)
             try db.attachMetadatabase(containerIdentifier: "tests")
             return try SyncSchema.read(tables: ["games", "players"], in: db)
@@ -47,14 +47,15 @@ struct ApplyingPageTests {
     /// The records of a page that break a constraint are quarantined wherever they are in the
     /// page, and the others all apply: a failed statement undoes itself (SQLite's ABORT).
     @Test(arguments: [0, 1, 2])
-    func aConstraintBrokenAnywhereInThePageQuarantinesOnlyThatRecord(position: Int) throws {
-        let (queue, incoming) = try Self.database(Self.schema)
+    func aConstraintBrokenAnywhereInThePageQuarantinesOnlyThatRecord(position: Int) async throws {
+        let (queue, incoming) = try await Self.database(Self.schema)
         var records = [Self.game("g1", .text("one")), Self.game("g2", .text("two"))]
         records.insert(Self.game("bad", .null), at: position)
-        let report = try queue.write { db in try incoming.apply(records: records, tombstones: [], in: db) }
+        let page = records
+        let report = try await queue.write { db in try incoming.apply(records: page, tombstones: [], in: db) }
         #expect(report.quarantined == ["bad:games"])
         #expect(Set(report.saved) == ["g1:games", "g2:games"])
-        let (rows, quarantined, metadata) = try queue.read { db in
+        let (rows, quarantined, metadata) = try await queue.read { db in
             (
                 try String.fetchAll(db, sql: "SELECT id FROM games ORDER BY id"),
                 try String.fetchAll(db, sql: "SELECT recordName FROM strata_sync.quarantined_records"),
@@ -85,37 +86,37 @@ struct ApplyingPageTests {
         END;
         """,
     ])
-    func whatAFailingUserTriggerWroteIsUndone(trigger: String) throws {
-        let (queue, incoming) = try Self.database(Self.schema + trigger)
+    func whatAFailingUserTriggerWroteIsUndone(trigger: String) async throws {
+        let (queue, incoming) = try await Self.database(Self.schema + trigger)
         let records = [Self.game("g1", .text("one")), Self.game("bad", .text("refused")), Self.game("g2", .text("two"))]
-        let report = try queue.write { db in try incoming.apply(records: records, tombstones: [], in: db) }
+        let report = try await queue.write { db in try incoming.apply(records: records, tombstones: [], in: db) }
         #expect(report.quarantined == ["bad:games"])
-        let audit = try queue.read { db in try String.fetchAll(db, sql: "SELECT what FROM audit ORDER BY what") }
+        let audit = try await queue.read { db in try String.fetchAll(db, sql: "SELECT what FROM audit ORDER BY what") }
         #expect(audit == ["g1", "g2"])
     }
 
-    @Test func aTableDeclaringOnConflictFailKeepsItsSavepoint() throws {
+    @Test func aTableDeclaringOnConflictFailKeepsItsSavepoint() async throws {
         let failing = Self.schema.replacingOccurrences(of: "title TEXT NOT NULL,", with: "title TEXT NOT NULL ON CONFLICT FAIL,")
-        let (queue, incoming) = try Self.database(failing)
+        let (queue, incoming) = try await Self.database(failing)
         let records = [Self.game("g1", .text("one")), Self.game("bad", .null), Self.game("g2", .text("two"))]
-        let report = try queue.write { db in
+        let report = try await queue.write { db in
             let page = try ApplyingPage.begin(records, in: db)
             #expect(try page.needsSavepoint(#require(incoming.schema.table(named: "games")), in: db))
             #expect(try !page.needsSavepoint(#require(incoming.schema.table(named: "players")), in: db))
             return try incoming.apply(records: records, tombstones: [], in: db)
         }
         #expect(report.quarantined == ["bad:games"])
-        #expect(try queue.read { db in try String.fetchAll(db, sql: "SELECT id FROM games ORDER BY id") } == ["g1", "g2"])
+        #expect(try await queue.read { db in try String.fetchAll(db, sql: "SELECT id FROM games ORDER BY id") } == ["g1", "g2"])
     }
 
     /// The page's metadata is read before its first record: a record twice in one page (two
     /// versions) merges its second copy with what the first wrote, not with the state before.
-    @Test func aRecordTwiceInOnePageMergesWithItsFirstCopy() throws {
-        let (queue, incoming) = try Self.database(Self.schema)
+    @Test func aRecordTwiceInOnePageMergesWithItsFirstCopy() async throws {
+        let (queue, incoming) = try await Self.database(Self.schema)
         let newer = Self.game("g1", .text("newer"), at: 9)
         let older = Self.game("g1", .text("older"), at: 7)
-        _ = try queue.write { db in try incoming.apply(records: [newer, older], tombstones: [], in: db) }
-        let title = try queue.read { db in try String.fetchOne(db, sql: "SELECT title FROM games") }
+        _ = try await queue.write { db in try incoming.apply(records: [newer, older], tombstones: [], in: db) }
+        let title = try await queue.read { db in try String.fetchOne(db, sql: "SELECT title FROM games") }
         // The older copy loses every field to the newer one already applied; merged with the
         // metadata as it was before the page (no versions), it would have won.
         #expect(title == "newer")
@@ -123,20 +124,20 @@ struct ApplyingPageTests {
 
     /// Children whose parent comes earlier in the same page, or is already stored, or is
     /// nowhere: the row-exists memo answers as SQLite would.
-    @Test func childrenFindParentsFromThePageAndFromBefore() throws {
-        let (queue, incoming) = try Self.database(Self.schema)
-        _ = try queue.write { db in try incoming.apply(records: [Self.game("old", .text("before"))], tombstones: [], in: db) }
+    @Test func childrenFindParentsFromThePageAndFromBefore() async throws {
+        let (queue, incoming) = try await Self.database(Self.schema)
+        _ = try await queue.write { db in try incoming.apply(records: [Self.game("old", .text("before"))], tombstones: [], in: db) }
         let page = [
             Self.player("p1", of: "new"), Self.game("new", .text("in the page")), Self.player("p2", of: "old"),
             Self.player("p3", of: "new"), Self.player("p4", of: "missing"),
         ]
-        let report = try queue.write { db in try incoming.apply(records: page, tombstones: [], in: db) }
+        let report = try await queue.write { db in try incoming.apply(records: page, tombstones: [], in: db) }
         #expect(report.waitingForParent == ["p4:players"])
-        let players = try queue.read { db in try String.fetchAll(db, sql: "SELECT id || '>' || gameID FROM players ORDER BY id") }
+        let players = try await queue.read { db in try String.fetchAll(db, sql: "SELECT id || '>' || gameID FROM players ORDER BY id") }
         #expect(players == ["p1>new", "p2>old", "p3>new"])
         // The waiting child applies once its parent arrives, and leaves the waiting table.
-        _ = try queue.write { db in try incoming.apply(records: [Self.game("missing", .text("late"))], tombstones: [], in: db) }
-        let (applied, waiting) = try queue.read { db in
+        _ = try await queue.write { db in try incoming.apply(records: [Self.game("missing", .text("late"))], tombstones: [], in: db) }
+        let (applied, waiting) = try await queue.read { db in
             (
                 try String.fetchAll(db, sql: "SELECT id FROM players WHERE gameID = 'missing'"),
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM strata_sync.unsynced_records")
@@ -148,14 +149,14 @@ struct ApplyingPageTests {
 
     /// A record kept aside by an earlier page, then arriving applicable: it leaves the
     /// waiting table although the new page began with nothing to forget of its own.
-    @Test func aRecordWaitingFromAnEarlierPageIsForgottenWhenItApplies() throws {
-        let (queue, incoming) = try Self.database(Self.schema)
-        _ = try queue.write { db in try incoming.apply(records: [Self.player("p1", of: "g1")], tombstones: [], in: db) }
-        #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM strata_sync.unsynced_records") } == 1)
-        _ = try queue.write { db in
+    @Test func aRecordWaitingFromAnEarlierPageIsForgottenWhenItApplies() async throws {
+        let (queue, incoming) = try await Self.database(Self.schema)
+        _ = try await queue.write { db in try incoming.apply(records: [Self.player("p1", of: "g1")], tombstones: [], in: db) }
+        #expect(try await queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM strata_sync.unsynced_records") } == 1)
+        _ = try await queue.write { db in
             try incoming.apply(records: [Self.game("g1", .text("one")), Self.player("p1", of: "g1")], tombstones: [], in: db)
         }
-        let (waiting, players) = try queue.read { db in
+        let (waiting, players) = try await queue.read { db in
             (
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM strata_sync.unsynced_records"),
                 try String.fetchAll(db, sql: "SELECT id FROM players")
@@ -167,10 +168,10 @@ struct ApplyingPageTests {
 
     /// Names that JSON must escape, and `:` inside keys: the one-statement read finds each
     /// stored row and nothing else.
-    @Test func metadataOfManyNamesIsReadInOneStatement() throws {
-        let (queue, _) = try Self.database(Self.schema)
+    @Test func metadataOfManyNamesIsReadInOneStatement() async throws {
+        let (queue, _) = try await Self.database(Self.schema)
         let keys = ["plain", "with:colon", "quote\"d", "back\\slash", "tab\there", "line\nbreak", "é", "🎲", ""]
-        let found = try queue.write { db in
+        let found = try await queue.write { db in
             for key in keys {
                 try RecordMetadata(name: RecordName(table: "games", primaryKey: key), zone: Self.zone).save(in: db)
             }
@@ -189,15 +190,16 @@ struct ApplyingPageTests {
     /// record's own: with two copies of one record in a page, the older applied last loses
     /// its fields, and its versions must not be stored.
     @Test(arguments: [false, true])
-    func metadataWrittenBeforehandDescribesWhatWasApplied(newerFirst: Bool) throws {
-        let (queue, plain) = try Self.database(Self.schema)
+    func metadataWrittenBeforehandDescribesWhatWasApplied(newerFirst: Bool) async throws {
+        let (queue, plain) = try await Self.database(Self.schema)
         let newer = Self.game("g1", .text("newer"), at: 9)
         let older = Self.game("g1", .text("older"), at: 7)
         let page = newerFirst ? [newer, older, Self.game("g2", .text("two"))] : [older, newer, Self.game("g2", .text("two"))]
-        var incoming = plain
-        incoming.encoded = EncodedRecords(page)
-        _ = try queue.write { db in try incoming.apply(records: page, tombstones: [], in: db) }
-        let rows = try queue.read { db in
+        var prepared = plain
+        prepared.encoded = EncodedRecords(page)
+        let incoming = prepared
+        _ = try await queue.write { db in try incoming.apply(records: page, tombstones: [], in: db) }
+        let rows = try await queue.read { db in
             try db.fetchAll(
                 sql: "SELECT recordPrimaryKey, lastKnownServerRecord, fieldVersions, serverChangeTag FROM strata_sync.metadata ORDER BY 1"
             ) { row in (try row[0] as String, try row[1] as String, try row[2] as String, try row[3] as String?) }
@@ -210,7 +212,7 @@ struct ApplyingPageTests {
         // The newer copy's versions win, whichever came first.
         #expect(try SyncJSON.versions(rows[0].2) == newer.fieldVersions)
         #expect(try SyncJSON.decode(CloudRecord.self, from: rows[1].1) == page[2])
-        let title = try queue.read { db in try String.fetchOne(db, sql: "SELECT title FROM games WHERE id = 'g1'") }
+        let title = try await queue.read { db in try String.fetchOne(db, sql: "SELECT title FROM games WHERE id = 'g1'") }
         #expect(title == "newer")
     }
 

@@ -10,7 +10,9 @@ struct EncodedRecords: Sendable {
     /// One record's JSON: the record, and its field versions alone.
     struct Texts: Sendable {
         let record: String
-        let versions: String
+        /// The versions alone: written for fetched records, whose metadata stores them; nil
+        /// for accepted saves, whose answer leaves the stored versions as they are.
+        let versions: String?
         /// The change tag of the record encoded: two copies of one record never share one.
         let changeTag: String?
     }
@@ -19,12 +21,13 @@ struct EncodedRecords: Sendable {
 
     init() {}
 
-    /// The JSON of `records`; a record that does not encode is left out (it is encoded again,
-    /// with its error, where it is stored).
-    init(_ records: some Sequence<CloudRecord>) {
+    /// The JSON of `records`, with their versions alone when `withVersions`; a record that
+    /// does not encode is left out (it is encoded again, with its error, where it is stored).
+    init(_ records: some Sequence<CloudRecord>, withVersions: Bool = true) {
         for record in records {
             guard let text = try? SyncJSON.encode(record) else { continue }
-            texts[record.id] = Texts(record: text, versions: SyncJSON.encode(record.fieldVersions), changeTag: record.changeTag)
+            texts[record.id] = Texts(
+                record: text, versions: withVersions ? SyncJSON.encode(record.fieldVersions) : nil, changeTag: record.changeTag)
         }
     }
 

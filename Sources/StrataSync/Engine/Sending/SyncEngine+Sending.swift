@@ -110,10 +110,19 @@ extension SyncEngine {
             if inFlight == nil {
                 let (batchLimit, leftOut) = (plan.limit, plan.leftOut)
                 let built = try await database.write { db in try outgoing.nextBatch(limit: batchLimit, excluding: leftOut, in: db) }
+                let heldBefore = plan.heldBack.count
                 let offered = Self.admitted(built, by: &plan)
                 // All held back behind a parent that failed: built again without them, which
-                // leaves out more each time.
-                if offered.isEmpty && !built.isEmpty { continue }
+                // leaves out more each time. A batch that held back nothing new would come back
+                // the same: the send stops, naming its records.
+                if offered.isEmpty && !built.isEmpty {
+                    guard plan.heldBack.count > heldBefore else {
+                        let pending = try await database.write { db in try RecordMetadata.pendingCount(in: db) }
+                        throw SyncEngineError.sendStalled(
+                            pendingCount: pending, records: built.map(\.metadata.name.text), lastFailure: plan.lastFailure)
+                    }
+                    continue
+                }
                 guard case .send = plan.next(offered: offered.map(\.metadata.name.text)) else { break sending }
                 inFlight = launch(offered, user: user, cloud: cloud)
             }
@@ -238,7 +247,7 @@ extension SyncEngine {
             let result = try await self.modifyRecords(
                 saving: records, deleting: items.filter { $0.record == nil }.map(\.metadata.recordID), user: user)
             let accepted = result.saveResults.values.compactMap { try? $0.get() }
-            return BatchInFlight.Answered(result: result, encoding: Task { EncodedRecords(accepted) })
+            return BatchInFlight.Answered(result: result, encoding: Task { EncodedRecords(accepted, withVersions: false) })
         }
         return BatchInFlight(items: items, names: Set(items.map(\.metadata.name.text)), task: task)
     }
