@@ -50,9 +50,10 @@ extension CloudStoreDatabase {
             let saveNames = saves.map(\.id.name)
             let deleteNames = deletes.map(\.name)
             let parentNames = saves.compactMap { $0.parent?.zone == zone ? $0.parent?.name : nil }
-            let named = Set(saveNames).union(deleteNames)
+            let named = ExactNames(saveNames + deleteNames)
             let shape = try await ZoneShape.load(
-                zone, names: saveNames + deleteNames, parentsOnly: Array(Set(parentNames).subtracting(named)), children: deleteNames,
+                zone, names: saveNames + deleteNames, parentsOnly: Array(ExactNames(parentNames).subtracting(named)),
+                children: deleteNames,
                 on: connection, logger: logger)
             let plan: ZoneModifyPlan
             switch ZoneModifyPlan.make(saving: saves, deleting: deletes, in: zone, shape: shape, shared: scope == .shared) {
@@ -179,7 +180,7 @@ extension CloudStoreDatabase {
         guard !records.isEmpty else { return }
         // A request naming one record twice keeps the last save, as one statement may touch a
         // row once.
-        var last: [String: Int] = [:]
+        var last = ExactKeyed<Int>()
         for (index, entry) in records.enumerated() { last[entry.record.id.name] = index }
         let records = records.enumerated().filter { last[$0.element.record.id.name] == $0.offset }.map(\.element)
         var names: [String] = [], types: [String] = [], fields: [String] = [], versions: [String] = []

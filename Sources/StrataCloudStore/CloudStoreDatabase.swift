@@ -126,7 +126,7 @@ public struct CloudStoreDatabase: CloudDatabase {
                     continue
                 }
                 let names = zoneIDs.map(\.name)
-                var found: [String: CloudRecord] = [:]
+                var found = ExactKeyed<CloudRecord>()
                 let rows = try await connection.query(
                     """
                     SELECT \(unescaped: RecordCoding.columns) FROM unnest(\(names)::text[]) AS n(wanted)

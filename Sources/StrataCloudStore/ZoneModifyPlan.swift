@@ -51,7 +51,8 @@ struct ZoneModifyPlan {
             if !failures.isEmpty { return .failure(Refusal(failures: failures)) }
         }
         let failures = CloudModifyRules.failures(
-            saving: saves, deleting: deletes, in: zone, existing: shape.existing.mapValues(\.record), children: shape.children)
+            saving: saves, deleting: deletes, in: zone,
+            existing: ExactKeyed(shape.existing.map { ($0.key, $0.value.record) }, uniquingKeysWith: { $1 }), children: shape.children)
         if !failures.isEmpty { return .failure(Refusal(failures: failures)) }
 
         var plan = ZoneModifyPlan()

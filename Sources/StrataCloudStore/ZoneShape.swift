@@ -14,13 +14,13 @@ struct ZoneShape {
     }
 
     var zone: CloudZoneID
-    var existing: [String: Existing] = [:]
+    var existing = ExactKeyed<Existing>()
     var children: [(name: String, parent: String)] = []
-    var sharedRoots: Set<String> = []
+    var sharedRoots = ExactNames()
     /// The participants (the owner excluded) who see each shared root's records.
-    var audiences: [String: [String]] = [:]
+    var audiences = ExactKeyed<[String]>()
     /// The shared roots the request's user may write as a participant.
-    var writableRoots: Set<String> = []
+    var writableRoots = ExactNames()
 
     /// Records are looked up one name at a time (`unnest` with a `LATERAL` subquery that
     /// `OFFSET 0` keeps from being flattened), each on the whole primary key. With `name =
@@ -121,7 +121,7 @@ struct ZoneShape {
     ///
     /// `pending` is ``pendingParents(of:)`` of the saves, made once per request: made per record,
     /// it cost a request of 400 saves 160,000 dictionary insertions.
-    func shareRoot(after name: String, pending: [String: CloudRecordID?]) -> String? {
+    func shareRoot(after name: String, pending: ExactKeyed<CloudRecordID?>) -> String? {
         var stoppedAt: String?
         let root = CloudSharingRules.sharedRoot(
             of: name, in: zone,
@@ -139,8 +139,8 @@ struct ZoneShape {
     }
 
     /// Each saved record's parent after the request, by name (the last save of a name wins).
-    static func pendingParents(of saves: [CloudRecord]) -> [String: CloudRecordID?] {
-        Dictionary(saves.map { ($0.id.name, $0.parent) }, uniquingKeysWith: { $1 })
+    static func pendingParents(of saves: [CloudRecord]) -> ExactKeyed<CloudRecordID?> {
+        ExactKeyed(saves.map { ($0.id.name, $0.parent) }, uniquingKeysWith: { $1 })
     }
 
     /// A participant's failures (``CloudSharingRules/participantFailures(saving:deleting:exists:isSharedRoot:rootBefore:rootAfter:canWrite:)``),

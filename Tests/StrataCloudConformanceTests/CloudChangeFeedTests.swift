@@ -130,6 +130,41 @@ import Testing
         }
     }
 
+    /// Names that Swift's `String ==` calls equal but whose bytes differ (a precomposed letter,
+    /// and the same letter with a combining mark) are two records on every cloud: saved
+    /// together, each a parent of its own child, fetched, and deleted one at a time.
+    @Test(arguments: CloudKind.available) func canonicallyEquivalentNamesAreTwoRecords(_ kind: CloudKind) async throws {
+        try await kind.run {
+            try await database.saveZones([zone])
+            let (composed, decomposed) = ("caf\u{E9}:games", "cafe\u{301}:games")
+            #expect(composed == decomposed, "Swift calls them equal: the test's premise")
+            let parents = [composed, decomposed].enumerated().map { index, name in
+                CloudRecord(id: CloudRecordID(name: name, zone: zone), type: "games", fields: ["title": .text("t\(index)")])
+            }
+            let children = parents.enumerated().map { index, parent in
+                CloudRecord(id: CloudRecordID(name: "c\(index):players", zone: zone), type: "players", parent: parent.id)
+            }
+            let saved = try await database.modifyRecords(saving: parents + children, deleting: [])
+            #expect(saved.saveResults.count == 4)
+            for record in parents + children {
+                #expect((try? saved.saveResults[record.id]?.get()) != nil, "\(record.id.name.unicodeScalars.map(\.value))")
+            }
+            let feed = try await database.fetchZoneChanges(zone, since: nil, limit: 10)
+            #expect(Set(feed.changed.map { Array($0.id.name.utf8) }) == Set((parents + children).map { Array($0.id.name.utf8) }))
+            let fetched = try await database.fetchRecords(parents.map(\.id))
+            for parent in parents {
+                #expect(try fetched[parent.id]?.get().fields == parent.fields)
+            }
+            // The first parent goes with its child; the second and its child stay.
+            let deleted = try await database.modifyRecords(saving: [], deleting: [children[0].id, parents[0].id])
+            #expect(deleted.deleteResults.values.allSatisfy { (try? $0.get()) != nil })
+            let after = try await database.fetchZoneChanges(zone, since: feed.token, limit: 10)
+            #expect(Set(after.deleted.map { Array($0.id.name.utf8) }) == Set([children[0], parents[0]].map { Array($0.id.name.utf8) }))
+            let left = try await database.fetchRecords([parents[1].id])
+            #expect(try left[parents[1].id]?.get().fields == parents[1].fields)
+        }
+    }
+
     @Test(arguments: CloudKind.available) func aTokenFromBeforeAPurgeHasExpired(_ kind: CloudKind) async throws {
         try await kind.run {
             try await database.saveZones([zone])

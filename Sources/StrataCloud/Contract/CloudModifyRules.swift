@@ -14,11 +14,12 @@ package enum CloudModifyRules {
     ///   - children: the zone's records whose parent is one the request deletes.
     package static func failures(
         saving saves: [CloudRecord], deleting deletes: [CloudRecordID], in zone: CloudZoneID,
-        existing: [String: CloudRecord], children: [(name: String, parent: String)]
+        existing: ExactKeyed<CloudRecord>, children: [(name: String, parent: String)]
     ) -> [CloudRecordID: CloudError] {
         var failures: [CloudRecordID: CloudError] = [:]
-        let deleted = Set(deletes.map(\.name))
-        let saved = Dictionary(saves.map { ($0.id.name, $0) }, uniquingKeysWith: { $1 })
+        // Names compare as bytes (``ExactText``), as the databases compare keys.
+        let deleted = ExactNames(deletes.map(\.name))
+        let saved = ExactKeyed(saves.map { ($0.id.name, $0) }, uniquingKeysWith: { $1 })
         for record in saves {
             let current = existing[record.id.name]
             switch (record.changeTag, current) {
@@ -41,8 +42,8 @@ package enum CloudModifyRules {
         for id in deletes {
             let childStays =
                 children.contains { child in
-                    child.parent == id.name && !deleted.contains(child.name)
-                        && (saved[child.name].map { $0.parent?.name == id.name } ?? true)
+                    child.parent.hasSameBytes(as: id.name) && !deleted.contains(child.name)
+                        && (saved[child.name].map { $0.parent?.name.hasSameBytes(as: id.name) ?? false } ?? true)
                 } || saves.contains { $0.parent == id }
             if childStays { failures[id] = .referenceViolation(id) }
         }

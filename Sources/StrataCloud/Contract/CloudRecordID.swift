@@ -13,4 +13,16 @@ public struct CloudRecordID: Hashable, Sendable, Codable, CustomStringConvertibl
 
     /// `name in zone@owner`.
     public var description: String { "\(name) in \(zone)" }
+
+    /// Equal when the names have the same bytes, as the databases compare them: two names
+    /// Swift calls equal (canonically equivalent texts, such as keys typed on different systems)
+    /// are two records.
+    public static func == (lhs: CloudRecordID, rhs: CloudRecordID) -> Bool {
+        lhs.name.hasSameBytes(as: rhs.name) && lhs.zone == rhs.zone
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        name.hashBytes(into: &hasher)
+        hasher.combine(zone)
+    }
 }

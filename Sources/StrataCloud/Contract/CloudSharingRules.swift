@@ -13,8 +13,8 @@ package enum CloudSharingRules {
         of name: String, in zone: CloudZoneID, isSharedRoot: (String) -> Bool, parentOf: (String) -> CloudRecordID?
     ) -> String? {
         var current = name
-        var seen: Set<String> = []
-        while seen.insert(current).inserted {
+        var seen = ExactNames()
+        while seen.insert(current) {
             if isSharedRoot(current) { return current }
             guard let parent = parentOf(current), parent.zone == zone else { return nil }
             current = parent.name

@@ -16,4 +16,15 @@ public struct CloudZoneID: Hashable, Sendable, Codable, CustomStringConvertible 
 
     /// `name@owner`.
     public var description: String { "\(name)@\(owner)" }
+
+    /// Equal when names and owners have the same bytes, as the databases compare them, not
+    /// merely canonically equivalent texts.
+    public static func == (lhs: CloudZoneID, rhs: CloudZoneID) -> Bool {
+        lhs.name.hasSameBytes(as: rhs.name) && lhs.owner.hasSameBytes(as: rhs.owner)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        name.hashBytes(into: &hasher)
+        owner.hashBytes(into: &hasher)
+    }
 }

@@ -112,11 +112,11 @@ struct MockCloudDatabase: CloudDatabase {
             for id in saves.map(\.id) + deletes { failures[id] = .zoneNotFound(zoneID) }
             return failures
         }
-        let deleted = Set(deletes.map(\.name))
+        let deleted = ExactNames(deletes.map(\.name))
         if scope == .shared {
             // A participant needs write permission on the share each record is (or would be)
             // under, with the request's own saves applied.
-            let pendingParents = Dictionary(saves.map { ($0.id.name, $0.parent) }, uniquingKeysWith: { $1 })
+            let pendingParents = ExactKeyed(saves.map { ($0.id.name, $0.parent) }, uniquingKeysWith: { $1 })
             let after: (String) -> CloudRecordID? = { name in
                 if let pending = pendingParents[name] { return pending }
                 return zone.records[name]?.record.parent
@@ -133,8 +133,9 @@ struct MockCloudDatabase: CloudDatabase {
                 })
             if !failures.isEmpty { return failures }
         }
-        let named = Set(saves.map(\.id.name) + deletes.map(\.name) + saves.compactMap { $0.parent?.zone == zoneID ? $0.parent?.name : nil })
-        var existing: [String: CloudRecord] = [:]
+        let named = ExactNames(
+            saves.map(\.id.name) + deletes.map(\.name) + saves.compactMap { $0.parent?.zone == zoneID ? $0.parent?.name : nil })
+        var existing = ExactKeyed<CloudRecord>()
         for name in named { existing[name] = zone.records[name]?.record }
         // Only a delete needs the zone's children, and reading them is a pass over the zone.
         let children =
@@ -163,7 +164,7 @@ struct MockCloudDatabase: CloudDatabase {
         }
         // The zone as it was before the request: what it holds now, and what the request
         // deleted.
-        var deletedHere: [String: CloudRecord] = [:]
+        var deletedHere = ExactKeyed<CloudRecord>()
         func recordBefore(_ name: String) -> CloudRecord? { deletedHere[name] ?? zone.records[name]?.record }
         let audiences = deletes.map { id in
             state.audience(of: state.sharedRoot(of: id.name, in: zoneID) { recordBefore($0)?.parent })
@@ -185,7 +186,7 @@ struct MockCloudDatabase: CloudDatabase {
         // Parents that gained a child get a new tag before the saves, so the feed lists them
         // before their new children (as the store does); a parent saved here gets its tag from
         // its save.
-        let savedNames = Set(saves.map(\.id.name))
+        let savedNames = ExactNames(saves.map(\.id.name))
         for parent in Set(saves.compactMap(\.parent)).filter({ !savedNames.contains($0.name) }).sorted(by: { $0.name < $1.name }) {
             guard zone.records[parent.name] != nil else { continue }
             let tag = state.newTag()

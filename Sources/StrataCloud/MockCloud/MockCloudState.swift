@@ -29,13 +29,13 @@ struct MockCloudState {
     struct Zone {
         /// Change them through ``store(_:sequence:)``, ``resequence(_:to:)`` and
         /// ``removeRecord(named:)``, which keep ``feed`` in step.
-        private(set) var records: [String: StoredRecord] = [:]
+        private(set) var records = ExactKeyed<StoredRecord>()
         /// The records in the order of their last change.
         private(set) var feed = MockCloudFeed()
-        var tombstones: [String: Tombstone] = [:]
+        var tombstones = ExactKeyed<Tombstone>()
         /// Records that left the view of some participants while staying in the zone: moved
         /// out of a share, or under a share that ended for them.
-        var departures: [String: Tombstone] = [:]
+        var departures = ExactKeyed<Tombstone>()
         /// Tokens older than this fail with changeTokenExpired (tombstones were purged).
         var horizon: Int64 = 0
         var lastChange: Int64
@@ -188,15 +188,15 @@ struct MockCloudState {
 
     /// The records of `zone` under `name` (itself included), through their parents.
     func subtree(of name: String, in zone: Zone) -> [String] {
-        var children: [String: [String]] = [:]
+        var children = ExactKeyed<[String]>()
         for stored in zone.records.values {
             if let parent = stored.record.parent { children[parent.name, default: []].append(stored.record.id.name) }
         }
         var result: [String] = []
         var queue = zone.records[name] == nil ? [] : [name]
-        var seen: Set<String> = []
+        var seen = ExactNames()
         while let next = queue.popLast() {
-            guard seen.insert(next).inserted else { continue }
+            guard seen.insert(next) else { continue }
             result.append(next)
             queue += children[next] ?? []
         }

@@ -110,7 +110,7 @@ struct EncryptedCloudDatabase: CloudDatabase {
     func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
         var page = try await base.fetchZoneChanges(zone, since: token, limit: limit)
         // Records whose parent is not on the page may be the roots of shares carrying the key.
-        let names = Set(page.changed.map(\.id.name))
+        let names = ExactNames(page.changed.map(\.id.name))
         let candidates = scope == .shared ? page.changed.filter { $0.parent.map { !names.contains($0.name) } ?? true }.map(\.id) : []
         var opened: [CloudRecord] = []
         opened.reserveCapacity(page.changed.count)

@@ -600,7 +600,7 @@ final class Keyring: Sendable {
     }
 
     private func allKeyRecords(user: String) async throws -> [CloudRecord] {
-        var records: [String: CloudRecord] = [:]
+        var records = ExactKeyed<CloudRecord>()
         var token: CloudChangeToken?
         while true {
             let page: CloudZoneChanges

@@ -116,7 +116,7 @@ struct RecordMetadata: Sendable, Hashable {
 
     /// The first `limit` records with a change waiting to be sent, oldest transaction first,
     /// apart from the records named in `excluded` (a batch the cloud has not answered yet).
-    static func fetchPending(limit: Int, excluding excluded: Set<String> = [], in db: Database) throws -> [RecordMetadata] {
+    static func fetchPending(limit: Int, excluding excluded: ExactNames = [], in db: Database) throws -> [RecordMetadata] {
         guard !excluded.isEmpty else {
             return try db.fetchAll(
                 sql: selection + " WHERE pendingOperation IS NOT NULL ORDER BY pendingTransaction, recordType, recordPrimaryKey LIMIT ?",
@@ -125,7 +125,7 @@ struct RecordMetadata: Sendable, Hashable {
         }
         // Left out in SQL, so the rows skipped cost an index step each, not a decoded row.
         var names = JSONWriter(capacity: excluded.count * 48)
-        names.array(excluded.sorted()) { writer, name in writer.string(name) }
+        names.array(Array(excluded)) { writer, name in writer.string(name) }
         return try db.fetchAll(
             sql: selection + """
                  WHERE pendingOperation IS NOT NULL

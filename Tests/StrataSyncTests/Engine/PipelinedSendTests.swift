@@ -156,7 +156,9 @@ struct PipelinedSendTests {
         let first = try await phone.database.write { db in try outgoing.nextBatch(limit: 4, in: db) }
         #expect(first.count == 4)
         let inFlight = Set(first.map(\.metadata.name.text))
-        let following = try await phone.database.write { db in try outgoing.batch(following: inFlight, limit: 400, in: db) }
+        let following = try await phone.database.write { db in
+            try outgoing.batch(following: ExactNames(inFlight), limit: 400, in: db)
+        }
         let followingNames = Set(following?.map(\.metadata.name.text) ?? [])
         #expect(followingNames.isDisjoint(with: inFlight))
         #expect(followingNames.union(inFlight) == Set(keys.map { "\($0):games" }))

@@ -8,7 +8,9 @@ struct SendPlanTests {
     static func recorded(
         progress: Int, needsZone: Bool = false, needsFetch: Bool = false, failures: [String: CloudError] = [:], firstFailure: String? = nil
     ) -> SendPlan.RequestOutcome {
-        .recorded(progress: progress, needsZone: needsZone, needsFetch: needsFetch, permanentFailures: failures, firstFailure: firstFailure)
+        .recorded(
+            progress: progress, needsZone: needsZone, needsFetch: needsFetch,
+            permanentFailures: ExactKeyed(failures.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 }), firstFailure: firstFailure)
     }
 
     @Test func anEmptyOfferFinishesTheSend() {

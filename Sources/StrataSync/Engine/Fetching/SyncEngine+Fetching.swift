@@ -113,7 +113,7 @@ extension SyncEngine {
         incoming.currentUser = localZone.owner
         // After an expired token the zone is fetched whole; records the cloud no longer has
         // were deleted while their tombstones were forgotten, and go here too.
-        var refetchedNames: Set<String>?
+        var refetchedNames: ExactNames?
         let pageSize = configuration.fetchPageSize
         // The next page is asked for as soon as a page arrives, and travels while this one is
         // applied: a long fetch waits for the cloud or for SQLite, not for both in turn. Only
@@ -208,7 +208,7 @@ extension SyncEngine {
 
     /// Deletes the rows the cloud had (they have a change tag), that wait for nothing, and that
     /// a whole-zone fetch did not return.
-    private func deleteRecordsMissing(from names: Set<String>, in zone: CloudZoneID) async throws {
+    private func deleteRecordsMissing(from names: ExactNames, in zone: CloudZoneID) async throws {
         let incoming = incomingChanges()
         try await ChangeCapture.withoutCapture {
             try await self.database.write { db in

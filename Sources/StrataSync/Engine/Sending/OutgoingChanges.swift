@@ -24,7 +24,7 @@ struct OutgoingChanges {
     ///
     /// - Parameter excluded: records left out by name (those the send gave up on, and those
     ///   held back behind them), neither taken nor added as parents.
-    func nextBatch(limit: Int, excluding excluded: Set<String> = [], in db: Database, movingRecords: Bool = true) throws -> [Item] {
+    func nextBatch(limit: Int, excluding excluded: ExactNames = [], in db: Database, movingRecords: Bool = true) throws -> [Item] {
         // Without a batch in flight, a move is always made: never nil.
         try nextBatch(limit: limit, excluding: excluded, in: db, moves: movingRecords ? .make : .ignore) ?? []
     }
@@ -34,7 +34,7 @@ struct OutgoingChanges {
     /// in flight, and without their parents (which reach the cloud first: this batch goes only
     /// once the one in flight was accepted whole). Nil when a record of it must first move to
     /// another zone: moves are made between requests, never beside one in flight.
-    func batch(following inFlight: Set<String>, limit: Int, in db: Database) throws -> [Item]? {
+    func batch(following inFlight: ExactNames, limit: Int, in db: Database) throws -> [Item]? {
         try nextBatch(limit: limit, excluding: inFlight, in: db, moves: .refuse)
     }
 
@@ -48,7 +48,7 @@ struct OutgoingChanges {
         case refuse
     }
 
-    private func nextBatch(limit: Int, excluding inFlight: Set<String>, in db: Database, moves policy: MovePolicy) throws -> [Item]? {
+    private func nextBatch(limit: Int, excluding inFlight: ExactNames, in db: Database, moves policy: MovePolicy) throws -> [Item]? {
         // One more than fits: when it is there, the last transaction read may be cut short,
         // and is only taken if it is the first (a transaction larger than a request).
         let pending = try RecordMetadata.fetchPending(limit: limit + 1, excluding: inFlight, in: db)
@@ -74,7 +74,7 @@ struct OutgoingChanges {
         var rows: [RecordName: [DatabaseValue]?] = [:]
         chosen = try withPendingParents(of: chosen, excluding: inFlight, limit: limit, rows: &rows, in: db)
         var items: [Item] = []
-        var parentZones: [String: CloudZoneID?] = [:]
+        var parentZones = ExactKeyed<CloudZoneID?>()
         var moves: [(RecordName, RecordName, CloudZoneID)] = []
         for metadata in sortedForSending(chosen) {
             switch metadata.pendingOperation {
@@ -117,7 +117,7 @@ struct OutgoingChanges {
     /// parents make the batch too large, children wait for the next one (parents come first in
     /// ``sortedForSending(_:)``, so a child never goes without its parent).
     private func withPendingParents(
-        of chosen: [RecordMetadata], excluding inFlight: Set<String>, limit: Int, rows: inout [RecordName: [DatabaseValue]?],
+        of chosen: [RecordMetadata], excluding inFlight: ExactNames, limit: Int, rows: inout [RecordName: [DatabaseValue]?],
         in db: Database
     ) throws -> [RecordMetadata] {
         var batch = chosen

@@ -2,7 +2,8 @@
 /// records are left out, when a batch that made no progress (or a send that keeps producing
 /// work) stops, and what the send finally reports. `SyncEngine.send` does the reading,
 /// uploading and recording; this says what comes next. No database, no cloud: unit-tested
-/// alone (SendPlanTests).
+/// alone (SendPlanTests). Record names compare by their bytes (``ExactNames``), as SQLite
+/// compares the keys they come from.
 struct SendPlan {
     /// What to do with the next batch the database offers.
     enum Step: Equatable {
@@ -20,7 +21,7 @@ struct SendPlan {
         /// Over the cloud's limits: split, unless a batch of one was refused.
         case limitExceeded
         /// The answers were recorded; `progress` counts records whose state moved.
-        case recorded(progress: Int, needsZone: Bool, needsFetch: Bool, permanentFailures: [String: CloudError], firstFailure: String?)
+        case recorded(progress: Int, needsZone: Bool, needsFetch: Bool, permanentFailures: ExactKeyed<CloudError>, firstFailure: String?)
     }
 
     /// What a finished send reports.
@@ -35,17 +36,17 @@ struct SendPlan {
     private(set) var limit: Int
     private(set) var rounds = 0
     let maximumRounds: Int
-    private(set) var permanentFailures: [String: CloudError] = [:]
+    private(set) var permanentFailures = ExactKeyed<CloudError>()
     private(set) var stalledRecords: [String] = []
     private(set) var lastFailure: String?
     private var currentBatch: [String] = []
     /// Records that failed for good and that the cloud never had: their children wait.
-    private var neverSentFailures: Set<String> = []
+    private var neverSentFailures = ExactNames()
     /// Saves held back in this send: their parent failed for good before it ever reached the
     /// cloud (or was held back itself). Sent, they would reach the cloud without it and be
     /// refused (`referenceViolation`), after a refusal of the whole zone as after one of the
     /// parent alone; they stay pending for the next send.
-    private(set) var heldBack: Set<String> = []
+    private(set) var heldBack = ExactNames()
 
     /// A plan for `pending` records in batches of at most `batchSize`. The bound on rounds
     /// guards against answers that keep producing work (a conflict that merges into a new
@@ -63,17 +64,17 @@ struct SendPlan {
 
     /// The records later batches are built without: those that failed for good, and those
     /// held back behind them.
-    var leftOut: Set<String> { Set(permanentFailures.keys).union(heldBack) }
+    var leftOut: ExactNames { permanentFailures.names.union(heldBack) }
 
     /// Among the records that failed for good, those the cloud never had (`records`, by name).
-    mutating func failedBeforeReachingTheCloud(_ records: Set<String>) {
+    mutating func failedBeforeReachingTheCloud(_ records: ExactNames) {
         neverSentFailures.formUnion(records)
     }
 
     /// The records of a batch (parents before their children, as batches are built) that may
     /// go, by name; the others are left out, and saves whose parent cannot go yet are held back
     /// (``heldBack``), with their own children.
-    mutating func admit(_ batch: [(name: String, parent: String?)]) -> Set<String> {
+    mutating func admit(_ batch: [(name: String, parent: String?)]) -> ExactNames {
         var candidates = batch.filter { !isExcluded($0.name) && !heldBack.contains($0.name) }
         // Until nothing moves: a table whose rows are each other's parents sorts a child
         // before its parent when its key sorts first.
@@ -85,7 +86,7 @@ struct SendPlan {
             heldBack.formUnion(held.map(\.name))
             candidates.removeAll { heldBack.contains($0.name) }
         }
-        return Set(candidates.map(\.name))
+        return ExactNames(candidates.map(\.name))
     }
 
     /// The next step, given the batch the database offers (already without excluded records).
@@ -128,7 +129,7 @@ struct SendPlan {
     /// What the send reports once it stops.
     var ending: Ending {
         if !stalledRecords.isEmpty { return .stalled(records: stalledRecords, lastFailure: lastFailure) }
-        if !permanentFailures.isEmpty { return .failed(permanentFailures) }
+        if !permanentFailures.isEmpty { return .failed(permanentFailures.dictionary) }
         return .done
     }
 }

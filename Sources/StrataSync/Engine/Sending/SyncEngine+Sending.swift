@@ -211,7 +211,7 @@ extension SyncEngine {
     /// own, so the engine works on meanwhile.
     struct BatchInFlight {
         let items: [OutgoingChanges.Item]
-        let names: Set<String>
+        let names: ExactNames
         let task: Task<Answered, any Error>
 
         /// The cloud's answer, with the metadata JSON of the records it accepted, written in a
@@ -249,7 +249,7 @@ extension SyncEngine {
             let accepted = result.saveResults.values.compactMap { try? $0.get() }
             return BatchInFlight.Answered(result: result, encoding: Task { EncodedRecords(accepted, withVersions: false) })
         }
-        return BatchInFlight(items: items, names: Set(items.map(\.metadata.name.text)), task: task)
+        return BatchInFlight(items: items, names: ExactNames(items.map(\.metadata.name.text)), task: task)
     }
 
     /// The items of a batch the plan lets go (``SendPlan/admit(_:)``), in their order.
@@ -356,9 +356,9 @@ extension SyncEngine {
         var progress = 0
         var needsZone = false
         var needsFetch = false
-        var failures: [String: CloudError] = [:]
+        var failures = ExactKeyed<CloudError>()
         /// Among ``failures``, the saves of records the cloud never had: their children wait.
-        var failedBeforeReachingTheCloud: Set<String> = []
+        var failedBeforeReachingTheCloud = ExactNames()
         var events: [SyncEvent] = []
         /// Records the cloud accepted, per zone: what progress counts as sent.
         var accepted: [CloudZoneID: Int] = [:]
