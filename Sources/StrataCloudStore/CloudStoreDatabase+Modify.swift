@@ -128,10 +128,43 @@ extension CloudStoreDatabase {
             }
             try await connection.query(
                 "UPDATE strata_cloud.zones SET sequence = \(position) WHERE owner = \(zone.owner) AND name = \(zone.name)", logger: logger)
-            try await Self.useBytes(plan.growth, of: zone.owner, quota: store.limits.maximumBytesPerUser, on: connection, logger: logger)
-            try await Self.markChanged([zone.name], of: zone.owner, notifying: plan.endedShareAudience, on: connection, logger: logger)
+            try await Self.finishChange(
+                of: zone, growth: plan.growth, quota: store.limits.maximumBytesPerUser, notifying: plan.endedShareAudience,
+                on: connection, logger: logger)
             if let hook = store.beforeModifyCommit.withLock({ $0 }) { await hook() }
             return result
+        }
+    }
+
+    /// What every modify of one zone ends with, in one statement (one round trip, not three):
+    /// counts `growth` against the owner's quota (``useBytes(_:of:quota:on:logger:)``), moves
+    /// the owner's database feed past the zone, and hints everyone who sees it. The functions
+    /// are volatile, so each sees what the ones before it wrote; over the quota, the whole
+    /// transaction fails with `CloudError.quotaExceeded` and nothing it wrote stays (the
+    /// notification included: PostgreSQL sends it at commit).
+    static func finishChange(
+        of zone: CloudZoneID, growth: Int64, quota: Int64?, notifying extra: [String], on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        let (owner, name) = (zone.owner, zone.name)
+        // Without growth the quota is not asked: `use_bytes` would write the user's row anyway.
+        let rows =
+            growth == 0
+            ? try await connection.query(
+                """
+                SELECT true, strata_cloud.mark_database_change(\(owner), ARRAY[\(name)]::text[])::text,
+                    strata_cloud.notify_zone_change(\(owner), \(name), \(extra))::text
+                """,
+                logger: logger)
+            : try await connection.query(
+                """
+                SELECT strata_cloud.use_bytes(\(owner), \(growth), \(quota)),
+                    strata_cloud.mark_database_change(\(owner), ARRAY[\(name)]::text[])::text,
+                    strata_cloud.notify_zone_change(\(owner), \(name), \(extra))::text
+                """,
+                logger: logger)
+        for try await (fits, _, _) in rows.decode((Bool, String?, String?).self) where !fits {
+            throw CloudError.quotaExceeded
         }
     }
 

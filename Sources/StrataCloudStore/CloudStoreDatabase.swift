@@ -166,20 +166,21 @@ public struct CloudStoreDatabase: CloudDatabase {
         let (user, logger) = (user, logger)
         return try await store.transaction(as: user, repeatableRead: true) { connection in
             var end: Int64 = 0
-            for try await position in try await connection.query(
-                "SELECT database_sequence FROM strata_cloud.users WHERE name = \(user)", logger: logger
-            ).decode(Int64.self) {
-                end = position
-            }
             var changed: [CloudZoneID] = []
             var deleted: [CloudZoneID] = []
+            // The feed's end and the zones past the token in one round trip (the push path
+            // pays every one): one row without a zone when none changed.
             let rows = try await connection.query(
                 """
-                SELECT name, deleted FROM strata_cloud.zones WHERE owner = \(user) AND database_change > \(start) ORDER BY name
+                SELECT u.database_sequence, z.name, z.deleted FROM strata_cloud.users u
+                LEFT JOIN strata_cloud.zones z ON z.owner = u.name AND z.database_change > \(start)
+                WHERE u.name = \(user) ORDER BY z.name
                 """,
                 logger: logger)
-            for try await (name, isDeleted) in rows.decode((String, Bool).self) {
-                if isDeleted {
+            for try await (position, zoneName, isDeleted) in rows.decode((Int64, String?, Bool?).self) {
+                end = position
+                guard let name = zoneName else { continue }
+                if isDeleted == true {
                     deleted.append(CloudZoneID(name: name, owner: user))
                 } else {
                     changed.append(CloudZoneID(name: name, owner: user))

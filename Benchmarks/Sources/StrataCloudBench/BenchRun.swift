@@ -8,7 +8,8 @@ enum BenchRun {
         // Only the phases that run: their sizes are what the figures mean.
         let sizes = [
             ("first", "first sync \(options.rows) rows"), ("million", "million \(options.millionRows) rows"),
-            ("engine", "engine \(engineRows) rows"), ("push", "push \(options.pushSamples) samples, \(options.idleDevices) idle devices"),
+            ("engine", "engine \(engineRows) rows"),
+            ("push", "push \(options.pushSamples) samples, \(options.idleDevices) idle devices, \(options.pushRows) rows held"),
             ("devices", "devices \(options.devices) × \(options.rowsPerDevice) rows"),
         ].filter { options.runs($0.0) }.map(\.1).joined(separator: ", ")
         var header = ReportHeader(
@@ -37,7 +38,8 @@ enum BenchRun {
         }
         if let databaseURL, options.runs("push") {
             try await PushPhase.run(
-                databaseURL: databaseURL, samples: options.pushSamples, idle: options.idleDevices, runID: runID, results: &results)
+                databaseURL: databaseURL, samples: options.pushSamples, idle: options.idleDevices, rows: options.pushRows, runID: runID,
+                results: &results)
         }
         if let databaseURL, options.runs("devices") {
             try await DevicesPhase.run(

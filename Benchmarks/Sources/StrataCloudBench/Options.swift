@@ -13,13 +13,14 @@ struct Options {
     var rowsPerDevice = 1_000
     var pushSamples = 100
     var idleDevices = 100
+    var pushRows = 10_000
     var only = Set(phases)
     var jsonPath: String?
     var svgPath: String?
 
     static let usage = """
         usage: strata-cloud-bench [POSTGRES-URL] [--rows N] [--million-rows N] [--engine-rows N] [--devices N]
-                                  [--rows-per-device N] [--push-samples N] [--idle-devices N]
+                                  [--rows-per-device N] [--push-samples N] [--idle-devices N] [--push-rows N]
                                   [--only first,million,engine,push,devices] [--json PATH] [--svg PATH]
 
           POSTGRES-URL        a server it may create a database on (default: $STRATA_TEST_POSTGRES);
@@ -30,6 +31,7 @@ struct Options {
           --devices N         devices sending at once (default 20)
           --rows-per-device N rows each of them sends (default 1000)
           --push-samples N    push latency samples (default 100)
+          --push-rows N       rows both push devices hold before the clock starts (default 10000)
           --idle-devices N    idle devices holding a change-hint stream meanwhile (default 100)
           --only PHASES       only these phases, comma-separated
           --json PATH         write the results as JSON
@@ -60,6 +62,7 @@ struct Options {
             case "--rows-per-device": options.rowsPerDevice = try count(argument)
             case "--push-samples": options.pushSamples = try count(argument)
             case "--idle-devices": options.idleDevices = try count(argument)
+            case "--push-rows": options.pushRows = try count(argument)
             case "--json": options.jsonPath = try path(argument)
             case "--svg": options.svgPath = try path(argument)
             case "--only":

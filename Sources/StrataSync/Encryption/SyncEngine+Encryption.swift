@@ -111,15 +111,19 @@ extension SyncEngine {
     /// Seals the zone keys into this user's shares for readers who had no public key when the
     /// share was last saved and have one now (they accepted, or their engine ran): one
     /// directory lookup while any reader waits, nothing otherwise.
+    /// The shares of the user's own records (owner): every fetch asks, so it is answered from
+    /// `metadata_shares`, never by reading every record's metadata.
+    static let sharesOfUserSQL = """
+        SELECT recordType, recordPrimaryKey, share FROM \(MetadatabaseTable.metadata.qualifiedName)
+        WHERE ownerName = ? AND share IS NOT NULL
+        """
+
     func sealKeysForNewReaders(user: String) async throws {
         guard keyring != nil else { return }
         // The writer: the metadatabase is attached there.
         let stored = try await database.write { db in
             try db.fetchAll(
-                sql: """
-                    SELECT recordType, recordPrimaryKey, share FROM \(MetadatabaseTable.metadata.qualifiedName)
-                    WHERE ownerName = ? AND share IS NOT NULL
-                    """,
+                sql: Self.sharesOfUserSQL,
                 arguments: [user]
             ) { row -> (SyncMetadata.ID, CloudShare) in
                 (

@@ -72,6 +72,10 @@ enum MetadatabaseTable: String, CaseIterable, Sendable {
             ) WITHOUT ROWID;
             CREATE INDEX IF NOT EXISTS strata_sync.metadata_pending
                 ON metadata (pendingTransaction) WHERE pendingOperation IS NOT NULL;
+            CREATE INDEX IF NOT EXISTS strata_sync.metadata_shares
+                ON metadata (ownerName, zoneName) WHERE share IS NOT NULL;
+            CREATE INDEX IF NOT EXISTS strata_sync.metadata_zone_roots
+                ON metadata (ownerName, zoneName) WHERE parentRecordType IS NULL;
             """
         case .state:
             """

@@ -159,19 +159,31 @@ extension SyncEngine {
         )
         """
 
+    /// The user's shared roots in a zone of theirs (owner, zone): from `metadata_shares`, which
+    /// holds only shared records. The unary `+` keeps SQLite from picking `metadata_zone_roots`
+    /// instead (every root of the zone), which it cannot tell apart without statistics.
+    static let ownSharedRootsSQL = """
+        SELECT recordName FROM \(MetadatabaseTable.metadata.qualifiedName)
+        WHERE ownerName = ? AND zoneName = ? AND share IS NOT NULL AND +parentRecordType IS NULL AND isShared
+        """
+
+    /// The roots of a zone another user shares with this one (owner, zone): from
+    /// `metadata_zone_roots`.
+    static let rootsSharedWithUserSQL = """
+        SELECT recordName FROM \(MetadatabaseTable.metadata.qualifiedName)
+        WHERE ownerName = ? AND zoneName = ? AND parentRecordType IS NULL
+        """
+
     /// Refreshes the shares of the roots in `zone` from `cloud`: the owner's own shared roots
     /// (acceptance changes), or the roots another user shared with this one, with the
     /// permission this user has on each root's subtree.
     func refreshShares(in zone: CloudZoneID, cloud: any CloudDatabase, user: String) async throws {
+        // Every fetch of a changed zone asks, the push path's included: each query is answered
+        // from a partial index (the user's shared roots; the roots of a zone shared with the
+        // user), never by reading the metadata of every record of a large zone.
+        let sql = zone.owner == user ? Self.ownSharedRootsSQL : Self.rootsSharedWithUserSQL
         let roots = try await database.write { db in
-            try String.fetchAll(
-                db,
-                sql: """
-                    SELECT recordName FROM \(MetadatabaseTable.metadata.qualifiedName)
-                    WHERE zoneName = ? AND ownerName = ? AND parentRecordType IS NULL
-                        AND (ownerName <> ? OR isShared)
-                    """,
-                arguments: [zone.name, zone.owner, user])
+            try String.fetchAll(db, sql: sql, arguments: [zone.owner, zone.name])
         }
         for root in roots {
             guard let name = RecordName(root) else { continue }
