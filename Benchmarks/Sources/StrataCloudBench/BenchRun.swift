@@ -41,6 +41,10 @@ enum BenchRun {
                 databaseURL: databaseURL, samples: options.pushSamples, idle: options.idleDevices, rows: options.pushRows, runID: runID,
                 results: &results)
         }
+        // After the push through the service, which it would otherwise share the process with.
+        if options.runs("push") {
+            try await EnginePushPhase.run(samples: options.pushSamples, rows: options.pushRows, results: &results)
+        }
         if let databaseURL, options.runs("devices") {
             try await DevicesPhase.run(
                 databaseURL: databaseURL, devices: options.devices, rowsPerDevice: options.rowsPerDevice, runID: runID,

@@ -56,6 +56,17 @@ enum PushPhase {
                 fetches.append(seconds(fetched - hinted) * 1_000)
             }
         }
+        // One small request alone, as the engine makes four of them per push: the service's
+        // and PostgreSQL's share of a push, apart from the engines'.
+        var requests: [Double] = []
+        let database = container.privateDatabase
+        var token = try await database.fetchDatabaseChanges(since: nil).token
+        for _ in 0..<max(20, samples) {
+            let started = clock.now
+            token = try await database.fetchDatabaseChanges(since: token).token
+            requests.append(seconds(clock.now - started) * 1_000)
+        }
+        results.add("push_small_request_p50_ms", percentile(requests.sorted(), 0.50), "ms")
         let sent = try await StrataRowWriter.count(in: phone.database)
         let arrived = try await StrataRowWriter.count(in: laptop.database)
         guard sent == arrived else { throw BenchFailure("push: device B has \(arrived) rows, device A \(sent)") }

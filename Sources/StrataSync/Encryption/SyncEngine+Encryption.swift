@@ -121,7 +121,7 @@ extension SyncEngine {
     func sealKeysForNewReaders(user: String) async throws {
         guard keyring != nil else { return }
         // The writer: the metadatabase is attached there.
-        let stored = try await database.write { db in
+        let stored = try await readOnWriter { db in
             try db.fetchAll(
                 sql: Self.sharesOfUserSQL,
                 arguments: [user]

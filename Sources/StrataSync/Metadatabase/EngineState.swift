@@ -14,8 +14,15 @@ enum EngineState {
 
     static func set(_ key: String, to value: String?, in db: Database) throws {
         if let value {
+            // An unchanged value writes nothing: a transaction that changes no page commits
+            // without touching the file, where a rewrite costs an fsync (every fetch saves its
+            // tokens, most of them unchanged).
             try db.execute(
-                sql: "INSERT OR REPLACE INTO \(MetadatabaseTable.state.qualifiedName) (key, value) VALUES (?, ?)", arguments: [key, value])
+                sql: """
+                    INSERT INTO \(MetadatabaseTable.state.qualifiedName) (key, value) VALUES (?, ?)
+                    ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE value IS NOT excluded.value
+                    """,
+                arguments: [key, value])
         } else {
             try db.execute(sql: "DELETE FROM \(MetadatabaseTable.state.qualifiedName) WHERE key = ?", arguments: [key])
         }

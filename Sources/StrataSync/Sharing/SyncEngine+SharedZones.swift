@@ -23,7 +23,7 @@ extension SyncEngine {
     /// A participant who deleted a shared root leaves its share: the share ends for them, and
     /// the root's subtree goes from this device without deleting anything in the cloud.
     func leaveDeletedShares(user: String) async throws {
-        let roots = try await database.write { db in
+        let roots = try await readOnWriter { db in
             try db.fetchAll(
                 sql: """
                     SELECT recordType, recordPrimaryKey, zoneName, ownerName FROM \(MetadatabaseTable.metadata.qualifiedName)

@@ -182,7 +182,7 @@ extension SyncEngine {
         // from a partial index (the user's shared roots; the roots of a zone shared with the
         // user), never by reading the metadata of every record of a large zone.
         let sql = zone.owner == user ? Self.ownSharedRootsSQL : Self.rootsSharedWithUserSQL
-        let roots = try await database.write { db in
+        let roots = try await readOnWriter { db in
             try String.fetchAll(db, sql: sql, arguments: [zone.owner, zone.name])
         }
         for root in roots {

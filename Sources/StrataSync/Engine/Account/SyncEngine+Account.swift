@@ -9,7 +9,7 @@ extension SyncEngine {
     func availableUser() async throws -> String {
         let account = try await container.account()
         let status = account.status
-        let known = try await database.write { db in try EngineState.value(EngineState.userName, in: db) }
+        let known = try await readOnWriter { db in try EngineState.value(EngineState.userName, in: db) }
         guard status == .available else {
             if status == .noAccount, let known {
                 try await accountChanged(.signedOut(previousUser: known))

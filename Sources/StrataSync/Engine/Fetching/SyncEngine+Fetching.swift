@@ -11,7 +11,7 @@ extension SyncEngine {
         updateStatus { $0.isFetchingChanges = true }
         do {
             try await performFetchBody()
-            let (pending, quarantined) = try await database.write { db in
+            let (pending, quarantined) = try await readOnWriter { db in
                 (
                     try RecordMetadata.pendingCount(in: db),
                     try Int.fetchOne(db, sql: "SELECT count(*) FROM \(MetadatabaseTable.quarantinedRecords.qualifiedName)") ?? 0
@@ -59,7 +59,7 @@ extension SyncEngine {
         let ownsZone: (CloudZoneID) -> Bool = { scope == .private ? $0.owner == user : $0.owner != user }
         let databaseKey = EngineState.databaseToken(scope)
         let resyncKey = EngineState.resyncing(scope)
-        let resyncing = try await database.write { db in try EngineState.value(resyncKey, in: db) } != nil
+        let resyncing = try await readOnWriter { db in try EngineState.value(resyncKey, in: db) } != nil
         for zone in changes.deletedZones where ownsZone(zone) {
             if resyncing {
                 logger.notice("zone \(zone) is gone from the cloud: resynchronizing, its local rows stay and are sent again")
@@ -94,7 +94,7 @@ extension SyncEngine {
     private func databaseChanges(_ scope: CloudDatabaseScope) async throws -> CloudDatabaseChanges {
         let cloud = scope == .private ? self.cloud.privateDatabase : self.cloud.sharedDatabase
         let databaseKey = EngineState.databaseToken(scope)
-        let token = try await database.write { db in try EngineState.value(databaseKey, in: db) }.map(CloudChangeToken.init)
+        let token = try await readOnWriter { db in try EngineState.value(databaseKey, in: db) }.map(CloudChangeToken.init)
         do {
             return try await cloud.fetchDatabaseChanges(since: token)
         } catch CloudError.changeTokenExpired {
@@ -108,7 +108,7 @@ extension SyncEngine {
 
     private func fetchZone(_ zone: CloudZoneID, cloud: any CloudDatabase, localZone: CloudZoneID) async throws {
         let zoneKey = EngineState.zoneToken(zone)
-        var token = try await database.write { db in try EngineState.value(zoneKey, in: db) }.map(CloudChangeToken.init)
+        var token = try await readOnWriter { db in try EngineState.value(zoneKey, in: db) }.map(CloudChangeToken.init)
         var incoming = incomingChanges()
         incoming.currentUser = localZone.owner
         // After an expired token the zone is fetched whole; records the cloud no longer has

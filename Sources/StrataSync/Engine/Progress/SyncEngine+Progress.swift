@@ -7,7 +7,7 @@ extension SyncEngine {
     /// Returns how many records wait in all: the send's plan starts from it, and one grouped
     /// count serves both.
     func startSendProgress() async throws -> Int {
-        let pending = try await database.write { db in try RecordMetadata.pendingCountsByZone(in: db) }
+        let pending = try await readOnWriter { db in try RecordMetadata.pendingCountsByZone(in: db) }
         updateStatus { $0.progress.startSending(pending) }
         return pending.values.reduce(0, +)
     }

@@ -23,7 +23,7 @@ extension SyncEngine {
         updateStatus { $0.isSendingChanges = true }
         do {
             try await send()
-            let pending = try await database.write { db in try RecordMetadata.pendingCount(in: db) }
+            let pending = try await readOnWriter { db in try RecordMetadata.pendingCount(in: db) }
             updateStatus {
                 $0.isSendingChanges = false; $0.pendingCount = pending; $0.lastError = nil; $0.isOverQuota = false
             }
@@ -90,7 +90,7 @@ extension SyncEngine {
         try await leaveDeletedShares(user: user)
         let cloud = self.cloud.privateDatabase
         let zoneKey = EngineState.zoneCreated(zone)
-        if try await database.write({ db in try EngineState.value(zoneKey, in: db) }) == nil {
+        if try await readOnWriter({ db in try EngineState.value(zoneKey, in: db) }) == nil {
             try await cloud.saveZones([zone])
             try await database.write { db in try EngineState.set(zoneKey, to: "1", in: db) }
         }
@@ -117,7 +117,7 @@ extension SyncEngine {
                 // the same: the send stops, naming its records.
                 if offered.isEmpty && !built.isEmpty {
                     guard plan.heldBack.count > heldBefore else {
-                        let pending = try await database.write { db in try RecordMetadata.pendingCount(in: db) }
+                        let pending = try await readOnWriter { db in try RecordMetadata.pendingCount(in: db) }
                         throw SyncEngineError.sendStalled(
                             pendingCount: pending, records: built.map(\.metadata.name.text), lastFailure: plan.lastFailure)
                     }
@@ -201,7 +201,7 @@ extension SyncEngine {
         switch plan.ending {
         case .done: break
         case .stalled(let records, let lastFailure):
-            let pending = try await database.write { db in try RecordMetadata.pendingCount(in: db) }
+            let pending = try await readOnWriter { db in try RecordMetadata.pendingCount(in: db) }
             throw SyncEngineError.sendStalled(pendingCount: pending, records: records, lastFailure: lastFailure)
         case .failed(let failures): throw SyncEngineError.sendFailed(failures)
         }
