@@ -12,7 +12,8 @@ enum SQLiteCRowWriter {
             throw BenchFailure("sqlite3_open_v2 failed for \(path)")
         }
         defer { sqlite3_close_v2(handle) }
-        // The settings of a Strata pool: WAL, synchronous NORMAL, foreign keys checked.
+        // WAL and foreign keys checked, as a Strata pool; synchronous NORMAL where a Strata pool keeps
+        // SQLite's FULL (one commit here: one fsync more or less).
         try exec(handle, "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON")
         try exec(handle, BenchRows.schema())
         try exec(handle, "BEGIN")
