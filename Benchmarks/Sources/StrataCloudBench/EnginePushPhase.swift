@@ -12,28 +12,18 @@ enum EnginePushPhase {
         let folder = try makeTemporaryFolder("engine-push")
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let cloud = MockCloud()
-        let container = cloud.container(user: "engine-push")
-        let phone = try await CloudSetup.device("phone", folder: folder, container: container)
-        let laptop = try await CloudSetup.device("laptop", folder: folder, container: container)
-        try await phone.database.write { db in try StrataRowWriter.insert(0..<max(1, rows), key: "warm", in: db) }
-        try await phone.engine.sendChanges()
-        try await laptop.engine.fetchChanges()
+        let devices = try await PushDevices(folder: folder, container: cloud.container(user: "engine-push"), rows: rows)
+        defer { devices.close() }
         var latencies: [Double] = []
         let clock = ContinuousClock()
         for sample in -5..<samples {
             let key = "push-\(sample)"
             let started = clock.now
-            try await phone.database.write { db in try StrataRowWriter.insert(0..<1, key: key, in: db) }
-            try await phone.engine.sendChanges()
-            try await laptop.engine.fetchChanges()
-            let visible = try await laptop.database.read { db in
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM projects WHERE id = ?", arguments: ["\(key)-0"]) == 1
-            }
-            guard visible else { throw BenchFailure("engine push: row \(key) did not arrive") }
+            try await devices.commitAndSend(key)
+            try await devices.laptop.engine.fetchChanges()
+            guard try await devices.arrived(key) else { throw BenchFailure("engine push: row \(key) did not arrive") }
             if sample >= 0 { latencies.append(seconds(clock.now - started) * 1_000) }
         }
-        phone.database.close()
-        laptop.database.close()
         results.add("push_engines_alone_p50_ms", PushPhase.percentile(latencies.sorted(), 0.50), "ms")
     }
 }

@@ -18,12 +18,9 @@ enum PushPhase {
         defer { subscribers.cancel() }
 
         let container = CloudSetup.container(instance.baseURL, user: "push-\(runID)")
-        let phone = try await CloudSetup.device("phone", folder: folder, container: container)
-        let laptop = try await CloudSetup.device("laptop", folder: folder, container: container)
-        // The zone exists on both sides and B's stream is connected before the clock starts.
-        try await phone.database.write { db in try StrataRowWriter.insert(0..<max(1, rows), key: "warm", in: db) }
-        try await phone.engine.sendChanges()
-        try await laptop.engine.fetchChanges()
+        let devices = try await PushDevices(folder: folder, container: container, rows: rows)
+        let (phone, laptop) = (devices.phone, devices.laptop)
+        // B's stream is connected before the clock starts.
         var hints = container.changeHints().makeAsyncIterator()
         _ = await hints.next()
 
@@ -35,8 +32,7 @@ enum PushPhase {
         for sample in -5..<samples {
             let key = "push-\(sample)"
             let started = clock.now
-            try await phone.database.write { db in try StrataRowWriter.insert(0..<1, key: key, in: db) }
-            try await phone.engine.sendChanges()
+            try await devices.commitAndSend(key)
             let sent = clock.now
             var (hinted, fetched) = (sent, sent)
             var visible = false
@@ -45,9 +41,7 @@ enum PushPhase {
                 hinted = clock.now
                 try await laptop.engine.fetchChanges()
                 fetched = clock.now
-                visible = try await laptop.database.read { db in
-                    try Int.fetchOne(db, sql: "SELECT count(*) FROM projects WHERE id = ?", arguments: ["\(key)-0"]) == 1
-                }
+                visible = try await devices.arrived(key)
             }
             if sample >= 0 {
                 latencies.append(seconds(clock.now - started) * 1_000)
@@ -70,8 +64,7 @@ enum PushPhase {
         let sent = try await StrataRowWriter.count(in: phone.database)
         let arrived = try await StrataRowWriter.count(in: laptop.database)
         guard sent == arrived else { throw BenchFailure("push: device B has \(arrived) rows, device A \(sent)") }
-        phone.database.close()
-        laptop.database.close()
+        devices.close()
         subscribers.cancel()
         _ = try await instance.stop()
 
