@@ -54,12 +54,12 @@ extension SyncEngine {
     /// (private), or other users' zones holding records shared with this user (shared). A zone
     /// deleted, or no longer shared with the user (left, removed, share ended), goes from this
     /// device.
-    private func fetchDatabase(_ scope: CloudDatabaseScope, user: String, changes: CloudDatabaseChanges) async throws {
+    private func fetchDatabase(_ scope: CloudDatabaseScope, user: String, changes: DatabaseChanges) async throws {
+        let (changes, resyncing) = (changes.changes, changes.resyncing)
         let cloud = scope == .private ? self.cloud.privateDatabase : self.cloud.sharedDatabase
         let ownsZone: (CloudZoneID) -> Bool = { scope == .private ? $0.owner == user : $0.owner != user }
         let databaseKey = EngineState.databaseToken(scope)
         let resyncKey = EngineState.resyncing(scope)
-        let resyncing = try await readOnWriter { db in try EngineState.value(resyncKey, in: db) } != nil
         for zone in changes.deletedZones where ownsZone(zone) {
             if resyncing {
                 logger.notice("zone \(zone) is gone from the cloud: resynchronizing, its local rows stay and are sent again")
@@ -89,16 +89,25 @@ extension SyncEngine {
         }
     }
 
+    /// What changed in one database, and whether it is being synced again from scratch.
+    private struct DatabaseChanges: Sendable {
+        var changes: CloudDatabaseChanges
+        var resyncing: Bool
+    }
+
     /// The zones of one database that changed since its token (all of them after the token
-    /// expired).
-    private func databaseChanges(_ scope: CloudDatabaseScope) async throws -> CloudDatabaseChanges {
+    /// expired). The token and the resync mark are read in one access: the engine's work is
+    /// serial, so neither changes before the database's zones are fetched.
+    private func databaseChanges(_ scope: CloudDatabaseScope) async throws -> DatabaseChanges {
         let cloud = scope == .private ? self.cloud.privateDatabase : self.cloud.sharedDatabase
-        let databaseKey = EngineState.databaseToken(scope)
-        let token = try await readOnWriter { db in try EngineState.value(databaseKey, in: db) }.map(CloudChangeToken.init)
+        let (databaseKey, resyncKey) = (EngineState.databaseToken(scope), EngineState.resyncing(scope))
+        let (token, resyncing) = try await readOnWriter { db in
+            (try EngineState.value(databaseKey, in: db).map(CloudChangeToken.init), try EngineState.value(resyncKey, in: db) != nil)
+        }
         do {
-            return try await cloud.fetchDatabaseChanges(since: token)
+            return DatabaseChanges(changes: try await cloud.fetchDatabaseChanges(since: token), resyncing: resyncing)
         } catch CloudError.changeTokenExpired {
-            return try await cloud.fetchDatabaseChanges(since: nil)
+            return DatabaseChanges(changes: try await cloud.fetchDatabaseChanges(since: nil), resyncing: resyncing)
         }
     }
 
@@ -108,7 +117,16 @@ extension SyncEngine {
 
     private func fetchZone(_ zone: CloudZoneID, cloud: any CloudDatabase, localZone: CloudZoneID) async throws {
         let zoneKey = EngineState.zoneToken(zone)
-        var token = try await readOnWriter { db in try EngineState.value(zoneKey, in: db) }.map(CloudChangeToken.init)
+        let schema = self.schema
+        // What records waiting for a parent still need (their large values) is read with the
+        // zone's token, and again with each page's token: only applying a page changes it, and
+        // the engine's work is serial. One access per page fewer, the push path's included.
+        var (token, waitingNeeds) = try await readOnWriter { db in
+            (
+                try EngineState.value(zoneKey, in: db).map(CloudChangeToken.init),
+                try IncomingChanges.contentMissingForWaitingRecords(in: zone, schema: schema, db: db)
+            )
+        }
         var incoming = incomingChanges()
         incoming.currentUser = localZone.owner
         // After an expired token the zone is fetched whole; records the cloud no longer has
@@ -173,10 +191,6 @@ extension SyncEngine {
             if !page.changed.isEmpty {
                 // Records waiting for a parent may be applied with this page: their large
                 // values must be here too.
-                let schema = self.schema
-                let waitingNeeds = try await database.writeWithoutTransaction { db in
-                    try IncomingChanges.contentMissingForWaitingRecords(in: zone, schema: schema, db: db)
-                }
                 for hash in waitingNeeds where pageIncoming.blobs[hash] == nil {
                     pageIncoming.blobs[hash] = try await LargeBlobs.content(of: try await transfer.cloud.fetchAsset(hash))
                 }
@@ -197,7 +211,11 @@ extension SyncEngine {
             // Saved in its own transaction, after the page: SQLite does not commit the two
             // files together, and a page applied twice changes nothing, where a token saved
             // without its page would skip it forever.
-            try await database.write { db in try EngineState.set(zoneKey, to: page.token.value, in: db) }
+            let pageToken = page.token.value
+            waitingNeeds = try await database.write { db in
+                try EngineState.set(zoneKey, to: pageToken, in: db)
+                return try IncomingChanges.contentMissingForWaitingRecords(in: zone, schema: schema, db: db)
+            }
             recordFetchProgress(page, in: zone, since: token)
             token = page.token
             logFetched(report)

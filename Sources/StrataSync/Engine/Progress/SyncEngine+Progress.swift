@@ -2,12 +2,12 @@ import StrataSQLite
 
 /// The send and fetch loops' one call each per batch or page, into ``SyncEngineStatus/progress``.
 extension SyncEngine {
-    /// A send starts: what each zone has pending is its estimated total.
+    /// A send starts: what each zone has pending (`pending`, read by the send with its other
+    /// start-up reads) is its estimated total.
     ///
     /// Returns how many records wait in all: the send's plan starts from it, and one grouped
     /// count serves both.
-    func startSendProgress() async throws -> Int {
-        let pending = try await readOnWriter { db in try RecordMetadata.pendingCountsByZone(in: db) }
+    func startSendProgress(_ pending: [CloudZoneID: Int]) -> Int {
         updateStatus { $0.progress.startSending(pending) }
         return pending.values.reduce(0, +)
     }

@@ -22,8 +22,7 @@ extension SyncEngine {
     func performSend() async throws {
         updateStatus { $0.isSendingChanges = true }
         do {
-            try await send()
-            let pending = try await readOnWriter { db in try RecordMetadata.pendingCount(in: db) }
+            let pending = try await send()
             updateStatus {
                 $0.isSendingChanges = false; $0.pendingCount = pending; $0.lastError = nil; $0.isOverQuota = false
             }
@@ -79,7 +78,8 @@ extension SyncEngine {
         }) {}
     }
 
-    private func send() async throws {
+    /// Returns how many records still wait, counted in the send's last access.
+    private func send() async throws -> Int {
         let user = try await availableUser()
         let zone = defaultZone(for: user)
         let schema = self.schema
@@ -90,7 +90,11 @@ extension SyncEngine {
         try await leaveDeletedShares(user: user)
         let cloud = self.cloud.privateDatabase
         let zoneKey = EngineState.zoneCreated(zone)
-        if try await readOnWriter({ db in try EngineState.value(zoneKey, in: db) }) == nil {
+        // Whether the zone exists and what waits in each zone, in one access.
+        let (zoneCreated, pendingByZone) = try await readOnWriter { db in
+            (try EngineState.value(zoneKey, in: db) != nil, try RecordMetadata.pendingCountsByZone(in: db))
+        }
+        if !zoneCreated {
             try await cloud.saveZones([zone])
             try await database.write { db in try EngineState.set(zoneKey, to: "1", in: db) }
         }
@@ -98,7 +102,7 @@ extension SyncEngine {
         builder.policies = columnPolicies
         builder.blobAssetThreshold = configuration.blobAssetThreshold
         let outgoing = builder
-        let pendingAtStart = try await startSendProgress()
+        let pendingAtStart = startSendProgress(pendingByZone)
         defer { finishSendProgress() }
         var plan = SendPlan(batchSize: configuration.batchSize, pending: pendingAtStart)
         // One batch travels while the engine records the answers to the one before and builds
@@ -195,13 +199,13 @@ extension SyncEngine {
                     permanentFailures: outcome.failures, firstFailure: Self.firstFailure(in: result, of: items)))
             if !goesOn { break sending }
         }
-        // Entries drained while answers were recorded leave the log now.
-        try await database.write { db in try ChangeLogDrain.removeDrained(in: db) }
-        try await deleteOldCopiesOfMovedRecords(user: user, limit: plan.limit, rounds: plan.maximumRounds)
+        // Entries drained while answers were recorded leave the log now, in the first access
+        // of the moves' clean-up, which ends by counting what still waits.
+        let pending = try await deleteOldCopiesOfMovedRecords(
+            user: user, limit: plan.limit, rounds: plan.maximumRounds, removingDrainedEntries: true)
         switch plan.ending {
-        case .done: break
+        case .done: return pending
         case .stalled(let records, let lastFailure):
-            let pending = try await readOnWriter { db in try RecordMetadata.pendingCount(in: db) }
             throw SyncEngineError.sendStalled(pendingCount: pending, records: records, lastFailure: lastFailure)
         case .failed(let failures): throw SyncEngineError.sendFailed(failures)
         }
@@ -315,15 +319,24 @@ extension SyncEngine {
 
     /// Deletes the copies records left in their old zone when they moved to another one
     /// (``ZoneMoves``), once the copy in the new zone is sent; children before parents.
-    private func deleteOldCopiesOfMovedRecords(user: String, limit: Int, rounds: Int) async throws {
-        for _ in 0..<rounds {
-            let ids = try await database.write { db in
-                try ZoneMoves.pendingDeletes(limit: limit, in: db).filter { id in
+    ///
+    /// - Parameter removingDrainedEntries: first removes the change log's drained entries, in
+    ///   the same access (one transaction fewer at the end of every send).
+    /// - Returns: how many records still wait to be sent, counted in the last access.
+    private func deleteOldCopiesOfMovedRecords(
+        user: String, limit: Int, rounds: Int, removingDrainedEntries: Bool = false
+    ) async throws -> Int {
+        for round in 0..<rounds {
+            let removeDrained = removingDrainedEntries && round == 0
+            let (ids, pending) = try await database.write { db in
+                if removeDrained { try ChangeLogDrain.removeDrained(in: db) }
+                let ids = try ZoneMoves.pendingDeletes(limit: limit, in: db).filter { id in
                     guard let name = RecordName(id.name) else { return true }
                     return try RecordMetadata.fetch(name, in: db)?.pendingOperation == nil
                 }
+                return (ids, ids.isEmpty ? try RecordMetadata.pendingCount(in: db) : 0)
             }
-            guard !ids.isEmpty else { return }
+            guard !ids.isEmpty else { return pending }
             let result = try await modifyRecords(saving: [], deleting: ids, user: user)
             let progress = try await database.write { db in
                 var progress = 0
@@ -347,8 +360,9 @@ extension SyncEngine {
                 }
                 return progress
             }
-            if progress == 0 { return }
+            if progress == 0 { break }
         }
+        return try await readOnWriter { db in try RecordMetadata.pendingCount(in: db) }
     }
 
     /// What one batch's answers changed.
