@@ -57,6 +57,54 @@ import Testing
         }
     }
 
+    /// Two roots whose names Swift calls equal but whose bytes differ: sharing one shares that
+    /// one only. The participant sees it and its child, may write under it, and may not write
+    /// the other root or move a child under it.
+    @Test(arguments: CloudKind.available) func aShareOfOneOfTwoCanonicallyEquivalentRootsSharesThatOneOnly(
+        _ kind: CloudKind
+    ) async throws {
+        try await kind.run {
+            try await alice.saveZones([zone])
+            let composed = CloudRecordID(name: "caf\u{E9}:games", zone: zone)
+            let decomposed = CloudRecordID(name: "cafe\u{301}:games", zone: zone)
+            #expect(composed.name == decomposed.name, "Swift calls them equal: the test's premise")
+            let child = CloudRecordID(name: "c1:players", zone: zone)
+            _ = try await alice.modifyRecords(
+                saving: [
+                    CloudRecord(id: composed, type: "games", fields: ["title": .text("shared")]),
+                    CloudRecord(id: decomposed, type: "games", fields: ["title": .text("private")]),
+                    CloudRecord(id: child, type: "players", parent: composed),
+                ],
+                deleting: [])
+            var share = CloudShare(rootRecordID: composed, title: "Café")
+            share.participants.append(CloudShare.Participant(user: "bob", permission: .readWrite))
+            share = try await alice.saveShare(share)
+            let bob = cloud.container(user: "bob")
+            _ = try await bob.acceptShare(url: share.url(inviting: .readWrite))
+            let seen = try await bob.sharedDatabase.fetchZoneChanges(zone, since: nil, limit: 100).changed.map(\.id)
+            #expect(Set(seen.map { Array($0.name.utf8) }) == Set([composed, child].map { Array($0.name.utf8) }))
+
+            // The other root is out of bob's reach, and so is moving the child under it.
+            let intoPrivate = CloudRecord(id: decomposed, type: "games", fields: ["title": .text("hacked")])
+            let refused = try await bob.sharedDatabase.modifyRecords(saving: [intoPrivate], deleting: [])
+            #expect(refused.saveResults[decomposed].map { if case .failure = $0 { true } else { false } } == true)
+            var moved = try #require(try await bob.sharedDatabase.fetchRecords([child])[child]?.get())
+            moved.parent = decomposed
+            let move = try await bob.sharedDatabase.modifyRecords(saving: [moved], deleting: [])
+            #expect(move.saveResults[child].map { if case .failure = $0 { true } else { false } } == true)
+            let held = try await alice.fetchRecords([decomposed, child])
+            #expect(try held[decomposed]?.get().fields["title"] == .text("private"))
+            #expect(try held[child]?.get().parent == composed)
+            #expect(try held[child]?.get().parent?.name.utf8.elementsEqual(composed.name.utf8) == true)
+
+            // Under the shared root bob may write.
+            var renamed = try #require(try await bob.sharedDatabase.fetchRecords([composed])[composed]?.get())
+            renamed.fields["title"] = .text("shared, edited")
+            let edit = try await bob.sharedDatabase.modifyRecords(saving: [renamed], deleting: [])
+            #expect((try? edit.saveResults[composed]?.get()) != nil)
+        }
+    }
+
     @Test(arguments: CloudKind.available) func aUserNeverInvitedCanNeitherJoinNorReadNorWrite(_ kind: CloudKind) async throws {
         try await kind.run {
             try await seed()
