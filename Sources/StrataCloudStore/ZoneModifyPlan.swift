@@ -43,6 +43,15 @@ struct ZoneModifyPlan {
     /// The failures that refuse the request (each record its own, the rest
     /// `batchRequestFailed`), or a plan. A participant's request (`shared`) is checked
     /// against the sharing rules first, then every request against ``CloudModifyRules``.
+    /// Whether two optional names are the same record's, by their bytes.
+    static func sameName(_ left: String?, _ right: String?) -> Bool {
+        switch (left, right) {
+        case (nil, nil): true
+        case (let left?, let right?): left.hasSameBytes(as: right)
+        default: false
+        }
+    }
+
     static func make(
         saving saves: [CloudRecord], deleting deletes: [CloudRecordID], in zone: CloudZoneID, shape: ZoneShape, shared: Bool
     ) -> Result<ZoneModifyPlan, Refusal> {
@@ -72,13 +81,15 @@ struct ZoneModifyPlan {
         for record in saves {
             guard let before = shape.existing[record.id.name], before.record.parent != record.parent else { continue }
             let rootAfter = shape.shareRoot(after: record.id.name, pending: pending)
-            guard rootAfter != before.shareRoot else { continue }
+            // By bytes: two roots whose names differ only in their Unicode form are two shares.
+            guard !Self.sameName(rootAfter, before.shareRoot) else { continue }
             let leaving = Set(shape.audience(of: before.shareRoot)).subtracting(shape.audience(of: rootAfter))
             plan.moves.append(Move(name: record.id.name, rootAfter: rootAfter, leaving: leaving.sorted()))
         }
-        let deleted = Set(deletes.map(\.name))
-        let parents = saves.compactMap { $0.parent?.zone == zone ? $0.parent?.name : nil }
-        plan.touchedParents = Set(parents).subtracting(deleted).subtracting(saves.map(\.id.name)).sorted()
+        let parents = ExactNames(saves.compactMap { $0.parent?.zone == zone ? $0.parent?.name : nil })
+        plan.touchedParents = Array(
+            parents.subtracting(ExactNames(deletes.map(\.name))).subtracting(ExactNames(saves.map(\.id.name)))
+        ).sorted()
         plan.growth =
             saves.reduce(Int64(0)) { $0 + Int64($1.encodedSize - (shape.existing[$1.id.name]?.record.encodedSize ?? 0)) }
             - deletes.reduce(Int64(0)) { $0 + Int64(shape.existing[$1.name]?.record.encodedSize ?? 0) }

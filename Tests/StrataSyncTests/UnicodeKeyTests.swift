@@ -63,4 +63,50 @@ import Testing
         #expect(try await Self.rows(b).count == 2)
         #expect(cloud.records(in: zone).count == 2)
     }
+
+    /// A child moved from one parent to another whose key differs only in its bytes: the move
+    /// is a change (its foreign key's text changed), and it arrives, both ways.
+    @Test(arguments: 0..<pairs.count)
+    func aChildMovedBetweenCanonicallyEquivalentParentsMoves(pair: Int) async throws {
+        let (first, second) = Self.pairs[pair]
+        let cloud = MockCloud()
+        let a = try await SyncTestDevice("a", cloud: cloud)
+        let b = try await SyncTestDevice("b", cloud: cloud)
+        try await a.database.write { db in
+            try db.execute(sql: "INSERT INTO games (id, title) VALUES (?, 'first'), (?, 'second')", arguments: [first, second])
+            try db.execute(sql: "INSERT INTO players (id, gameID, name) VALUES ('p1', ?, 'p1')", arguments: [first])
+        }
+        try await a.engine.sendChanges()
+        try await b.engine.fetchChanges()
+        #expect(try await Self.rows(b) == Self.rows(a))
+
+        try await a.execute("SELECT 1")
+        try await a.database.write { db in
+            try db.execute(sql: "UPDATE players SET gameID = ? WHERE id = 'p1'", arguments: [second])
+        }
+        try await a.engine.sendChanges()
+        try await b.engine.fetchChanges()
+        #expect(try await Self.rows(b) == Self.rows(a), "the move reached B")
+        let parentOnB = try await b.database.read { db in try String.fetchOne(db, sql: "SELECT hex(gameID) FROM players") }
+        let expected = try await a.database.read { db in try String.fetchOne(db, sql: "SELECT hex(?)", arguments: [second]) }
+        #expect(parentOnB == expected)
+
+        // And back, from B.
+        try await b.execute("SELECT 1")
+        try await b.database.write { db in
+            try db.execute(sql: "UPDATE players SET gameID = ? WHERE id = 'p1'", arguments: [first])
+        }
+        try await b.engine.sendChanges()
+        try await a.engine.fetchChanges()
+        #expect(try await Self.rows(a) == Self.rows(b), "the move back reached A")
+    }
+
+    /// Values compare as SQLite compares them.
+    @Test func databaseValuesOfCanonicallyEquivalentTextsDiffer() {
+        for (first, second) in Self.pairs {
+            #expect(DatabaseValue.text(first) != DatabaseValue.text(second))
+            #expect(Set([DatabaseValue.text(first), .text(second)]).count == 2)
+            #expect(DatabaseValue.text(first) == DatabaseValue.text(String(first)))
+        }
+    }
 }

@@ -200,7 +200,7 @@ struct MockCloudDatabase: CloudDatabase {
         for (name, rootBefore) in zip(moved, rootsBefore) {
             let rootAfter = state.sharedRoot(of: name, in: zoneID) { zone.records[$0]?.record.parent }
             guard rootAfter != rootBefore else { continue }
-            for member in state.subtree(of: name, in: zone) where member != name {
+            for member in state.subtree(of: name, in: zone) where !member.hasSameBytes(as: name) {
                 zone.resequence(member, to: state.nextSequence())
             }
             zone.lastChange = state.sequence
