@@ -78,17 +78,25 @@ import Testing
         #expect(try await Self.rows(d) == expected)
     }
 
-    // 2. Concurrent edits on two devices to the two look-alike rows: no mixing.
-    @Test(arguments: 0..<pairs.count)
-    func concurrentEditsToLookAlikeRowsStayApart(pair: Int) async throws {
-        let (first, second) = Self.pairs[pair]
+    /// Two devices with one wall clock, both holding the two look-alike games and players.
+    static func seededPair(
+        _ first: String, _ second: String
+    ) async throws -> (MockCloud, ManualWallClock, SyncTestDevice, SyncTestDevice) {
         let cloud = MockCloud()
         let clock = ManualWallClock()
         let a = try await SyncTestDevice("a", cloud: cloud, time: clock)
         let b = try await SyncTestDevice("b", cloud: cloud, time: clock)
-        try await Self.seed(a, first, second)
+        try await seed(a, first, second)
         try await a.engine.sendChanges()
         try await b.engine.fetchChanges()
+        return (cloud, clock, a, b)
+    }
+
+    // 2. Concurrent edits on two devices to the two look-alike rows: no mixing.
+    @Test(arguments: 0..<pairs.count)
+    func concurrentEditsToLookAlikeRowsStayApart(pair: Int) async throws {
+        let (first, second) = Self.pairs[pair]
+        let (cloud, clock, a, b) = try await Self.seededPair(first, second)
 
         clock.advance()
         try await a.database.write { db in
@@ -124,13 +132,7 @@ import Testing
     @Test(arguments: 0..<pairs.count)
     func concurrentDeleteAndEditOfLookAlikes(pair: Int) async throws {
         let (first, second) = Self.pairs[pair]
-        let cloud = MockCloud()
-        let clock = ManualWallClock()
-        let a = try await SyncTestDevice("a", cloud: cloud, time: clock)
-        let b = try await SyncTestDevice("b", cloud: cloud, time: clock)
-        try await Self.seed(a, first, second)
-        try await a.engine.sendChanges()
-        try await b.engine.fetchChanges()
+        let (cloud, clock, a, b) = try await Self.seededPair(first, second)
         clock.advance()
         try await a.database.write { db in try db.execute(sql: "DELETE FROM games WHERE id = ?", arguments: [first]) }
         clock.advance()
