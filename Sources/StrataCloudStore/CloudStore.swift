@@ -136,12 +136,8 @@ public final class CloudStore: Sendable {
                     try await connection.query(
                         repeatableRead ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN", logger: logger)
                     do {
-                        try await connection.query(
-                            """
-                            SELECT set_config('role', \(CloudStoreMigrations.requestRole), true),
-                                set_config('strata.user', \(user), true)
-                            """,
-                            logger: logger)
+                        try await connection.run(
+                            PreparedStatements.ActAs(role: CloudStoreMigrations.requestRole, user: user), logger: logger)
                         let value = try await body(connection)
                         try await connection.query("COMMIT", logger: logger)
                         return value

@@ -126,8 +126,8 @@ extension CloudStoreDatabase {
                     position = last
                 }
             }
-            try await connection.query(
-                "UPDATE strata_cloud.zones SET sequence = \(position) WHERE owner = \(zone.owner) AND name = \(zone.name)", logger: logger)
+            try await connection.run(
+                PreparedStatements.MoveZonePosition(owner: zone.owner, zone: zone.name, position: position), logger: logger)
             try await Self.finishChange(
                 of: zone, growth: plan.growth, quota: store.limits.maximumBytesPerUser, notifying: plan.endedShareAudience,
                 on: connection, logger: logger)
@@ -138,32 +138,15 @@ extension CloudStoreDatabase {
 
     /// What every modify of one zone ends with, in one statement (one round trip, not three):
     /// counts `growth` against the owner's quota (``useBytes(_:of:quota:on:logger:)``), moves
-    /// the owner's database feed past the zone, and hints everyone who sees it. The functions
-    /// are volatile, so each sees what the ones before it wrote; over the quota, the whole
-    /// transaction fails with `CloudError.quotaExceeded` and nothing it wrote stays (the
-    /// notification included: PostgreSQL sends it at commit).
+    /// the owner's database feed past the zone, and hints everyone who sees it. Over the quota,
+    /// the whole transaction fails with `CloudError.quotaExceeded` and nothing it wrote stays
+    /// (the notification included: PostgreSQL sends it at commit).
     static func finishChange(
         of zone: CloudZoneID, growth: Int64, quota: Int64?, notifying extra: [String], on connection: PostgresConnection,
         logger: Logger
     ) async throws {
-        let (owner, name) = (zone.owner, zone.name)
-        // Without growth the quota is not asked: `use_bytes` would write the user's row anyway.
-        let rows =
-            growth == 0
-            ? try await connection.query(
-                """
-                SELECT true, strata_cloud.mark_database_change(\(owner), ARRAY[\(name)]::text[])::text,
-                    strata_cloud.notify_zone_change(\(owner), \(name), \(extra))::text
-                """,
-                logger: logger)
-            : try await connection.query(
-                """
-                SELECT strata_cloud.use_bytes(\(owner), \(growth), \(quota)),
-                    strata_cloud.mark_database_change(\(owner), ARRAY[\(name)]::text[])::text,
-                    strata_cloud.notify_zone_change(\(owner), \(name), \(extra))::text
-                """,
-                logger: logger)
-        for try await (fits, _, _) in rows.decode((Bool, String?, String?).self) where !fits {
+        let finish = PreparedStatements.FinishChange(owner: zone.owner, zone: zone.name, growth: growth, quota: quota, notifying: extra)
+        for try await (fits, _, _) in try await connection.execute(finish, logger: logger) where !fits {
             throw CloudError.quotaExceeded
         }
     }
@@ -204,8 +187,8 @@ extension CloudStoreDatabase {
         return position + moved
     }
 
-    /// Writes saved records with one statement (arrays unnested server-side): one round trip
-    /// per request, not two per record.
+    /// Writes saved records, and forgets the tombstones of names saved again, with one
+    /// statement (arrays unnested server-side): one round trip per request.
     private static func write(
         _ records: [(record: CloudRecord, shareRoot: String?, position: Int64)], in zone: CloudZoneID,
         on connection: PostgresConnection, logger: Logger
@@ -216,47 +199,20 @@ extension CloudStoreDatabase {
         var last = ExactKeyed<Int>()
         for (index, entry) in records.enumerated() { last[entry.record.id.name] = index }
         let records = records.enumerated().filter { last[$0.element.record.id.name] == $0.offset }.map(\.element)
-        var names: [String] = [], types: [String] = [], fields: [String] = [], versions: [String] = []
-        var parents: [String] = [], hasParent: [Bool] = [], tags: [String] = [], positions: [Int64] = []
-        var sizes: [Int64] = [], roots: [String] = [], hasRoot: [Bool] = []
+        var statement = PreparedStatements.WriteRecords(owner: zone.owner, zone: zone.name)
         for (record, shareRoot, position) in records {
-            names.append(record.id.name)
-            types.append(record.type)
-            fields.append(RecordCoding.encodeFields(record.fields))
-            versions.append(RecordCoding.encodeVersions(record.fieldVersions))
-            parents.append(record.parent?.name ?? "")
-            hasParent.append(record.parent != nil)
-            tags.append(record.changeTag ?? "")
-            positions.append(position)
-            sizes.append(Int64(record.encodedSize))
-            roots.append(shareRoot ?? "")
-            hasRoot.append(shareRoot != nil)
+            statement.names.append(record.id.name)
+            statement.types.append(record.type)
+            statement.fields.append(RecordCoding.encodeFields(record.fields))
+            statement.versions.append(RecordCoding.encodeVersions(record.fieldVersions))
+            statement.parents.append(record.parent?.name ?? "")
+            statement.hasParent.append(record.parent != nil)
+            statement.tags.append(record.changeTag ?? "")
+            statement.positions.append(position)
+            statement.sizes.append(Int64(record.encodedSize))
+            statement.roots.append(shareRoot ?? "")
+            statement.hasRoot.append(shareRoot != nil)
         }
-        try await connection.query(
-            """
-            INSERT INTO strata_cloud.records (owner, zone, name, type, fields, field_versions, parent, change_tag, sequence, size, share_root)
-            SELECT \(zone.owner), \(zone.name), r.name, r.type, r.fields::jsonb, r.versions::jsonb,
-                CASE WHEN r.has_parent THEN r.parent END, r.tag, r.position, r.size, CASE WHEN r.has_root THEN r.root END
-            FROM unnest(\(names)::text[], \(types)::text[], \(fields)::text[], \(versions)::text[], \(parents)::text[],
-                \(hasParent)::boolean[], \(tags)::text[], \(positions)::bigint[], \(sizes)::bigint[], \(roots)::text[], \(hasRoot)::boolean[])
-                AS r(name, type, fields, versions, parent, has_parent, tag, position, size, root, has_root)
-            ON CONFLICT (owner, zone, name) DO UPDATE SET
-                type = excluded.type, fields = excluded.fields, field_versions = excluded.field_versions,
-                parent = excluded.parent, change_tag = excluded.change_tag, sequence = excluded.sequence, size = excluded.size,
-                share_root = excluded.share_root
-            """,
-            logger: logger)
-        try await connection.query(
-            """
-            DELETE FROM strata_cloud.tombstones t USING (
-                SELECT found.ctid AS row FROM unnest(\(names)::text[]) AS n(wanted)
-                CROSS JOIN LATERAL (
-                    SELECT x.ctid FROM strata_cloud.tombstones x
-                    WHERE x.owner = \(zone.owner) AND x.zone = \(zone.name) AND x.name = n.wanted OFFSET 0
-                ) AS found
-            ) AS gone
-            WHERE t.ctid = gone.row
-            """,
-            logger: logger)
+        try await connection.run(statement, logger: logger)
     }
 }

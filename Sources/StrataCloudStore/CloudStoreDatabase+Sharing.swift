@@ -150,10 +150,9 @@ extension CloudStoreDatabase {
     /// Locks a zone the user may write and returns its position; nil when it does not exist.
     static func lockZone(_ zone: CloudZoneID, on connection: PostgresConnection, logger: Logger) async throws -> Int64? {
         var position: Int64?
-        for try await sequence in try await connection.query(
-            "SELECT sequence FROM strata_cloud.zones WHERE owner = \(zone.owner) AND name = \(zone.name) AND NOT deleted FOR UPDATE",
-            logger: logger
-        ).decode(Int64.self) {
+        for try await sequence in try await connection.execute(
+            PreparedStatements.LockZone(owner: zone.owner, zone: zone.name), logger: logger)
+        {
             position = sequence
         }
         return position

@@ -170,14 +170,8 @@ public struct CloudStoreDatabase: CloudDatabase {
             var deleted: [CloudZoneID] = []
             // The feed's end and the zones past the token in one round trip (the push path
             // pays every one): one row without a zone when none changed.
-            let rows = try await connection.query(
-                """
-                SELECT u.database_sequence, z.name, z.deleted FROM strata_cloud.users u
-                LEFT JOIN strata_cloud.zones z ON z.owner = u.name AND z.database_change > \(start)
-                WHERE u.name = \(user) ORDER BY z.name
-                """,
-                logger: logger)
-            for try await (position, zoneName, isDeleted) in rows.decode((Int64, String?, Bool?).self) {
+            let rows = try await connection.execute(PreparedStatements.PrivateDatabaseChanges(user: user, start: start), logger: logger)
+            for try await (position, zoneName, isDeleted) in rows {
                 end = position
                 guard let name = zoneName else { continue }
                 if isDeleted == true {
@@ -229,10 +223,9 @@ public struct CloudStoreDatabase: CloudDatabase {
         let (user, logger, scope) = (user, logger, scope)
         return try await store.transaction(as: user, repeatableRead: true) { connection in
             var zoneState: (sequence: Int64, horizon: Int64)?
-            for try await (sequence, horizon) in try await connection.query(
-                "SELECT sequence, horizon FROM strata_cloud.zones WHERE owner = \(zone.owner) AND name = \(zone.name) AND NOT deleted",
-                logger: logger
-            ).decode((Int64, Int64).self) {
+            for try await (sequence, horizon) in try await connection.execute(
+                PreparedStatements.ZoneState(owner: zone.owner, zone: zone.name), logger: logger)
+            {
                 zoneState = (sequence, horizon)
             }
             guard let zoneState else {
@@ -256,42 +249,16 @@ public struct CloudStoreDatabase: CloudDatabase {
                 }
             }
             let since = tokenAccess < access ? 0 : start
-            let departures =
-                scope == .shared
-                ? """
-                UNION ALL
-                (SELECT d.sequence, d.name, d.type, NULL, NULL, NULL, NULL
-                FROM strata_cloud.departures d WHERE d.owner = $1 AND d.zone = $2 AND d.sequence > $4 AND d.sequence >= 0
-                    AND NOT EXISTS (SELECT 1 FROM strata_cloud.tombstones t WHERE t.owner = $1 AND t.zone = $2 AND t.name = d.name)
-                    AND NOT EXISTS (SELECT 1 FROM strata_cloud.records r WHERE r.owner = $1 AND r.zone = $2 AND r.name = d.name)
-                ORDER BY d.sequence LIMIT $5)
-                """ : ""
-            var bindings = PostgresBindings()
-            try bindings.append(zone.owner)
-            try bindings.append(zone.name)
-            try bindings.append(since)
-            try bindings.append(start)
-            try bindings.append(Int64(pageSize) + 1)
-            // Each branch is limited on its own, in its feed index's order: the page's rows are
-            // among each branch's first `pageSize + 1`. With the limit only outside, PostgreSQL
-            // appended and sorted every remaining change of the zone for each page (13 ms a page
-            // at 10,000 records, so a first sync's fetch grew with the square of its size).
-            let query = PostgresQuery(
-                unsafeSQL: """
-                    SELECT sequence, name, type, fields, field_versions, parent, change_tag FROM (
-                        (SELECT sequence, name, type, fields::text, field_versions::text, parent, change_tag
-                        FROM strata_cloud.records WHERE owner = $1 AND zone = $2 AND sequence > $3 AND sequence >= 0 ORDER BY sequence LIMIT $5)
-                        UNION ALL
-                        (SELECT sequence, name, type, NULL, NULL, NULL, NULL
-                        FROM strata_cloud.tombstones WHERE owner = $1 AND zone = $2 AND sequence > $4 AND sequence >= 0 ORDER BY sequence LIMIT $5)
-                        \(departures)
-                    ) AS changes ORDER BY sequence LIMIT $5
-                    """, binds: bindings)
-            let rows = try await connection.query(query, logger: logger)
+            let bounds = PreparedStatements.ZonePageBounds(
+                owner: zone.owner, zone: zone.name, recordsAfter: since, tombstonesAfter: start, limit: Int64(pageSize) + 1)
+            let rows =
+                scope == .private
+                ? try await connection.rows(of: PreparedStatements.OwnZonePage(bounds: bounds), logger: logger)
+                : try await connection.rows(of: PreparedStatements.SharedZonePage(bounds: bounds), logger: logger)
             var page = CloudZoneChanges(changed: [], deleted: [], token: CloudChangeToken(""), moreComing: false)
             var last = start
             var count = 0
-            for try await row in rows.decode((Int64, String, String, String?, String?, String?, String?).self) {
+            for row in rows {
                 count += 1
                 if count > pageSize {
                     page.moreComing = true

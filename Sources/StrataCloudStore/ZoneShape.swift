@@ -41,32 +41,18 @@ struct ZoneShape {
         var shape = ZoneShape(zone: zone)
         let (owner, name) = (zone.owner, zone.name)
         if !parentsOnly.isEmpty {
-            for try await row in try await connection.query(
-                """
-                SELECT record.name, record.type, record.parent, record.change_tag, record.share_root
-                FROM unnest(\(parentsOnly)::text[]) AS n(wanted)
-                CROSS JOIN LATERAL (
-                    SELECT r.name, r.type, r.parent, r.change_tag, r.share_root FROM strata_cloud.records r
-                    WHERE r.owner = \(owner) AND r.zone = \(name) AND r.name = n.wanted OFFSET 0
-                ) AS record
-                """,
-                logger: logger
-            ).decode((String, String, String?, String, String?).self) {
+            for try await row in try await connection.execute(
+                PreparedStatements.NamedParents(owner: owner, zone: name, names: parentsOnly), logger: logger)
+            {
                 let record = CloudRecord(
                     id: CloudRecordID(name: row.0, zone: zone), type: row.1, fields: [:], fieldVersions: [:],
                     parent: row.2.map { CloudRecordID(name: $0, zone: zone) }, changeTag: row.3)
                 shape.existing[row.0] = Existing(record: record, shareRoot: row.4)
             }
         }
-        for try await row in try await connection.query(
-            """
-            SELECT \(unescaped: RecordCoding.columns), share_root FROM unnest(\(names)::text[]) AS n(wanted)
-            CROSS JOIN LATERAL (
-                SELECT * FROM strata_cloud.records r WHERE r.owner = \(owner) AND r.zone = \(name) AND r.name = n.wanted OFFSET 0
-            ) AS record
-            """,
-            logger: logger
-        ).decode((String, String, String, String, String?, String, String?).self) {
+        for try await row in try await connection.execute(
+            PreparedStatements.NamedRecords(owner: owner, zone: name, names: names), logger: logger)
+        {
             let record = try RecordCoding.record(
                 zone: zone, name: row.0, type: row.1, fields: row.2, versions: row.3, parent: row.4, changeTag: row.5)
             shape.existing[row.0] = Existing(record: record, shareRoot: row.6)
@@ -85,9 +71,7 @@ struct ZoneShape {
                 shape.children.append((child, parent))
             }
         }
-        for try await root in try await connection.query(
-            "SELECT root FROM strata_cloud.shares WHERE owner = \(owner) AND zone = \(name)", logger: logger
-        ).decode(String.self) {
+        for try await root in try await connection.execute(PreparedStatements.ZoneShareRoots(owner: owner, zone: name), logger: logger) {
             shape.sharedRoots.insert(root)
         }
         if !shape.sharedRoots.isEmpty {

@@ -1,0 +1,218 @@
+import PostgresNIO
+
+/// The statements of a modify request that runs on one zone (``CloudStoreDatabase``'s
+/// `modify`), in the order it runs them.
+extension PreparedStatements {
+    /// Locks the zone's row until commit and reads its position.
+    struct LockZone: PostgresPreparedStatement {
+        static let name = "strata_lock_zone"
+        static let sql = "SELECT sequence FROM strata_cloud.zones WHERE owner = $1 AND name = $2 AND NOT deleted FOR UPDATE"
+        typealias Row = Int64
+
+        var owner: String
+        var zone: String
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(owner)
+            bindings.append(zone)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
+    }
+
+    /// The records a request names, whole, with their shared roots; one name at a time on the
+    /// whole primary key (see `ZoneShape.load`).
+    struct NamedRecords: PostgresPreparedStatement {
+        static let name = "strata_named_records"
+        static let sql = """
+            SELECT \(RecordCoding.columns), share_root FROM unnest($3::text[]) AS n(wanted)
+            CROSS JOIN LATERAL (
+                SELECT * FROM strata_cloud.records r WHERE r.owner = $1 AND r.zone = $2 AND r.name = n.wanted OFFSET 0
+            ) AS record
+            """
+        typealias Row = (String, String, String, String, String?, String, String?)
+
+        var owner: String
+        var zone: String
+        var names: [String]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 3)
+            bindings.append(owner)
+            bindings.append(zone)
+            bindings.append(names)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+    }
+
+    /// The parents a request names only as parents: whether each exists, its parent, tag and
+    /// shared root, without its fields.
+    struct NamedParents: PostgresPreparedStatement {
+        static let name = "strata_named_parents"
+        static let sql = """
+            SELECT record.name, record.type, record.parent, record.change_tag, record.share_root
+            FROM unnest($3::text[]) AS n(wanted)
+            CROSS JOIN LATERAL (
+                SELECT r.name, r.type, r.parent, r.change_tag, r.share_root FROM strata_cloud.records r
+                WHERE r.owner = $1 AND r.zone = $2 AND r.name = n.wanted OFFSET 0
+            ) AS record
+            """
+        typealias Row = (String, String, String?, String, String?)
+
+        var owner: String
+        var zone: String
+        var names: [String]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 3)
+            bindings.append(owner)
+            bindings.append(zone)
+            bindings.append(names)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+    }
+
+    /// The roots of the zone's shares.
+    struct ZoneShareRoots: PostgresPreparedStatement {
+        static let name = "strata_zone_share_roots"
+        static let sql = "SELECT root FROM strata_cloud.shares WHERE owner = $1 AND zone = $2"
+        typealias Row = String
+
+        var owner: String
+        var zone: String
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            bindings.append(owner)
+            bindings.append(zone)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(String.self) }
+    }
+
+    /// Writes the saved records (arrays unnested server-side, one round trip per request), and
+    /// forgets the tombstones of the names saved again, in one statement: the two touch
+    /// different tables, so neither needs to see what the other wrote.
+    struct WriteRecords: PostgresPreparedStatement {
+        static let name = "strata_write_records"
+        static let sql = """
+            WITH saved AS (
+                INSERT INTO strata_cloud.records (owner, zone, name, type, fields, field_versions, parent, change_tag, sequence, size, share_root)
+                SELECT $1, $2, r.name, r.type, r.fields::jsonb, r.versions::jsonb,
+                    CASE WHEN r.has_parent THEN r.parent END, r.tag, r.position, r.size, CASE WHEN r.has_root THEN r.root END
+                FROM unnest($3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[], $9::text[], $10::bigint[],
+                    $11::bigint[], $12::text[], $13::boolean[])
+                    AS r(name, type, fields, versions, parent, has_parent, tag, position, size, root, has_root)
+                ON CONFLICT (owner, zone, name) DO UPDATE SET
+                    type = excluded.type, fields = excluded.fields, field_versions = excluded.field_versions,
+                    parent = excluded.parent, change_tag = excluded.change_tag, sequence = excluded.sequence, size = excluded.size,
+                    share_root = excluded.share_root
+                RETURNING 1),
+            revived AS (
+                DELETE FROM strata_cloud.tombstones t USING (
+                    SELECT found.ctid AS row FROM unnest($3::text[]) AS n(wanted)
+                    CROSS JOIN LATERAL (
+                        SELECT x.ctid FROM strata_cloud.tombstones x WHERE x.owner = $1 AND x.zone = $2 AND x.name = n.wanted OFFSET 0
+                    ) AS found
+                ) AS gone
+                WHERE t.ctid = gone.row
+                RETURNING 1)
+            SELECT (SELECT count(*) FROM saved), (SELECT count(*) FROM revived)
+            """
+        typealias Row = (Int64, Int64)
+
+        var owner: String
+        var zone: String
+        var names: [String] = []
+        var types: [String] = []
+        var fields: [String] = []
+        var versions: [String] = []
+        var parents: [String] = []
+        var hasParent: [Bool] = []
+        var tags: [String] = []
+        var positions: [Int64] = []
+        var sizes: [Int64] = []
+        var roots: [String] = []
+        var hasRoot: [Bool] = []
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 13)
+            bindings.append(owner)
+            bindings.append(zone)
+            bindings.append(names)
+            bindings.append(types)
+            bindings.append(fields)
+            bindings.append(versions)
+            bindings.append(parents)
+            bindings.append(hasParent)
+            bindings.append(tags)
+            bindings.append(positions)
+            bindings.append(sizes)
+            bindings.append(roots)
+            bindings.append(hasRoot)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+    }
+
+    /// Moves the zone's position past the request's changes. A statement of its own:
+    /// `mark_database_change` below writes the same row.
+    struct MoveZonePosition: PostgresPreparedStatement {
+        static let name = "strata_move_zone_position"
+        static let sql = "UPDATE strata_cloud.zones SET sequence = $3 WHERE owner = $1 AND name = $2"
+        typealias Row = ()
+
+        var owner: String
+        var zone: String
+        var position: Int64
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 3)
+            bindings.append(owner)
+            bindings.append(zone)
+            bindings.append(position)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row {}
+    }
+
+    /// What every modify of one zone ends with: the quota (when the zone grew: `use_bytes`
+    /// would write the user's row anyway), the owner's database feed, and the hint. The
+    /// functions are volatile, so each sees what the ones before it wrote.
+    struct FinishChange: PostgresPreparedStatement {
+        static let name = "strata_finish_change"
+        static let sql = """
+            SELECT CASE WHEN $3 = 0 THEN true ELSE strata_cloud.use_bytes($1, $3, $4) END,
+                strata_cloud.mark_database_change($1, ARRAY[$2]::text[])::text,
+                strata_cloud.notify_zone_change($1, $2, $5::text[])::text
+            """
+        typealias Row = (Bool, String?, String?)
+
+        var owner: String
+        var zone: String
+        var growth: Int64
+        var quota: Int64?
+        var notifying: [String]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 5)
+            bindings.append(owner)
+            bindings.append(zone)
+            bindings.append(growth)
+            bindings.append(quota)
+            bindings.append(notifying)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+    }
+}
