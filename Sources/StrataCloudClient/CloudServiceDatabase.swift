@@ -37,6 +37,11 @@ struct CloudServiceDatabase: CloudDatabase {
         try await call(.fetchDatabaseChanges, FetchDatabaseChangesRequest(since: token), as: DatabaseChangesResponse.self).changes
     }
 
+    func fetchDatabaseChanges(since token: CloudChangeToken?, firstPages: [CloudZonePageRequest]) async throws -> CloudDatabaseChanges {
+        let request = FetchDatabaseChangesRequest(since: token, firstPages: firstPages.isEmpty ? nil : firstPages)
+        return try await call(.fetchDatabaseChanges, request, as: DatabaseChangesResponse.self).changes
+    }
+
     func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
         try await call(.fetchZoneChanges, FetchZoneChangesRequest(zone: zone, since: token, limit: limit), as: ZoneChangesResponse.self)
             .changes

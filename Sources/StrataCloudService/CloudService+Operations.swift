@@ -46,7 +46,8 @@ extension CloudService {
             let body = try await decode(FetchDatabaseChangesRequest.self, from: request)
             try validator.validate(body)
             return { database in
-                return try CloudResponses.json(DatabaseChangesResponse(try await database.fetchDatabaseChanges(since: body.since)))
+                let changes = try await database.fetchDatabaseChanges(since: body.since, firstPages: body.firstPages ?? [])
+                return try CloudResponses.json(DatabaseChangesResponse(changes))
             }
         case .fetchZoneChanges:
             let body = try await decode(FetchZoneChangesRequest.self, from: request)

@@ -19,8 +19,17 @@ extension RequestValidator {
         for (index, id) in body.deleting.enumerated() { try recordID(id, "deleting[\(index)]") }
     }
 
-    func validate(_ body: FetchDatabaseChangesRequest) throws(InvalidRequest) {
+    /// At most `CloudZonePageRequest.maximumPerRequest` first pages (`limitExceeded`), each
+    /// checked as a `fetchZoneChanges` body is.
+    func validate(_ body: FetchDatabaseChangesRequest) throws {
         try token(body.since, "since")
+        guard let pages = body.firstPages else { return }
+        try items(pages.count, atMost: CloudZonePageRequest.maximumPerRequest)
+        for (index, page) in pages.enumerated() {
+            try zone(page.zone, "firstPages[\(index)].zone")
+            try token(page.since, "firstPages[\(index)].since")
+            try count(page.limit, atMost: configuration.maximumFetchPageSize, "firstPages[\(index)].limit", allowsZero: false)
+        }
     }
 
     func validate(_ body: FetchZoneChangesRequest) throws(InvalidRequest) {

@@ -197,6 +197,78 @@ extension ZoneChangesResponse: FastJSONCodable {
     }
 }
 
+extension DatabaseChangesResponse: FastJSONCodable {
+    package func write(to writer: inout JSONWriter) throws {
+        writer.raw("{\"changedZones\":")
+        writer.array(changedZones) { writer, zone in zone.write(to: &writer) }
+        writer.raw(",\"deletedZones\":")
+        writer.array(deletedZones) { writer, zone in zone.write(to: &writer) }
+        if let firstPages {
+            writer.raw(",\"firstPages\":[")
+            for (index, first) in firstPages.enumerated() {
+                if index > 0 { writer.raw(",") }
+                writer.raw("{\"page\":")
+                try first.page.write(to: &writer)
+                writer.raw(",\"zone\":")
+                first.zone.write(to: &writer)
+                writer.raw("}")
+            }
+            writer.raw("]")
+        }
+        writer.raw(",\"token\":")
+        token.write(to: &writer)
+        writer.raw("}")
+    }
+
+    package init(reading reader: inout JSONReader) throws(JSONReaderError) {
+        var changedZones: [CloudZoneID]?
+        var deletedZones: [CloudZoneID]?
+        var token: CloudChangeToken?
+        var firstPages: [ZoneFirstPage]?
+        var pagesSeen = false
+        try reader.object { reader, key throws(JSONReaderError) in
+            switch key {
+            case "changedZones":
+                guard changedZones == nil else { throw reader.failure("a key twice") }
+                changedZones = try reader.array { reader throws(JSONReaderError) in try CloudZoneID(reading: &reader) }
+            case "deletedZones":
+                guard deletedZones == nil else { throw reader.failure("a key twice") }
+                deletedZones = try reader.array { reader throws(JSONReaderError) in try CloudZoneID(reading: &reader) }
+            case "token":
+                guard token == nil else { throw reader.failure("a key twice") }
+                token = try CloudChangeToken(reading: &reader)
+            case "firstPages":
+                guard !pagesSeen else { throw reader.failure("a key twice") }
+                pagesSeen = true
+                if try reader.consumeNull() { break }
+                firstPages = try reader.array { reader throws(JSONReaderError) in
+                    var zone: CloudZoneID?
+                    var page: ZoneChangesResponse?
+                    try reader.object { reader, key throws(JSONReaderError) in
+                        switch key {
+                        case "zone":
+                            guard zone == nil else { throw reader.failure("a key twice") }
+                            zone = try CloudZoneID(reading: &reader)
+                        case "page":
+                            guard page == nil else { throw reader.failure("a key twice") }
+                            page = try ZoneChangesResponse(reading: &reader)
+                        default: throw reader.failure("unknown key \(key)")
+                        }
+                    }
+                    guard let zone, let page else { throw reader.failure("a first page without its zone or page") }
+                    return ZoneFirstPage(zone: zone, page: page)
+                }
+            default: throw reader.failure("unknown key \(key)")
+            }
+        }
+        guard let changedZones, let deletedZones, let token else { throw reader.failure("database changes without all their parts") }
+        self.changedZones = changedZones
+        self.deletedZones = deletedZones
+        self.token = token
+        self.firstPages = firstPages
+    }
+}
+
 extension JSONWriter {
     /// A value written by `JSONEncoder` with the wire's strategies, for the rare parts of a
     /// fast body that have no hand-written form.

@@ -4,10 +4,14 @@ import StrataCloud
 public struct FetchDatabaseChangesRequest: Codable, Sendable, Hashable {
     /// The token of the last fetch; absent for every zone.
     public var since: CloudChangeToken?
+    /// The zones whose first page the response carries when they changed
+    /// (`CloudDatabase.fetchDatabaseChanges(since:firstPages:)`); absent for none.
+    public var firstPages: [CloudZonePageRequest]?
 
-    /// A request for the changes after `since`.
-    public init(since: CloudChangeToken?) {
+    /// A request for the changes after `since`, with the first pages of `firstPages`' zones.
+    public init(since: CloudChangeToken?, firstPages: [CloudZonePageRequest]? = nil) {
         self.since = since
+        self.firstPages = firstPages
     }
 }
 
@@ -19,17 +23,42 @@ public struct DatabaseChangesResponse: Codable, Sendable, Hashable {
     public var deletedZones: [CloudZoneID]
     /// Where the next fetch continues.
     public var token: CloudChangeToken
+    /// The first pages the request asked for that the cloud gives, by zone name order;
+    /// absent when there are none.
+    public var firstPages: [ZoneFirstPage]?
+
+    /// One zone's first page.
+    public struct ZoneFirstPage: Codable, Sendable, Hashable {
+        /// The zone.
+        public var zone: CloudZoneID
+        /// Its page.
+        public var page: ZoneChangesResponse
+
+        /// A zone's page.
+        public init(zone: CloudZoneID, page: ZoneChangesResponse) {
+            self.zone = zone
+            self.page = page
+        }
+    }
 
     /// The wire form of `changes`.
     public init(_ changes: CloudDatabaseChanges) {
         changedZones = changes.changedZones
         deletedZones = changes.deletedZones
         token = changes.token
+        firstPages =
+            changes.firstPages.isEmpty
+            ? nil
+            : changes.firstPages.sorted { $0.key.description < $1.key.description }.map {
+                ZoneFirstPage(zone: $0.key, page: ZoneChangesResponse($0.value))
+            }
     }
 
-    /// The changes this response describes.
+    /// The changes this response describes. A zone listed twice keeps its first page.
     public var changes: CloudDatabaseChanges {
-        CloudDatabaseChanges(changedZones: changedZones, deletedZones: deletedZones, token: token)
+        var pages: [CloudZoneID: CloudZoneChanges] = [:]
+        for first in firstPages ?? [] where pages[first.zone] == nil { pages[first.zone] = first.page.changes }
+        return CloudDatabaseChanges(changedZones: changedZones, deletedZones: deletedZones, token: token, firstPages: pages)
     }
 }
 

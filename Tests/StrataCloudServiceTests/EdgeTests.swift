@@ -81,6 +81,26 @@ struct EdgeTests {
         }
     }
 
+    /// Each first page a database's changes ask for is checked as a zone's own fetch is, and
+    /// the error names the page.
+    @Test func aFirstPageOutOfBoundsNamesItsField() async throws {
+        try await ServiceHarness.with(cloud: MockCloud()) { harness in
+            let token = try await harness.token(user: "alice")
+            let zone = #"{"name":"z","owner":"alice"}"#
+            let cases = [
+                (#"{"firstPages":[{"zone":\#(zone),"limit":5},{"zone":\#(zone),"limit":0}]}"#, "firstPages[1].limit"),
+                (#"{"firstPages":[{"zone":{"name":"z\u0000","owner":"alice"},"limit":5}]}"#, "firstPages[0].zone.name"),
+                (#"{"firstPages":[{"zone":\#(zone),"since":"a\u0000b","limit":5}]}"#, "firstPages[0].since"),
+            ]
+            for (body, field) in cases {
+                let response = try await harness.send(
+                    .POST, CloudRoute.database(.private, .fetchDatabaseChanges), authorization: "Bearer \(token)", body: Data(body.utf8))
+                #expect(response.status == 400, "\(field)")
+                #expect(Self.errorBody(response.body)?.field == field)
+            }
+        }
+    }
+
     @Test func anUnknownFailureIsAnInternalErrorNotRetryLater() async throws {
         let cloud = MockCloud()
         try await ServiceHarness.with(backend: { FaultyContainer(base: cloud.container(user: $0), fault: .unknownError) }) { harness in

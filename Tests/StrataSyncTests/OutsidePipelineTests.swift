@@ -539,6 +539,9 @@ struct OutsidePipelineTests {
         try await b2.execute("PRAGMA defer_foreign_keys = ON;" + Self.gamesSQL(0..<5, players: 2, prefix: "b"))
         try await b2.engine.sendChanges()
 
+        // b1's schedule fetches on the hints of these sends by itself: stopped, it cannot meet
+        // the faults in the background, where no fetch below would see them fail.
+        b1.engine.stop()
         cloud.failNextRequests(failures, with: .serviceUnavailable(retryAfter: nil), operations: [operation])
         var failed = 0
         for _ in 0..<(failures + 3) {

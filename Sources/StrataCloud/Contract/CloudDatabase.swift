@@ -29,6 +29,23 @@ public protocol CloudDatabase: Sendable {
     /// The zones that changed or were deleted since `token` (nil: every zone).
     func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges
 
+    /// The zones that changed or were deleted since `token`, as
+    /// ``fetchDatabaseChanges(since:)`` answers, and with them the first page of each zone in
+    /// `firstPages` that changed, as ``fetchZoneChanges(_:since:limit:)`` would answer it,
+    /// read at the same moment (``CloudDatabaseChanges/firstPages``): a device that follows a
+    /// zone gets a small change in one request instead of two, one after the other.
+    ///
+    /// A page is an offer, not a promise. A zone that did not change gets none, and neither
+    /// does one whose page the cloud cannot give (its token expired, the zone is gone): the
+    /// caller fetches those as usual and meets the error there. A cloud that does not offer
+    /// pages (the default implementation) answers as ``fetchDatabaseChanges(since:)``. A zone
+    /// asked for twice is read once, from its first request.
+    ///
+    /// - Throws: ``CloudError/limitExceeded`` for more than
+    ///   ``CloudZonePageRequest/maximumPerRequest`` pages; what
+    ///   ``fetchDatabaseChanges(since:)`` throws.
+    func fetchDatabaseChanges(since token: CloudChangeToken?, firstPages: [CloudZonePageRequest]) async throws -> CloudDatabaseChanges
+
     /// A page of a zone's changes since `token` (nil: from the start), at most `limit` records.
     /// Deletions come as tombstones.
     ///
@@ -89,6 +106,14 @@ public struct CloudModifyResult: Sendable {
     }
 }
 
+extension CloudDatabase {
+    /// Offers no pages: the database changes alone.
+    public func fetchDatabaseChanges(since token: CloudChangeToken?, firstPages: [CloudZonePageRequest]) async throws -> CloudDatabaseChanges {
+        guard firstPages.count <= CloudZonePageRequest.maximumPerRequest else { throw CloudError.limitExceeded }
+        return try await fetchDatabaseChanges(since: token)
+    }
+}
+
 /// A database's changed zones since a token.
 public struct CloudDatabaseChanges: Sendable {
     /// Zones with changes since the token.
@@ -97,12 +122,42 @@ public struct CloudDatabaseChanges: Sendable {
     public var deletedZones: [CloudZoneID]
     /// Where the next fetch continues.
     public var token: CloudChangeToken
+    /// The first page of changed zones asked for with
+    /// ``CloudDatabase/fetchDatabaseChanges(since:firstPages:)``, each from the token it was
+    /// asked from; empty from ``CloudDatabase/fetchDatabaseChanges(since:)``.
+    public var firstPages: [CloudZoneID: CloudZoneChanges]
 
     /// A result from its parts.
-    public init(changedZones: [CloudZoneID], deletedZones: [CloudZoneID], token: CloudChangeToken) {
+    public init(
+        changedZones: [CloudZoneID], deletedZones: [CloudZoneID], token: CloudChangeToken,
+        firstPages: [CloudZoneID: CloudZoneChanges] = [:]
+    ) {
         self.changedZones = changedZones
         self.deletedZones = deletedZones
         self.token = token
+        self.firstPages = firstPages
+    }
+}
+
+/// A zone's first page asked for beside a database's changes
+/// (``CloudDatabase/fetchDatabaseChanges(since:firstPages:)``): what
+/// ``CloudDatabase/fetchZoneChanges(_:since:limit:)`` takes.
+public struct CloudZonePageRequest: Hashable, Sendable, Codable {
+    /// The most pages one request asks for: each is a zone's page read in the same request.
+    public static let maximumPerRequest = 8
+
+    /// The zone.
+    public var zone: CloudZoneID
+    /// The token of the zone's last page; nil to start from the beginning.
+    public var since: CloudChangeToken?
+    /// The most changes the page holds.
+    public var limit: Int
+
+    /// A request for `zone`'s first page after `since`.
+    public init(zone: CloudZoneID, since: CloudChangeToken?, limit: Int) {
+        self.zone = zone
+        self.since = since
+        self.limit = limit
     }
 }
 

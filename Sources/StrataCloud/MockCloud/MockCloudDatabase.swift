@@ -214,116 +214,147 @@ struct MockCloudDatabase: CloudDatabase {
     func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {
         let (user, scope) = (user, scope)
         return try cloud.serve(.fetchDatabaseChanges, user: user) { state in
-            let start = try Self.position(of: token, prefix: "d")
-            let gained = Set(state.shares.values.filter { ($0.accessChanged[user] ?? 0) > start }.map(\.share.rootRecordID.zone))
-            let changed = state.zones.filter {
-                ($0.value.lastChange > start || gained.contains($0.key)) && state.canAccess($0.key, user: user, scope: scope)
-            }
-            .map(\.key).sorted { $0.description < $1.description }
-            let deleted: [CloudZoneID]
-            switch scope {
-            case .private:
-                deleted = state.deletedZones.filter { $0.value > start && $0.key.owner == user }.map(\.key)
-                    .sorted { $0.description < $1.description }
-            case .shared:
-                let visible = state.sharedZones(of: user)
-                deleted = (state.revokedZones[user] ?? [:]).filter { $0.value > start && !visible.contains($0.key) }.map(\.key)
-                    .sorted { $0.description < $1.description }
-            }
-            return CloudDatabaseChanges(changedZones: changed, deletedZones: deleted, token: CloudChangeToken("d:\(state.sequence)"))
+            try Self.databaseChanges(since: token, user: user, scope: scope, in: state)
         }
+    }
+
+    /// One request, as the service's: counted and faulted as a `fetchDatabaseChanges`, and
+    /// its pages read from the same state as the list.
+    func fetchDatabaseChanges(since token: CloudChangeToken?, firstPages: [CloudZonePageRequest]) async throws -> CloudDatabaseChanges {
+        guard firstPages.count <= CloudZonePageRequest.maximumPerRequest else { throw CloudError.limitExceeded }
+        let (user, scope) = (user, scope)
+        return try cloud.serve(.fetchDatabaseChanges, user: user) { state in
+            var changes = try Self.databaseChanges(since: token, user: user, scope: scope, in: state)
+            let changed = Set(changes.changedZones)
+            for request in firstPages where changed.contains(request.zone) && changes.firstPages[request.zone] == nil {
+                // A page the cloud cannot give is left out; the caller meets its error when it
+                // fetches the zone.
+                guard let page = try? Self.zonePage(request.zone, since: request.since, limit: request.limit, user: user, scope: scope, in: state)
+                else { continue }
+                changes.firstPages[request.zone] = page
+            }
+            return changes
+        }
+    }
+
+    private static func databaseChanges(
+        since token: CloudChangeToken?, user: String, scope: CloudDatabaseScope, in state: MockCloudState
+    ) throws -> CloudDatabaseChanges {
+        let start = try Self.position(of: token, prefix: "d")
+        let gained = Set(state.shares.values.filter { ($0.accessChanged[user] ?? 0) > start }.map(\.share.rootRecordID.zone))
+        let changed = state.zones.filter {
+            ($0.value.lastChange > start || gained.contains($0.key)) && state.canAccess($0.key, user: user, scope: scope)
+        }
+        .map(\.key).sorted { $0.description < $1.description }
+        let deleted: [CloudZoneID]
+        switch scope {
+        case .private:
+            deleted = state.deletedZones.filter { $0.value > start && $0.key.owner == user }.map(\.key)
+                .sorted { $0.description < $1.description }
+        case .shared:
+            let visible = state.sharedZones(of: user)
+            deleted = (state.revokedZones[user] ?? [:]).filter { $0.value > start && !visible.contains($0.key) }.map(\.key)
+                .sorted { $0.description < $1.description }
+        }
+        return CloudDatabaseChanges(changedZones: changed, deletedZones: deleted, token: CloudChangeToken("d:\(state.sequence)"))
     }
 
     func fetchZoneChanges(_ zoneID: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
         let (user, scope) = (user, scope)
         return try cloud.serve(.fetchZoneChanges, user: user) { state in
-            guard state.canAccess(zoneID, user: user, scope: scope) else { throw CloudError.permissionFailure(nil) }
-            guard let zone = state.zones[zoneID] else { throw CloudError.zoneNotFound(zoneID) }
-            let issued = try ZoneFeedToken(token)
-            let (start, tokenAccess) = (issued.position, issued.access)
-            if token != nil && issued.hasExpired(zoneHorizon: zone.horizon) { throw CloudError.changeTokenExpired }
-            enum Change { case saved(CloudRecord), deleted(CloudTombstone) }
-            let records = zone.records
-            let snapshot = state
-            let visible: (String) -> Bool = { name in
-                scope == .private
-                    || snapshot.permission(of: user, for: name, in: zoneID, scope: scope) { records[$0]?.record.parent } > .none
-            }
-            // A participant who gained access after the token was issued sees the whole share
-            // again: the token carries the access it was issued under.
-            let access =
-                scope == .private
-                ? 0
-                : snapshot.shares.values.filter { $0.share.rootRecordID.zone == zoneID }
-                    .map { $0.accessChanged[user] ?? 0 }.max() ?? 0
-            let since = tokenAccess < access ? 0 : start
-            // Deletions and departures are few: listed whole. Records come from the feed in
-            // order, as many as the page takes.
-            var others: [(Int64, Change)] = zone.tombstones.filter { name, tombstone in
-                tombstone.sequence > start && (scope == .private || tombstone.audience.contains(user))
-            }.map { name, tombstone in
-                (tombstone.sequence, .deleted(CloudTombstone(id: CloudRecordID(name: name, zone: zoneID), type: tombstone.type)))
-            }
-            if scope == .shared {
-                // Records that left this participant's view stay in the zone, but are gone
-                // for them.
-                others += zone.departures.filter { name, departure in
-                    departure.sequence > start && departure.audience.contains(user)
-                        && zone.tombstones[name] == nil && !visible(name)
-                }.map { name, departure in
-                    (departure.sequence, .deleted(CloudTombstone(id: CloudRecordID(name: name, zone: zoneID), type: departure.type)))
-                }
-            }
-            others.sort { $0.0 < $1.0 }
-            let entries = zone.feed.entries
-            var position = zone.feed.firstPosition(after: since)
-            func nextRecord() -> (Int64, CloudRecord)? {
-                while position < entries.count {
-                    let entry = entries[position]
-                    position += 1
-                    if entry.isLive, visible(entry.name), let stored = zone.records[entry.name] {
-                        return (entry.sequence, stored.record)
-                    }
-                }
-                return nil
-            }
-            var page: [(Int64, Change)] = []
-            var nextOther = 0
-            var pendingRecord = nextRecord()
-            while page.count < max(1, limit) {
-                let other = nextOther < others.count ? others[nextOther] : nil
-                if let record = pendingRecord, other.map({ record.0 < $0.0 }) ?? true {
-                    page.append((record.0, .saved(record.1)))
-                    pendingRecord = nextRecord()
-                } else if let other {
-                    page.append(other)
-                    nextOther += 1
-                } else {
-                    break
-                }
-            }
-            var remaining = others.count - nextOther
-            if pendingRecord != nil {
-                remaining +=
-                    1
-                    + (scope == .private
-                        ? zone.feed.liveCount(from: position)
-                        : entries[position...].lazy.filter { $0.isLive && visible($0.name) }.count)
-            }
-            let moreComing = remaining > 0
-            let end = moreComing ? (page.last?.0 ?? start) : max(start, zone.lastChange, zone.horizon)
-            var result = CloudZoneChanges(
-                changed: [], deleted: [], token: ZoneFeedToken(position: end, access: access, horizon: zone.horizon).token,
-                moreComing: moreComing,
-                remainingEstimate: remaining)
-            for (_, change) in page {
-                switch change {
-                case .saved(let record): result.changed.append(record)
-                case .deleted(let tombstone): result.deleted.append(tombstone)
-                }
-            }
-            return result
+            try Self.zonePage(zoneID, since: token, limit: limit, user: user, scope: scope, in: state)
         }
+    }
+
+    private static func zonePage(
+        _ zoneID: CloudZoneID, since token: CloudChangeToken?, limit: Int, user: String, scope: CloudDatabaseScope, in state: MockCloudState
+    ) throws -> CloudZoneChanges {
+        guard state.canAccess(zoneID, user: user, scope: scope) else { throw CloudError.permissionFailure(nil) }
+        guard let zone = state.zones[zoneID] else { throw CloudError.zoneNotFound(zoneID) }
+        let issued = try ZoneFeedToken(token)
+        let (start, tokenAccess) = (issued.position, issued.access)
+        if token != nil && issued.hasExpired(zoneHorizon: zone.horizon) { throw CloudError.changeTokenExpired }
+        enum Change { case saved(CloudRecord), deleted(CloudTombstone) }
+        let records = zone.records
+        let snapshot = state
+        let visible: (String) -> Bool = { name in
+            scope == .private
+                || snapshot.permission(of: user, for: name, in: zoneID, scope: scope) { records[$0]?.record.parent } > .none
+        }
+        // A participant who gained access after the token was issued sees the whole share
+        // again: the token carries the access it was issued under.
+        let access =
+            scope == .private
+            ? 0
+            : snapshot.shares.values.filter { $0.share.rootRecordID.zone == zoneID }
+                .map { $0.accessChanged[user] ?? 0 }.max() ?? 0
+        let since = tokenAccess < access ? 0 : start
+        // Deletions and departures are few: listed whole. Records come from the feed in
+        // order, as many as the page takes.
+        var others: [(Int64, Change)] = zone.tombstones.filter { name, tombstone in
+            tombstone.sequence > start && (scope == .private || tombstone.audience.contains(user))
+        }.map { name, tombstone in
+            (tombstone.sequence, .deleted(CloudTombstone(id: CloudRecordID(name: name, zone: zoneID), type: tombstone.type)))
+        }
+        if scope == .shared {
+            // Records that left this participant's view stay in the zone, but are gone
+            // for them.
+            others += zone.departures.filter { name, departure in
+                departure.sequence > start && departure.audience.contains(user)
+                    && zone.tombstones[name] == nil && !visible(name)
+            }.map { name, departure in
+                (departure.sequence, .deleted(CloudTombstone(id: CloudRecordID(name: name, zone: zoneID), type: departure.type)))
+            }
+        }
+        others.sort { $0.0 < $1.0 }
+        let entries = zone.feed.entries
+        var position = zone.feed.firstPosition(after: since)
+        func nextRecord() -> (Int64, CloudRecord)? {
+            while position < entries.count {
+                let entry = entries[position]
+                position += 1
+                if entry.isLive, visible(entry.name), let stored = zone.records[entry.name] {
+                    return (entry.sequence, stored.record)
+                }
+            }
+            return nil
+        }
+        var page: [(Int64, Change)] = []
+        var nextOther = 0
+        var pendingRecord = nextRecord()
+        while page.count < max(1, limit) {
+            let other = nextOther < others.count ? others[nextOther] : nil
+            if let record = pendingRecord, other.map({ record.0 < $0.0 }) ?? true {
+                page.append((record.0, .saved(record.1)))
+                pendingRecord = nextRecord()
+            } else if let other {
+                page.append(other)
+                nextOther += 1
+            } else {
+                break
+            }
+        }
+        var remaining = others.count - nextOther
+        if pendingRecord != nil {
+            remaining +=
+                1
+                + (scope == .private
+                    ? zone.feed.liveCount(from: position)
+                    : entries[position...].lazy.filter { $0.isLive && visible($0.name) }.count)
+        }
+        let moreComing = remaining > 0
+        let end = moreComing ? (page.last?.0 ?? start) : max(start, zone.lastChange, zone.horizon)
+        var result = CloudZoneChanges(
+            changed: [], deleted: [], token: ZoneFeedToken(position: end, access: access, horizon: zone.horizon).token,
+            moreComing: moreComing,
+            remainingEstimate: remaining)
+        for (_, change) in page {
+            switch change {
+            case .saved(let record): result.changed.append(record)
+            case .deleted(let tombstone): result.deleted.append(tombstone)
+            }
+        }
+        return result
     }
 
     func saveShare(_ share: CloudShare) async throws -> CloudShare {

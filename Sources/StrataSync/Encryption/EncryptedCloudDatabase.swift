@@ -99,16 +99,47 @@ struct EncryptedCloudDatabase: CloudDatabase {
     }
 
     func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {
-        var changes = try await base.fetchDatabaseChanges(since: token)
+        withoutKeyZone(try await base.fetchDatabaseChanges(since: token))
+    }
+
+    /// The pages come opened as ``fetchZoneChanges(_:since:limit:)``'s do. A page that does not
+    /// open (its zone's key has not reached this device) is left out, as the contract lets a
+    /// cloud leave out any page: the engine fetches that zone as usual and meets the error.
+    /// A failure a retry can fix (the key zone's fetch met a transient error) fails the call,
+    /// as it would fail the zone's fetch.
+    func fetchDatabaseChanges(since token: CloudChangeToken?, firstPages: [CloudZonePageRequest]) async throws -> CloudDatabaseChanges {
+        var changes = withoutKeyZone(try await base.fetchDatabaseChanges(since: token, firstPages: firstPages))
+        let sealed = changes.firstPages
+        changes.firstPages = [:]
+        for (zone, page) in sealed where zone.name != Keyring.zoneName || scope != .private {
+            do {
+                changes.firstPages[zone] = try await open(page)
+            } catch let error as CloudError where error.isTransient {
+                throw error
+            } catch is CancellationError {
+                throw CancellationError()
+            } catch {
+                continue
+            }
+        }
+        return changes
+    }
+
+    /// The key zone is the keyring's, not a zone of synced records.
+    private func withoutKeyZone(_ changes: CloudDatabaseChanges) -> CloudDatabaseChanges {
         guard scope == .private else { return changes }
-        // The key zone is the keyring's, not a zone of synced records.
+        var changes = changes
         changes.changedZones.removeAll { $0.name == Keyring.zoneName }
         changes.deletedZones.removeAll { $0.name == Keyring.zoneName }
         return changes
     }
 
     func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
-        var page = try await base.fetchZoneChanges(zone, since: token, limit: limit)
+        try await open(try await base.fetchZoneChanges(zone, since: token, limit: limit))
+    }
+
+    private func open(_ page: CloudZoneChanges) async throws -> CloudZoneChanges {
+        var page = page
         // Records whose parent is not on the page may be the roots of shares carrying the key.
         let names = ExactNames(page.changed.map(\.id.name))
         let candidates = scope == .shared ? page.changed.filter { $0.parent.map { !names.contains($0.name) } ?? true }.map(\.id) : []

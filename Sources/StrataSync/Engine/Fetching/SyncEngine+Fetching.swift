@@ -43,7 +43,7 @@ extension SyncEngine {
         // fetched and applied: one round trip fewer on every fetch (the push path's included).
         // It goes after the private list, so requests still start in the same order. Zones
         // are still applied private first; the list is only older, and its token goes with it.
-        let privateChanges = try await databaseChanges(.private)
+        let privateChanges = try await databaseChanges(.private, withFirstPageOf: defaultZone(for: user))
         async let sharedChanges = databaseChanges(.shared)
         try await fetchDatabase(.private, user: user, changes: privateChanges)
         try await fetchDatabase(.shared, user: user, changes: try await sharedChanges)
@@ -55,7 +55,7 @@ extension SyncEngine {
     /// deleted, or no longer shared with the user (left, removed, share ended), goes from this
     /// device.
     private func fetchDatabase(_ scope: CloudDatabaseScope, user: String, changes: DatabaseChanges) async throws {
-        let (changes, resyncing) = (changes.changes, changes.resyncing)
+        let (changes, resyncing, firstPages) = (changes.changes, changes.resyncing, changes.firstPages)
         let cloud = scope == .private ? self.cloud.privateDatabase : self.cloud.sharedDatabase
         let ownsZone: (CloudZoneID) -> Bool = { scope == .private ? $0.owner == user : $0.owner != user }
         let databaseKey = EngineState.databaseToken(scope)
@@ -73,7 +73,7 @@ extension SyncEngine {
         var waiting: (any Error)?
         for zone in changes.changedZones where ownsZone(zone) {
             do {
-                try await fetchZone(zone, cloud: cloud, localZone: defaultZone(for: user))
+                try await fetchZone(zone, cloud: cloud, localZone: defaultZone(for: user), firstPage: firstPages[zone])
             } catch let error as EncryptionError {
                 guard case .missingZoneKey = error, scope == .shared else { throw error }
                 logger.notice("zone \(zone) waits for its key: \(error)")
@@ -93,29 +93,53 @@ extension SyncEngine {
     private struct DatabaseChanges: Sendable {
         var changes: CloudDatabaseChanges
         var resyncing: Bool
+        /// The first pages that came with the list, each with the zone token it was asked from.
+        var firstPages: [CloudZoneID: FirstPage] = [:]
+    }
+
+    /// A zone's first page that came with its database's changes.
+    struct FirstPage: Sendable {
+        /// The zone token the page was asked from.
+        var since: CloudChangeToken?
+        var page: CloudZoneChanges
     }
 
     /// The zones of one database that changed since its token (all of them after the token
     /// expired). The token and the resync mark are read in one access: the engine's work is
     /// serial, so neither changes before the database's zones are fetched.
-    private func databaseChanges(_ scope: CloudDatabaseScope) async throws -> DatabaseChanges {
+    ///
+    /// With `zone`, its first page comes with the list when it changed: the push path's fetch
+    /// makes one request where it made two, one after the other.
+    private func databaseChanges(_ scope: CloudDatabaseScope, withFirstPageOf zone: CloudZoneID? = nil) async throws -> DatabaseChanges {
         let cloud = scope == .private ? self.cloud.privateDatabase : self.cloud.sharedDatabase
         let (databaseKey, resyncKey) = (EngineState.databaseToken(scope), EngineState.resyncing(scope))
-        let (token, resyncing) = try await readOnWriter { db in
-            (try EngineState.value(databaseKey, in: db).map(CloudChangeToken.init), try EngineState.value(resyncKey, in: db) != nil)
+        let zoneKey = zone.map(EngineState.zoneToken)
+        let (token, resyncing, zoneToken) = try await readOnWriter { db in
+            (
+                try EngineState.value(databaseKey, in: db).map(CloudChangeToken.init), try EngineState.value(resyncKey, in: db) != nil,
+                try zoneKey.flatMap { try EngineState.value($0, in: db) }.map(CloudChangeToken.init)
+            )
         }
+        let requests = zone.map { [CloudZonePageRequest(zone: $0, since: zoneToken, limit: configuration.fetchPageSize)] } ?? []
+        let changes: CloudDatabaseChanges
         do {
-            return DatabaseChanges(changes: try await cloud.fetchDatabaseChanges(since: token), resyncing: resyncing)
+            changes = try await cloud.fetchDatabaseChanges(since: token, firstPages: requests)
         } catch CloudError.changeTokenExpired {
-            return DatabaseChanges(changes: try await cloud.fetchDatabaseChanges(since: nil), resyncing: resyncing)
+            changes = try await cloud.fetchDatabaseChanges(since: nil, firstPages: requests)
         }
+        var result = DatabaseChanges(changes: changes, resyncing: resyncing)
+        for request in requests {
+            guard let page = changes.firstPages[request.zone] else { continue }
+            result.firstPages[request.zone] = FirstPage(since: request.since, page: page)
+        }
+        return result
     }
 
     /// How many times one fetch starts a zone over after its token expired before it gives up
     /// (``SyncEngineError/fetchStalled(zone:reason:)``).
     static let maximumZoneRestarts = 3
 
-    private func fetchZone(_ zone: CloudZoneID, cloud: any CloudDatabase, localZone: CloudZoneID) async throws {
+    private func fetchZone(_ zone: CloudZoneID, cloud: any CloudDatabase, localZone: CloudZoneID, firstPage: FirstPage? = nil) async throws {
         let zoneKey = EngineState.zoneToken(zone)
         let schema = self.schema
         // What records waiting for a parent still need (their large values) is read with the
@@ -140,6 +164,14 @@ extension SyncEngine {
         var restarts = 0
         var prefetched: Task<(CloudZoneChanges, Task<EncodedRecords, Never>), any Error>?
         defer { prefetched?.cancel() }
+        // A first page that came with the database's changes stands for the first request,
+        // when it was asked from the token the zone still has (the engine's work is serial,
+        // so it has; the check keeps a page from ever landing on another token).
+        if let firstPage, firstPage.since == token {
+            let changed = firstPage.page.changed
+            let ready = (firstPage.page, Task { EncodedRecords(changed) })
+            prefetched = Task { ready }
+        }
         while true {
             let page: CloudZoneChanges
             let encoding: Task<EncodedRecords, Never>

@@ -1,0 +1,176 @@
+import Logging
+import PostgresNIO
+import StrataCloud
+
+/// The change feeds: which zones of a database changed, and a zone's changes page by page.
+extension CloudStoreDatabase {
+    /// The zones that changed or were deleted since `token`. The private database's token is a
+    /// position in the user's own database feed; the shared database's lists the position of
+    /// each shared zone it has seen, so a zone whose position moved is changed and a zone no
+    /// longer reachable (unshared, left, deleted) is reported deleted.
+    public func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {
+        try await fetchDatabaseChanges(since: token, firstPages: [])
+    }
+
+    /// The zones that changed since `token`, and the first page of each of `firstPages`' zones
+    /// among them, in one `REPEATABLE READ` transaction: the pages and the list are one moment
+    /// of the database.
+    public func fetchDatabaseChanges(since token: CloudChangeToken?, firstPages: [CloudZonePageRequest]) async throws -> CloudDatabaseChanges {
+        guard firstPages.count <= CloudZonePageRequest.maximumPerRequest else { throw CloudError.limitExceeded }
+        let (user, logger, scope) = (user, logger, scope)
+        let reaches = reaches
+        let sharedSeen = scope == .shared ? try SharedDatabaseToken(token) : nil
+        let start = scope == .private ? try Self.position(of: token, prefix: "d") : 0
+        return try await store.transaction(as: user, repeatableRead: true) { connection in
+            var changes =
+                if let sharedSeen {
+                    try await Self.sharedDatabaseChanges(of: user, seen: sharedSeen, on: connection, logger: logger)
+                } else {
+                    try await Self.privateDatabaseChanges(of: user, after: start, on: connection, logger: logger)
+                }
+            let changed = Set(changes.changedZones)
+            for request in firstPages where changed.contains(request.zone) && changes.firstPages[request.zone] == nil {
+                guard reaches(request.zone), let issued = try? ZoneFeedToken(request.since) else { continue }
+                // A page the store cannot give (an expired token, a zone gone) is left out: the
+                // caller meets its error when it fetches the zone. Those refusals are Swift's
+                // checks of what a statement returned, not a failed statement, so the
+                // transaction goes on.
+                do {
+                    changes.firstPages[request.zone] = try await Self.zonePage(
+                        request.zone, since: request.since, issued: issued, limit: request.limit, user: user, scope: scope,
+                        on: connection, logger: logger)
+                } catch let error as CloudError where !error.isTransient {
+                    continue
+                }
+            }
+            return changes
+        }
+    }
+
+    private static func privateDatabaseChanges(
+        of user: String, after start: Int64, on connection: PostgresConnection, logger: Logger
+    ) async throws -> CloudDatabaseChanges {
+        var end: Int64 = 0
+        var changed: [CloudZoneID] = []
+        var deleted: [CloudZoneID] = []
+        // The feed's end and the zones past the token in one round trip (the push path pays
+        // every one): one row without a zone when none changed.
+        let rows = try await connection.execute(PreparedStatements.PrivateDatabaseChanges(user: user, start: start), logger: logger)
+        for try await (position, zoneName, isDeleted) in rows {
+            end = position
+            guard let name = zoneName else { continue }
+            if isDeleted == true {
+                deleted.append(CloudZoneID(name: name, owner: user))
+            } else {
+                changed.append(CloudZoneID(name: name, owner: user))
+            }
+        }
+        return CloudDatabaseChanges(changedZones: changed, deletedZones: deleted, token: CloudChangeToken("d:\(max(start, end))"))
+    }
+
+    private static func sharedDatabaseChanges(
+        of user: String, seen: SharedDatabaseToken, on connection: PostgresConnection, logger: Logger
+    ) async throws -> CloudDatabaseChanges {
+        var now: [CloudZoneID: Int64] = [:]
+        let rows = try await connection.query(
+            """
+            SELECT z.owner, z.name, z.sequence FROM strata_cloud.zones z
+            WHERE NOT z.deleted AND z.owner <> \(user)
+                AND (z.owner, z.name) IN (SELECT owner, zone FROM strata_cloud.readable_shares())
+            """,
+            logger: logger)
+        for try await (owner, name, sequence) in rows.decode((String, String, Int64).self) {
+            now[CloudZoneID(name: name, owner: owner)] = sequence
+        }
+        let order: (CloudZoneID, CloudZoneID) -> Bool = { $0.description < $1.description }
+        let changed = now.filter { seen.positions[$0.key] != $0.value }.map(\.key).sorted(by: order)
+        let deleted = seen.positions.keys.filter { now[$0] == nil }.sorted(by: order)
+        return CloudDatabaseChanges(changedZones: changed, deletedZones: deleted, token: try SharedDatabaseToken(positions: now).token)
+    }
+
+    /// What changed in `zone` since `token`, oldest first, at most `limit` saves and deletions
+    /// per page; `CloudError.changeTokenExpired` for a token from before the
+    /// zone's tombstones were purged.
+    ///
+    /// Through the shared database, row-level security leaves only the shared records, the
+    /// deletions the user could see, and the records that left their view (departures). A
+    /// token issued before the user last gained access starts the zone over, as records
+    /// already in it became visible.
+    public func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
+        guard reaches(zone) else { throw CloudError.permissionFailure(nil) }
+        let issued = try ZoneFeedToken(token)
+        let (user, logger, scope) = (user, logger, scope)
+        return try await store.transaction(as: user, repeatableRead: true) { connection in
+            try await Self.zonePage(zone, since: token, issued: issued, limit: limit, user: user, scope: scope, on: connection, logger: logger)
+        }
+    }
+
+    /// A page of `zone`'s changes after `token` (`issued`, decoded), in the caller's
+    /// transaction. Its refusals (`zoneNotFound`, `permissionFailure`, `changeTokenExpired`)
+    /// are thrown by checks of what the zone's row holds, never by a failed statement.
+    private static func zonePage(
+        _ zone: CloudZoneID, since token: CloudChangeToken?, issued: ZoneFeedToken, limit: Int, user: String, scope: CloudDatabaseScope,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> CloudZoneChanges {
+        let (start, tokenAccess) = (issued.position, issued.access)
+        // Bounded before any arithmetic: a limit of Int.max must not overflow `pageSize + 1`.
+        let pageSize = min(max(1, limit), CloudStore.maximumPageSize)
+        var zoneState: (sequence: Int64, horizon: Int64)?
+        for try await (sequence, horizon) in try await connection.execute(
+            PreparedStatements.ZoneState(owner: zone.owner, zone: zone.name), logger: logger)
+        {
+            zoneState = (sequence, horizon)
+        }
+        guard let zoneState else {
+            throw scope == .private ? CloudError.zoneNotFound(zone) : CloudError.permissionFailure(nil)
+        }
+        // A token ahead of the zone comes from a database restored to an earlier point:
+        // changes after it would be skipped, so the device starts the zone over.
+        if token != nil && (issued.hasExpired(zoneHorizon: zoneState.horizon) || start > max(zoneState.sequence, zoneState.horizon)) {
+            throw CloudError.changeTokenExpired
+        }
+        var access: Int64 = 0
+        if scope == .shared {
+            for try await latest in try await connection.query(
+                """
+                SELECT coalesce(max(access_changed), 0) FROM strata_cloud.share_participants
+                WHERE owner = \(zone.owner) AND zone = \(zone.name) AND participant = \(user) AND acceptance = 'accepted'
+                """,
+                logger: logger
+            ).decode(Int64.self) {
+                access = latest
+            }
+        }
+        let since = tokenAccess < access ? 0 : start
+        let bounds = PreparedStatements.ZonePageBounds(
+            owner: zone.owner, zone: zone.name, recordsAfter: since, tombstonesAfter: start, limit: Int64(pageSize) + 1)
+        let rows =
+            scope == .private
+            ? try await connection.rows(of: PreparedStatements.OwnZonePage(bounds: bounds), logger: logger)
+            : try await connection.rows(of: PreparedStatements.SharedZonePage(bounds: bounds), logger: logger)
+        var page = CloudZoneChanges(changed: [], deleted: [], token: CloudChangeToken(""), moreComing: false)
+        var last = start
+        var count = 0
+        for row in rows {
+            count += 1
+            if count > pageSize {
+                page.moreComing = true
+                break
+            }
+            last = row.0
+            if let fields = row.3, let versions = row.4, let tag = row.6 {
+                page.changed.append(
+                    try RecordCoding.record(
+                        zone: zone, name: row.1, type: row.2, fields: fields, versions: versions, parent: row.5, changeTag: tag))
+            } else {
+                page.deleted.append(CloudTombstone(id: CloudRecordID(name: row.1, zone: zone), type: row.2))
+            }
+        }
+        let end = page.moreComing ? last : max(start, zoneState.sequence, zoneState.horizon)
+        page.token = ZoneFeedToken(position: end, access: access, horizon: zoneState.horizon).token
+        // Every change after the page holds a position of its own between the page's last
+        // and the zone's: an upper bound in O(1), where counting would cost a scan per page.
+        page.remainingEstimate = page.moreComing ? Int(clamping: max(1, zoneState.sequence - last)) : 0
+        return page
+    }
+}
