@@ -15,7 +15,9 @@ extension CloudStoreDatabase {
     /// The zones that changed since `token`, and the first page of each of `firstPages`' zones
     /// among them, in one `REPEATABLE READ` transaction: the pages and the list are one moment
     /// of the database.
-    public func fetchDatabaseChanges(since token: CloudChangeToken?, firstPages: [CloudZonePageRequest]) async throws -> CloudDatabaseChanges {
+    public func fetchDatabaseChanges(
+        since token: CloudChangeToken?, firstPages: [CloudZonePageRequest]
+    ) async throws -> CloudDatabaseChanges {
         guard firstPages.count <= CloudZonePageRequest.maximumPerRequest else { throw CloudError.limitExceeded }
         let (user, logger, scope) = (user, logger, scope)
         let reaches = reaches
@@ -101,7 +103,8 @@ extension CloudStoreDatabase {
         let issued = try ZoneFeedToken(token)
         let (user, logger, scope) = (user, logger, scope)
         return try await store.transaction(as: user, repeatableRead: true) { connection in
-            try await Self.zonePage(zone, since: token, issued: issued, limit: limit, user: user, scope: scope, on: connection, logger: logger)
+            try await Self.zonePage(
+                zone, since: token, issued: issued, limit: limit, user: user, scope: scope, on: connection, logger: logger)
         }
     }
 

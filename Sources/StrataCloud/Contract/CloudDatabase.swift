@@ -108,7 +108,9 @@ public struct CloudModifyResult: Sendable {
 
 extension CloudDatabase {
     /// Offers no pages: the database changes alone.
-    public func fetchDatabaseChanges(since token: CloudChangeToken?, firstPages: [CloudZonePageRequest]) async throws -> CloudDatabaseChanges {
+    public func fetchDatabaseChanges(
+        since token: CloudChangeToken?, firstPages: [CloudZonePageRequest]
+    ) async throws -> CloudDatabaseChanges {
         guard firstPages.count <= CloudZonePageRequest.maximumPerRequest else { throw CloudError.limitExceeded }
         return try await fetchDatabaseChanges(since: token)
     }

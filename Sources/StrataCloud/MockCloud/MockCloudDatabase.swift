@@ -229,7 +229,9 @@ struct MockCloudDatabase: CloudDatabase {
             for request in firstPages where changed.contains(request.zone) && changes.firstPages[request.zone] == nil {
                 // A page the cloud cannot give is left out; the caller meets its error when it
                 // fetches the zone.
-                guard let page = try? Self.zonePage(request.zone, since: request.since, limit: request.limit, user: user, scope: scope, in: state)
+                guard
+                    let page = try? Self.zonePage(
+                        request.zone, since: request.since, limit: request.limit, user: user, scope: scope, in: state)
                 else { continue }
                 changes.firstPages[request.zone] = page
             }

@@ -139,7 +139,8 @@ extension SyncEngine {
     /// (``SyncEngineError/fetchStalled(zone:reason:)``).
     static let maximumZoneRestarts = 3
 
-    private func fetchZone(_ zone: CloudZoneID, cloud: any CloudDatabase, localZone: CloudZoneID, firstPage: FirstPage? = nil) async throws {
+    private func fetchZone(_ zone: CloudZoneID, cloud: any CloudDatabase, localZone: CloudZoneID, firstPage: FirstPage? = nil) async throws
+    {
         let zoneKey = EngineState.zoneToken(zone)
         let schema = self.schema
         // What records waiting for a parent still need (their large values) is read with the
