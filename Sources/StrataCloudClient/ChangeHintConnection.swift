@@ -31,11 +31,16 @@ struct ChangeHintConnection: Sendable {
     private func listen() async -> Bool {
         var connected = false
         do {
-            var request = try await transport.request(.GET, CloudRoute.changes)
+            let bearer = try await transport.bearer()
+            var request = try await transport.request(.GET, CloudRoute.changes, bearer: bearer)
             request.headers.add(name: "Accept", value: CloudWire.eventStreamContentType)
             // The stream has no end: only cancellation or a drop ends it.
             let response = try await transport.httpClient.execute(request, deadline: .distantFuture)
-            guard response.status.code == 200 else { return false }
+            guard response.status.code == 200 else {
+                // The account remembered for a refused token is asked for again.
+                if response.status.code == 401 { transport.accounts.forget(token: bearer) }
+                return false
+            }
             connected = true
             // Whatever changed while the stream was down went unhinted.
             hints.yield()

@@ -97,10 +97,18 @@ public final class CloudServiceContainer: CloudContainer {
 
     /// The account's status and user from one request (``accountStatus()`` and
     /// ``currentUser()`` make one each); a refused token is `noAccount`.
+    ///
+    /// An available account is remembered for its token: asked again with the same token, the
+    /// container answers without a request until the service refuses that token (an engine
+    /// asks before every send and fetch). A new token asks the service again.
     public func account() async throws -> CloudAccount {
         do {
-            let account = try await transport.get(CloudRoute.account, as: AccountResponse.self)
-            return CloudAccount(status: account.status, user: account.status == .available ? account.user : nil)
+            let bearer = try await transport.bearer()
+            if let known = transport.accounts.account(for: bearer) { return known }
+            let response = try await transport.get(CloudRoute.account, bearer: bearer, as: AccountResponse.self)
+            let account = CloudAccount(status: response.status, user: response.status == .available ? response.user : nil)
+            transport.accounts.remember(account, for: bearer)
+            return account
         } catch CloudError.notAuthenticated {
             return CloudAccount(status: .noAccount, user: nil)
         }

@@ -13,6 +13,8 @@ struct CloudServiceTransport: Sendable {
     let httpClient: HTTPClient
     let timeout: Duration
     let maximumResponseBytes: Int
+    /// Shared by every request of the container: a refused token is forgotten there.
+    let accounts = AccountMemory()
 
     /// `POST path` with `body`, decoding a `Response` from a 2xx answer.
     func post<Response: Decodable>(_ path: String, _ body: some Encodable, as _: Response.Type = Response.self) async throws -> Response {
@@ -36,35 +38,51 @@ struct CloudServiceTransport: Sendable {
         return try await send(.PUT, path, body: data)
     }
 
-    /// `GET path`, decoding a `Response` from a 2xx answer.
-    func get<Response: Decodable>(_ path: String, as _: Response.Type = Response.self) async throws -> Response {
-        try await send(.GET, path, body: nil)
+    /// `GET path`, decoding a `Response` from a 2xx answer; with `bearer`, sent with that token.
+    func get<Response: Decodable>(_ path: String, bearer: String? = nil, as _: Response.Type = Response.self) async throws -> Response {
+        try await send(.GET, path, body: nil, bearer: bearer)
     }
 
-    /// A request with the user's bearer token.
+    /// The token the next request sends.
     ///
     /// - Throws: `CloudError.notAuthenticated` when the token provider has no token.
-    func request(_ method: HTTPMethod, _ path: String) async throws -> HTTPClientRequest {
-        let bearer: String
+    func bearer() async throws -> String {
         do {
-            bearer = try await token()
+            return try await token()
         } catch {
             throw CloudError.notAuthenticated
         }
+    }
+
+    private func resolved(_ bearer: String?) async throws -> String {
+        if let bearer { return bearer }
+        return try await self.bearer()
+    }
+
+    /// A request with the user's bearer token (`bearer`, or the provider's).
+    ///
+    /// - Throws: `CloudError.notAuthenticated` when the token provider has no token.
+    func request(_ method: HTTPMethod, _ path: String, bearer: String? = nil) async throws -> HTTPClientRequest {
+        let bearer = try await resolved(bearer)
         var request = HTTPClientRequest(url: baseURL + path)
         request.method = method
         request.headers.add(name: CloudWire.authorizationHeader, value: "Bearer \(bearer)")
         return request
     }
 
-    private func send<Response: Decodable>(_ method: HTTPMethod, _ path: String, body: Data?) async throws -> Response {
-        var request = try await request(method, path)
+    private func send<Response: Decodable>(_ method: HTTPMethod, _ path: String, body: Data?, bearer: String? = nil) async throws -> Response {
+        let bearer = try await resolved(bearer)
+        var request = try await request(method, path, bearer: bearer)
         if let body {
             request.headers.add(name: "Content-Type", value: CloudWire.contentType)
             request.body = .bytes(ByteBuffer(bytes: body))
         }
         let (status, headers, bytes) = try await exchange(request)
-        guard (200..<300).contains(status) else { throw Self.failure(status: status, headers: headers, body: bytes) }
+        guard (200..<300).contains(status) else {
+            let failure = Self.failure(status: status, headers: headers, body: bytes)
+            if case CloudError.notAuthenticated? = failure as? CloudError { accounts.forget(token: bearer) }
+            throw failure
+        }
         do {
             return try CloudWire.decode(Response.self, from: bytes)
         } catch {

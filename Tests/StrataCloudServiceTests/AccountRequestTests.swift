@@ -1,4 +1,6 @@
 import Foundation
+import Synchronization
+import StrataCloudClient
 import StrataCloudWire
 import StrataSync
 import StrataSyncTestSupport
@@ -28,18 +30,54 @@ struct AccountRequestTests {
         }
     }
 
-    /// A send and a fetch of an engine on the live client each ask once.
-    @Test func anEngineAsksOncePerSendAndFetch() async throws {
+    /// An engine asks before every send and fetch; the container asks the service once per
+    /// token (issue #27: a request on each side of a push).
+    @Test func anEngineAsksOncePerToken() async throws {
         try await ServiceHarness.with(cloud: MockCloud()) { harness in
             let device = try await SyncTestDevice("a", container: harness.container(user: "alice"))
             try await device.execute("INSERT INTO games (id, title) VALUES ('g', 'Go')")
             try await device.engine.sendChanges()
             try await device.engine.fetchChanges()
             let before = try await Self.accountRequests(harness)
-            try await device.execute("UPDATE games SET title = 'Chess'")
-            try await device.engine.sendChanges()
-            try await device.engine.fetchChanges()
+            for round in 0..<3 {
+                try await device.execute("UPDATE games SET title = 'Chess \(round)'")
+                try await device.engine.sendChanges()
+                try await device.engine.fetchChanges()
+            }
+            #expect(try await Self.accountRequests(harness) == before)
+        }
+    }
+
+    /// Another token (a refresh, another user) is asked about: the container follows a switch
+    /// at once.
+    @Test func aNewTokenIsAskedAbout() async throws {
+        try await ServiceHarness.with(cloud: MockCloud()) { harness in
+            let tokens = [try await harness.token(user: "alice"), try await harness.token(user: "bob")]
+            let current = Mutex(0)
+            let container = CloudServiceContainer(
+                baseURL: harness.baseURL, token: { tokens[current.withLock { $0 }] }, identifier: harness.identifier)
+            let before = try await Self.accountRequests(harness)
+            #expect(try await container.account().user == "alice")
+            #expect(try await container.account().user == "alice")
+            current.withLock { $0 = 1 }
+            #expect(try await container.account().user == "bob")
             #expect(try await Self.accountRequests(harness) == before + 2)
+        }
+    }
+
+    /// The service refuses the remembered token (the account is gone behind it): the request
+    /// fails, and the next ask reaches the service and says so.
+    @Test func aRefusedTokenIsAskedAboutAgain() async throws {
+        let cloud = MockCloud()
+        try await ServiceHarness.with(cloud: cloud) { harness in
+            let container = try await harness.container(user: "alice")
+            #expect(try await container.account().status == .available)
+            cloud.setAccountStatus(.noAccount, for: "alice")
+            #expect(try await container.account().status == .available, "remembered: no request")
+            await #expect(throws: CloudError.notAuthenticated) {
+                _ = try await container.privateDatabase.fetchDatabaseChanges(since: nil)
+            }
+            #expect(try await container.account() == CloudAccount(status: .noAccount, user: nil))
         }
     }
 }

@@ -20,34 +20,56 @@ enum PushPhase {
         let container = CloudSetup.container(instance.baseURL, user: "push-\(runID)")
         let devices = try await PushDevices(folder: folder, container: container, rows: rows)
         let (phone, laptop) = (devices.phone, devices.laptop)
-        // B's stream is connected before the clock starts.
-        var hints = container.changeHints().makeAsyncIterator()
-        _ = await hints.next()
-
-        var latencies: [Double] = []
-        // Where a push's time goes: A's commit and send, the hint's way to B, B's fetch.
-        var sends: [Double] = [], hintWaits: [Double] = [], fetches: [Double] = []
         let clock = ContinuousClock()
-        // Five warm-up samples are not counted.
+
+        // Serial: B fetches once A's send has returned, as earlier rounds measured it (their
+        // `push_p50_ms`), and the parts of a push one after the other.
+        var serial: [Double] = []
+        var sends: [Double] = [], hintWaits: [Double] = [], fetches: [Double] = []
+        do {
+            var hints = container.changeHints().makeAsyncIterator()
+            _ = await hints.next()
+            // Five warm-up samples are not counted.
+            for sample in -5..<samples {
+                let key = "serial-\(sample)"
+                let started = clock.now
+                try await devices.commitAndSend(key)
+                let sent = clock.now
+                var (hinted, fetched) = (sent, sent)
+                var visible = false
+                while !visible {
+                    guard await hints.next() != nil else { throw BenchFailure("B's change-hint stream ended") }
+                    hinted = clock.now
+                    try await laptop.engine.fetchChanges()
+                    fetched = clock.now
+                    visible = try await devices.arrived(key)
+                }
+                if sample >= 0 {
+                    serial.append(seconds(clock.now - started) * 1_000)
+                    sends.append(seconds(sent - started) * 1_000)
+                    hintWaits.append(seconds(hinted - sent) * 1_000)
+                    fetches.append(seconds(fetched - hinted) * 1_000)
+                }
+            }
+        }
+
+        // The target: B follows on its own, as another device does, fetching on every hint
+        // whatever A is still doing (A writes the cloud's answers after the hint has left).
+        // A sample ends when a fetch of B's finds its row.
+        let follower = try await PushFollower(devices: devices, hints: container.changeHints(), clock: clock)
+        defer { follower.stop() }
+        var latencies: [Double] = []
+        var hintsAfterCommit: [Double] = []
         for sample in -5..<samples {
             let key = "push-\(sample)"
+            follower.expect(key)
             let started = clock.now
             try await devices.commitAndSend(key)
-            let sent = clock.now
-            var (hinted, fetched) = (sent, sent)
-            var visible = false
-            while !visible {
-                guard await hints.next() != nil else { throw BenchFailure("B's change-hint stream ended") }
-                hinted = clock.now
-                try await laptop.engine.fetchChanges()
-                fetched = clock.now
-                visible = try await devices.arrived(key)
-            }
+            let arrival = try await follower.arrival()
+            guard arrival.key == key else { throw BenchFailure("B found \(arrival.key) while A sent \(key)") }
             if sample >= 0 {
-                latencies.append(seconds(clock.now - started) * 1_000)
-                sends.append(seconds(sent - started) * 1_000)
-                hintWaits.append(seconds(hinted - sent) * 1_000)
-                fetches.append(seconds(fetched - hinted) * 1_000)
+                latencies.append(seconds(arrival.fetched - started) * 1_000)
+                hintsAfterCommit.append(seconds(arrival.hinted - started) * 1_000)
             }
         }
         // One small request alone, as the engine makes four of them per push: the service's
@@ -72,6 +94,10 @@ enum PushPhase {
         results.add("push_p50_ms", percentile(latencies, 0.50), "ms")
         results.add("push_p99_ms", percentile(latencies, 0.99), "ms")
         results.add("push_max_ms", latencies.last ?? 0, "ms")
+        results.add("push_hint_after_commit_p50_ms", percentile(hintsAfterCommit.sorted(), 0.50), "ms")
+        serial.sort()
+        results.add("push_serial_p50_ms", percentile(serial, 0.50), "ms")
+        results.add("push_serial_p99_ms", percentile(serial, 0.99), "ms")
         results.add("push_commit_and_send_p50_ms", percentile(sends.sorted(), 0.50), "ms")
         results.add("push_hint_after_send_p50_ms", percentile(hintWaits.sorted(), 0.50), "ms")
         results.add("push_fetch_p50_ms", percentile(fetches.sorted(), 0.50), "ms")
