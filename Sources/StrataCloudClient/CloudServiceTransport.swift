@@ -70,7 +70,9 @@ struct CloudServiceTransport: Sendable {
         return request
     }
 
-    private func send<Response: Decodable>(_ method: HTTPMethod, _ path: String, body: Data?, bearer: String? = nil) async throws -> Response {
+    private func send<Response: Decodable>(
+        _ method: HTTPMethod, _ path: String, body: Data?, bearer: String? = nil
+    ) async throws -> Response {
         let bearer = try await resolved(bearer)
         var request = try await request(method, path, bearer: bearer)
         if let body {

@@ -1,9 +1,9 @@
 import Foundation
-import Synchronization
 import StrataCloudClient
 import StrataCloudWire
 import StrataSync
 import StrataSyncTestSupport
+import Synchronization
 import Testing
 
 /// An engine asks for the account before every send and fetch: through the service, that is

@@ -70,11 +70,13 @@ enum CloudSetup {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
-    /// How a device of `user` reaches the service at `baseURL`.
+    /// How a device of `user` reaches the service at `baseURL`: with an access token valid
+    /// for an hour, issued once and sent with every request, as an app's session holds one
+    /// (earlier rounds signed a new token for every request, which no app does).
     static func container(_ baseURL: URL, user: String) -> CloudServiceContainer {
-        CloudServiceContainer(
-            baseURL: baseURL, token: { try await CloudServiceTokens.issue(user: user, key: key) }, identifier: "strata.cloud.bench",
-            httpClient: httpClient)
+        let session = BenchSession(user: user)
+        return CloudServiceContainer(
+            baseURL: baseURL, token: { try await session.token() }, identifier: "strata.cloud.bench", httpClient: httpClient)
     }
 
     /// Whether devices encrypt unless a phase says: yes, as engines do by default, unless
