@@ -288,47 +288,97 @@ import Testing
         #expect(cloud.records(in: Self.zone).count == Self.pairs.count * 2)
     }
 
-    // 8. Keys that are not valid UTF-8 (SQLite keeps such TEXT bytes apart too).
-    //
-    // Known issue: the engine reads keys into Swift `String`s, which replace invalid bytes
-    // with U+FFFD; the row is then not found when sending, a delete goes instead, and the row
-    // never reaches the cloud while nothing stays pending and no error is reported. The keys
-    // should either travel as bytes or be refused when written, naming table and column.
-    @Test func invalidUTF8KeysStayApart() async throws {
+    // 8. Keys that are not valid UTF-8 (SQLite keeps such TEXT bytes apart, Swift's `String`
+    // replaces them with U+FFFD). The engine read them as Strings: the row was not found when
+    // sending, a delete went instead, and it never reached the cloud, with nothing pending and
+    // no error. Such a key is now refused when written, naming table and column.
+    @Test func invalidUTF8KeysAreRefusedWhenWritten() async throws {
         let cloud = MockCloud()
         let a = try await SyncTestDevice("a", cloud: cloud)
-        let b = try await SyncTestDevice("b", cloud: cloud)
-        try await a.database.write { db in
-            try db.execute(sql: "INSERT INTO games (id, title) VALUES (CAST(x'61FF' AS TEXT), 'one'), (CAST(x'61FE' AS TEXT), 'two')")
+        let error = await #expect(throws: DatabaseError.self) {
+            try await a.database.write { db in
+                try db.execute(sql: "INSERT INTO games (id, title) VALUES (CAST(x'61FF' AS TEXT), 'one'), (CAST(x'61FE' AS TEXT), 'two')")
+            }
         }
-        try await a.engine.sendChanges()
-        try await b.engine.fetchChanges()
-        let names = cloud.records(in: Self.zone).map { Self.hex($0.id.name) }.sorted()
-        let (rowsOnA, rowsOnB) = (try await Self.rows(a), try await Self.rows(b))
-        withKnownIssue("a key that is not valid UTF-8 does not reach the cloud, silently") {
-            #expect(names == ["61FE3A67616D6573", "61FF3A67616D6573"])
-            #expect(rowsOnB == rowsOnA)
-        }
+        let message = "\(String(describing: error))"
+        #expect(message.contains("synced table \"games\": primary key \"id\" must hold valid UTF-8 text"), "\(message)")
+        #expect(message.contains("61FF"), "\(message)")
+        #expect(try await Self.rows(a).isEmpty)
+        #expect(try await a.engine.pendingCount() == 0)
     }
 }
 
 extension OutsideUnicodeTests {
-    // 8b. One key that is not valid UTF-8, beside a valid one: the valid one goes.
-    @Test func singleInvalidUTF8KeySyncs() async throws {
+    // 8b. A statement with one such key fails whole; the valid key, written again alone, goes.
+    @Test func aValidKeyBesideAnInvalidOneGoesOnItsOwn() async throws {
         let cloud = MockCloud()
         let a = try await SyncTestDevice("a", cloud: cloud)
         let b = try await SyncTestDevice("b", cloud: cloud)
-        try await a.database.write { db in
-            try db.execute(sql: "INSERT INTO games (id, title) VALUES (CAST(x'61FF' AS TEXT), 'one'), ('ok', 'fine')")
+        await #expect(throws: DatabaseError.self) {
+            try await a.database.write { db in
+                try db.execute(sql: "INSERT INTO games (id, title) VALUES (CAST(x'61FF' AS TEXT), 'one'), ('ok', 'fine')")
+            }
         }
-        #expect(try await a.engine.pendingCount() == 2)
+        try await a.execute("INSERT INTO games (id, title) VALUES ('ok', 'fine')")
         try await a.engine.sendChanges()
         try await b.engine.fetchChanges()
-        let names = cloud.records(in: Self.zone).map { Self.hex($0.id.name) }.sorted()
-        #expect(names.contains("6F6B3A67616D6573"), "the valid key went")
-        withKnownIssue("a key that is not valid UTF-8 does not reach the cloud, silently") {
-            #expect(names == ["61FF3A67616D6573", "6F6B3A67616D6573"])
+        #expect(cloud.records(in: Self.zone).map { Self.hex($0.id.name) } == ["6F6B3A67616D6573"])
+        #expect(try await Self.rows(b) == Self.rows(a))
+    }
+
+    // 8c. Every shape of invalid UTF-8 (a lone continuation byte, a lead byte cut short at the
+    // end and before ASCII, overlong forms, surrogates, past U+10FFFF, the bytes never used),
+    // inserted and re-keyed to: each refused. The valid forms at every boundary, and NUL, go.
+    @Test func everyInvalidFormIsRefusedAndEveryValidOneGoes() async throws {
+        let invalid = [
+            "80", "61BF", "C2", "C261", "E282", "E28261", "F09F98", "F09F9861", "C0AF", "C1BF", "E080AF", "F08282AC",
+            "EDA080", "EDBFBF", "F4908080", "F5808080", "FE", "FF", "61FFFE",
+        ]
+        let valid = ["00", "7F", "C280", "DFBF", "E0A080", "ED9FBF", "EE8080", "EFBFBF", "F0908080", "F48FBFBF", "C3A9", "F09F9880"]
+        let cloud = MockCloud()
+        let a = try await SyncTestDevice("a", cloud: cloud)
+        for (index, hex) in invalid.enumerated() {
+            await #expect(throws: DatabaseError.self, "insert \(hex)") {
+                try await a.database.write { db in
+                    try db.execute(sql: "INSERT INTO games (id, title) VALUES (CAST(x'\(hex)' AS TEXT), 'bad \(index)')")
+                }
+            }
         }
+        try await a.execute("INSERT INTO games (id, title) VALUES ('rekeyed', 'to be re-keyed')")
+        for hex in invalid {
+            await #expect(throws: DatabaseError.self, "re-key to \(hex)") {
+                try await a.database.write { db in
+                    try db.execute(sql: "UPDATE games SET id = CAST(x'\(hex)' AS TEXT) WHERE id = 'rekeyed'")
+                }
+            }
+        }
+        for (index, hex) in valid.enumerated() {
+            try await a.execute("INSERT INTO games (id, title) VALUES (CAST(x'\(hex)' AS TEXT) || '-\(index)', 'good')")
+        }
+        try await a.engine.sendChanges()
+        #expect(try await a.engine.pendingCount() == 0)
+        #expect(cloud.records(in: Self.zone).count == valid.count + 1)
+        let b = try await SyncTestDevice("b", cloud: cloud)
+        try await b.engine.fetchChanges()
+        #expect(try await Self.rows(b) == Self.rows(a))
+    }
+
+    // 8d. A BLOB key in a TEXT column keeps its type (TEXT affinity converts numbers, not
+    // BLOBs): refused as well, and so is NULL, which a TEXT PRIMARY KEY without NOT NULL lets in.
+    @Test func blobAndNullKeysAreRefusedInATextColumn() async throws {
+        let cloud = MockCloud()
+        let a = try await SyncTestDevice(
+            "a", cloud: cloud, schema: "CREATE TABLE games (id TEXT PRIMARY KEY, title TEXT)", tables: ["games"])
+        for value in ["x'6162'", "NULL"] {
+            let error = await #expect(throws: DatabaseError.self, "\(value)") {
+                try await a.database.write { db in try db.execute(sql: "INSERT INTO games (id, title) VALUES (\(value), 'x')") }
+            }
+            #expect("\(String(describing: error))".contains("primary key \"id\" must hold valid UTF-8 text"))
+        }
+        // A number becomes text under TEXT affinity, and goes.
+        try await a.execute("INSERT INTO games (id, title) VALUES (42, 'answer')")
+        try await a.engine.sendChanges()
+        #expect(cloud.records(in: Self.zone).map(\.id.name) == ["42:games"])
     }
 }
 

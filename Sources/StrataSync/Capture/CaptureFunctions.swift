@@ -16,6 +16,9 @@ enum CaptureFunctions {
     static let version = "strata_sync_version"
     static let beginTransaction = "strata_sync_begin_transaction"
     static let transaction = "strata_sync_transaction"
+    /// `strata_sync_text_key(key, table, column)`: the key, when it is valid UTF-8 text; else
+    /// the write fails, naming the table and the column (`Database.addTextKeyGuard(named:)`).
+    static let textKey = "strata_sync_text_key"
 
     /// Installs the functions on `db`, replacing earlier ones, with `session` numbering its
     /// transactions and versioning its changes.
@@ -28,6 +31,7 @@ enum CaptureFunctions {
                 session.begin(lastTransaction: values[0].int64Value, lastVersion: values[1].int64Value, floor: values[2].int64Value)
             })
         try db.add(function: DatabaseFunction(transaction, argumentCount: 0) { _ in session.currentTransaction })
+        try db.addTextKeyGuard(named: textKey)
         db.add(transactionListener: session)
         // Another program may rebuild a synced table, or rename a column: the next write here
         // finds the triggers mended first.

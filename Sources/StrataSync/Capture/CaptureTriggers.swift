@@ -42,6 +42,12 @@ enum CaptureTriggers {
             COALESCE(\(CaptureFunctions.version)(), \(CaptureFunctions.beginTransaction)(\
             (SELECT "transaction" \(lastEntry)), (SELECT version \(lastEntry)), (SELECT packedTime FROM \(CaptureClockFloor.tableName))))
             """
+        // A key the table gains must be text Swift reads as SQLite stores it (valid UTF-8):
+        // another would sync under a name that no longer finds its row. Deletes and updates of
+        // rows written before are let through.
+        func textKey(_ value: String) -> String {
+            "\(CaptureFunctions.textKey)(\(value), \(literal), \(table.primaryKey.quotedSQLLiteral))"
+        }
         func log(_ operation: String, key: String, columns: String) -> String {
             """
             INSERT INTO \(logTable) (tableName, primaryKey, operation, changedColumns, version, "transaction")
@@ -66,7 +72,7 @@ enum CaptureTriggers {
                 """
                 CREATE TRIGGER \(triggerName(name, "insert").quotedIdentifier) AFTER INSERT ON \(quoted)
                 WHEN \(notSynchronizing)
-                BEGIN \(log("save", key: "NEW.\(key)", columns: "NULL")) END
+                BEGIN \(log("save", key: textKey("NEW.\(key)"), columns: "NULL")) END
                 """),
             trigger(
                 name, "update",
@@ -80,7 +86,7 @@ enum CaptureTriggers {
                 """
                 CREATE TRIGGER \(triggerName(name, "rekey").quotedIdentifier) AFTER UPDATE OF \(key) ON \(quoted)
                 WHEN \(notSynchronizing) AND OLD.\(key) IS NOT NEW.\(key)
-                BEGIN \(log("delete", key: "OLD.\(key)", columns: "NULL")) \(log("save", key: "NEW.\(key)", columns: "NULL")) END
+                BEGIN \(log("delete", key: "OLD.\(key)", columns: "NULL")) \(log("save", key: textKey("NEW.\(key)"), columns: "NULL")) END
                 """),
             trigger(
                 name, "delete",
