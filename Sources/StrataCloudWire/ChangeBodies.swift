@@ -62,22 +62,10 @@ public struct DatabaseChangesResponse: Codable, Sendable, Hashable {
     }
 }
 
-/// The body of `fetchZoneChanges`.
-public struct FetchZoneChangesRequest: Codable, Sendable, Hashable {
-    /// The zone.
-    public var zone: CloudZoneID
-    /// The token of the last page; absent to start from the beginning.
-    public var since: CloudChangeToken?
-    /// The most records one page holds.
-    public var limit: Int
-
-    /// A request for a page of `zone`'s changes.
-    public init(zone: CloudZoneID, since: CloudChangeToken?, limit: Int) {
-        self.zone = zone
-        self.since = since
-        self.limit = limit
-    }
-}
+/// The body of `fetchZoneChanges`, and of each first page a `fetchDatabaseChanges` asks for:
+/// the zone, the token of its last page (absent to start from the beginning) and the most
+/// records one page holds.
+public typealias FetchZoneChangesRequest = CloudZonePageRequest
 
 /// The response of `fetchZoneChanges`: one page.
 public struct ZoneChangesResponse: Codable, Sendable, Hashable {

@@ -36,10 +36,7 @@ extension PreparedStatements {
         var zone: String
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 2)
-            bindings.append(owner)
-            bindings.append(zone)
-            return bindings
+            return PostgresBindings.zone(owner: owner, name: zone)
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
@@ -55,9 +52,7 @@ extension PreparedStatements {
         var limit: Int64
 
         func makeBindings() -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 5)
-            bindings.append(owner)
-            bindings.append(zone)
+            var bindings = PostgresBindings.zone(owner: owner, name: zone, capacity: 5)
             bindings.append(recordsAfter)
             bindings.append(tombstonesAfter)
             bindings.append(limit)

@@ -13,10 +13,7 @@ extension PreparedStatements {
         var zone: String
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 2)
-            bindings.append(owner)
-            bindings.append(zone)
-            return bindings
+            return PostgresBindings.zone(owner: owner, name: zone)
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
@@ -39,9 +36,7 @@ extension PreparedStatements {
         var names: [String]
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 3)
-            bindings.append(owner)
-            bindings.append(zone)
+            var bindings = PostgresBindings.zone(owner: owner, name: zone, capacity: 3)
             bindings.append(names)
             return bindings
         }
@@ -68,9 +63,7 @@ extension PreparedStatements {
         var names: [String]
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 3)
-            bindings.append(owner)
-            bindings.append(zone)
+            var bindings = PostgresBindings.zone(owner: owner, name: zone, capacity: 3)
             bindings.append(names)
             return bindings
         }
@@ -88,10 +81,7 @@ extension PreparedStatements {
         var zone: String
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 2)
-            bindings.append(owner)
-            bindings.append(zone)
-            return bindings
+            return PostgresBindings.zone(owner: owner, name: zone)
         }
 
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(String.self) }
@@ -143,9 +133,7 @@ extension PreparedStatements {
         var hasRoot: [Bool] = []
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 13)
-            bindings.append(owner)
-            bindings.append(zone)
+            var bindings = PostgresBindings.zone(owner: owner, name: zone, capacity: 13)
             bindings.append(names)
             bindings.append(types)
             bindings.append(fields)
@@ -175,9 +163,7 @@ extension PreparedStatements {
         var position: Int64
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 3)
-            bindings.append(owner)
-            bindings.append(zone)
+            var bindings = PostgresBindings.zone(owner: owner, name: zone, capacity: 3)
             bindings.append(position)
             return bindings
         }
@@ -204,9 +190,7 @@ extension PreparedStatements {
         var notifying: [String]
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 5)
-            bindings.append(owner)
-            bindings.append(zone)
+            var bindings = PostgresBindings.zone(owner: owner, name: zone, capacity: 5)
             bindings.append(growth)
             bindings.append(quota)
             bindings.append(notifying)

@@ -15,3 +15,14 @@ import PostgresNIO
 /// Prepared are the statements of the requests every push and sync makes (modify, the feeds);
 /// the rarer ones (sharing, zones, assets) stay unnamed.
 enum PreparedStatements {}
+
+extension PostgresBindings {
+    /// Bindings that start with a zone's owner and name (`$1`, `$2`), as most of the store's
+    /// statements do; room for `capacity` in all.
+    static func zone(owner: String, name: String, capacity: Int = 2) -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: capacity)
+        bindings.append(owner)
+        bindings.append(name)
+        return bindings
+    }
+}
