@@ -77,22 +77,46 @@ public final class CloudServiceContainer: CloudContainer {
 
     /// The account status the service reports; `noAccount` when the service does not accept
     /// the token (or there is none).
+    ///
+    /// Always asks the service; its answer replaces what ``account()`` remembers for the token.
     public func accountStatus() async throws -> CloudAccountStatus {
-        do {
-            return try await transport.get(CloudRoute.account, as: AccountResponse.self).status
-        } catch CloudError.notAuthenticated {
-            return .noAccount
-        }
+        try await askedAccount().status
     }
 
     /// The user the token names, as the service knows them.
     ///
+    /// Always asks the service; its answer replaces what ``account()`` remembers for the token.
+    ///
     /// - Throws: `CloudError.notAuthenticated` when the token is refused or the account is not
     ///   available.
     public func currentUser() async throws -> String {
-        let account = try await transport.get(CloudRoute.account, as: AccountResponse.self)
+        let account = try await askedAccount()
         guard account.status == .available, let user = account.user else { throw CloudError.notAuthenticated }
         return user
+    }
+
+    /// The account the service reports for the current token, remembered for that token when
+    /// it is available and forgotten otherwise, so the container never answers one thing from
+    /// memory right after the service said another; a refused token is `noAccount`.
+    private func askedAccount() async throws -> CloudAccount {
+        let bearer: String
+        do {
+            bearer = try await transport.bearer()
+        } catch CloudError.notAuthenticated {
+            return CloudAccount(status: .noAccount, user: nil)
+        }
+        do {
+            let response = try await transport.get(CloudRoute.account, bearer: bearer, as: AccountResponse.self)
+            let account = CloudAccount(status: response.status, user: response.status == .available ? response.user : nil)
+            if account.status == .available {
+                transport.accounts.remember(account, for: bearer)
+            } else {
+                transport.accounts.forget(token: bearer)
+            }
+            return account
+        } catch CloudError.notAuthenticated {
+            return CloudAccount(status: .noAccount, user: nil)
+        }
     }
 
     /// The account's status and user from one request (``accountStatus()`` and
@@ -100,18 +124,11 @@ public final class CloudServiceContainer: CloudContainer {
     ///
     /// An available account is remembered for its token: asked again with the same token, the
     /// container answers without a request until the service refuses that token (an engine
-    /// asks before every send and fetch). A new token asks the service again.
+    /// asks before every send and fetch), or ``accountStatus()`` or ``currentUser()`` hears
+    /// another answer. A new token asks the service again.
     public func account() async throws -> CloudAccount {
-        do {
-            let bearer = try await transport.bearer()
-            if let known = transport.accounts.account(for: bearer) { return known }
-            let response = try await transport.get(CloudRoute.account, bearer: bearer, as: AccountResponse.self)
-            let account = CloudAccount(status: response.status, user: response.status == .available ? response.user : nil)
-            transport.accounts.remember(account, for: bearer)
-            return account
-        } catch CloudError.notAuthenticated {
-            return CloudAccount(status: .noAccount, user: nil)
-        }
+        if let bearer = try? await transport.bearer(), let known = transport.accounts.account(for: bearer) { return known }
+        return try await askedAccount()
     }
 
     /// The user's own zones.

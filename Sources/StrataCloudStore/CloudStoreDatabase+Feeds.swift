@@ -31,7 +31,9 @@ extension CloudStoreDatabase {
                     try await Self.privateDatabaseChanges(of: user, after: start, on: connection, logger: logger)
                 }
             let changed = Set(changes.changedZones)
-            for request in firstPages where changed.contains(request.zone) && changes.firstPages[request.zone] == nil {
+            var asked = Set<CloudZoneID>()
+            // A zone asked for twice is read from its first request only, given or not.
+            for request in firstPages where asked.insert(request.zone).inserted && changed.contains(request.zone) {
                 guard reaches(request.zone), let issued = try? ZoneFeedToken(request.since) else { continue }
                 // A page the store cannot give (an expired token, a zone gone) is left out: the
                 // caller meets its error when it fetches the zone. Those refusals are Swift's

@@ -156,3 +156,25 @@ struct EdgeTests {
         return try await HTTPClient.shared.execute(request, timeout: .seconds(30))
     }
 }
+
+extension EdgeTests {
+    /// A number that is not a whole one where an integer goes names its field, not the body:
+    /// Foundation's decoder calls it invalid JSON at no path (found by an outside tester for
+    /// `limit`; a record's integer value had the same shape).
+    @Test func aNumberThatIsNotWholeNamesItsField() async throws {
+        try await ServiceHarness.with(cloud: MockCloud()) { harness in
+            let token = try await harness.token(user: "alice")
+            for number in ["2.5", "1e30", "-0.5"] {
+                let body = """
+                    {"saving":[{"id":{"name":"g","zone":{"name":"games","owner":"alice"}},"type":"games",\
+                    "fields":{"score":{"integer":{"_0":\(number)}}},"fieldVersions":{}}],"deleting":[]}
+                    """
+                let response = try await harness.send(
+                    .POST, CloudRoute.database(.private, .modifyRecords), authorization: "Bearer \(token)", body: Data(body.utf8))
+                #expect(response.status == 400, "\(number)")
+                let field = Self.errorBody(response.body)?.field ?? ""
+                #expect(field.hasSuffix("score.integer._0"), "\(number): \(field)")
+            }
+        }
+    }
+}

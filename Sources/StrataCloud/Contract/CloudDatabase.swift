@@ -161,6 +161,19 @@ public struct CloudZonePageRequest: Hashable, Sendable, Codable {
         self.since = since
         self.limit = limit
     }
+
+    private enum CodingKeys: String, CodingKey {
+        case zone, since, limit
+    }
+
+    /// Decodes the fields; a limit that is a number but not a whole one is an error naming
+    /// `limit`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        zone = try container.decode(CloudZoneID.self, forKey: .zone)
+        since = try container.decodeIfPresent(CloudChangeToken.self, forKey: .since)
+        limit = try container.decodeWholeNumber(Int.self, forKey: .limit)
+    }
 }
 
 /// A page of one zone's changes.

@@ -30,7 +30,7 @@ extension CloudValue {
             let payload = try container.nestedContainer(keyedBy: AnyKey.self, forKey: key)
             guard payload.allKeys.isEmpty else { throw Self.unexpectedKeys(in: payload, expected: []) }
             self = .null
-        case "integer": self = .integer(try Self.payload(Int64.self, of: key, in: container))
+        case "integer": self = .integer(try Self.wholeNumberPayload(of: key, in: container))
         case "real": self = .real(try Self.payload(Double.self, of: key, in: container))
         case "text": self = .text(try Self.payload(String.self, of: key, in: container))
         case "bytes": self = .bytes(try Self.payload(Data.self, of: key, in: container))
@@ -49,6 +49,15 @@ extension CloudValue {
             throw unexpectedKeys(in: payload, expected: [payloadKey.stringValue])
         }
         return try payload.decode(T.self, forKey: payloadKey)
+    }
+
+    /// An integer's payload: a number that is not a whole one names the payload's key.
+    private static func wholeNumberPayload(of key: AnyKey, in container: KeyedDecodingContainer<AnyKey>) throws -> Int64 {
+        let payload = try container.nestedContainer(keyedBy: AnyKey.self, forKey: key)
+        guard payload.allKeys.count == 1, payload.allKeys.first?.stringValue == payloadKey.stringValue else {
+            throw unexpectedKeys(in: payload, expected: [payloadKey.stringValue])
+        }
+        return try payload.decodeWholeNumber(Int64.self, forKey: payloadKey)
     }
 
     private static func unexpectedKeys(in payload: KeyedDecodingContainer<AnyKey>, expected: [String]) -> DecodingError {

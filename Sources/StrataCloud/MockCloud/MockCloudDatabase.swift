@@ -226,7 +226,9 @@ struct MockCloudDatabase: CloudDatabase {
         return try cloud.serve(.fetchDatabaseChanges, user: user) { state in
             var changes = try Self.databaseChanges(since: token, user: user, scope: scope, in: state)
             let changed = Set(changes.changedZones)
-            for request in firstPages where changed.contains(request.zone) && changes.firstPages[request.zone] == nil {
+            var asked = Set<CloudZoneID>()
+            // A zone asked for twice is read from its first request only, given or not.
+            for request in firstPages where asked.insert(request.zone).inserted && changed.contains(request.zone) {
                 // A page the cloud cannot give is left out; the caller meets its error when it
                 // fetches the zone.
                 guard
