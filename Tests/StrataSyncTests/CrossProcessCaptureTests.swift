@@ -101,7 +101,7 @@ import Testing
         await #expect {
             try await plain.write { db in try db.execute(sql: "INSERT INTO games (id) VALUES ('g1')") }
         } throws: { error in
-            "\(error)".contains("no such function: strata_sync_is_synchronizing")
+            "\(error)".contains("no such function: strata_sync_")
         }
         // Reads, and writes to tables that do not sync, work.
         try await plain.write { db in try db.execute(sql: "CREATE TABLE scratch (x); INSERT INTO scratch VALUES (1)") }
@@ -214,7 +214,7 @@ import Testing
 
         let plain = try await runToEnd(writer, ["--plain", path])
         #expect(plain.status == 3)
-        #expect(plain.output.contains("no such function: strata_sync_is_synchronizing"))
+        #expect(plain.output.contains("no such function: strata_sync_"), "a capture function is missing: \(plain.output)")
     }
 
     /// A running engine hears nothing of another process's commit: its polls send what is

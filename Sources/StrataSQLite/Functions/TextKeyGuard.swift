@@ -1,9 +1,10 @@
 import CSQLite
 
 /// A SQL function that lets a key through only when it is text SQLite and Swift read alike:
-/// `name(value, table, column)` returns `value` unchanged when it is valid UTF-8 TEXT, and
-/// fails the statement otherwise (a BLOB, a number, NULL, or TEXT whose bytes are not UTF-8),
-/// naming the table and the column.
+/// `name(value, table, column)` is 1 when `value` is valid UTF-8 TEXT, and fails the statement
+/// otherwise (a BLOB, a number, NULL, or TEXT whose bytes are not UTF-8), naming the table and
+/// the column. It answers a flag, not the value, so a trigger's `WHEN` can call it without a
+/// copy of the key.
 ///
 /// Why it exists: SQLite stores TEXT as the bytes it was given and compares them as bytes, but
 /// a Swift `String` made from bytes that are not UTF-8 replaces them with U+FFFD, so two keys
@@ -20,7 +21,7 @@ extension Database {
                 if sqlite3_value_type(value) == SQLITE_TEXT, let text = sqlite3_value_text(value),
                     TextKeyGuard.isUTF8(UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))))
                 {
-                    sqlite3_result_value(context, value)
+                    sqlite3_result_int(context, 1)
                     return
                 }
                 let message = TextKeyGuard.refusal(value: value, table: values[1], column: values[2])

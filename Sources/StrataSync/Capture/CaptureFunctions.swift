@@ -16,8 +16,8 @@ enum CaptureFunctions {
     static let version = "strata_sync_version"
     static let beginTransaction = "strata_sync_begin_transaction"
     static let transaction = "strata_sync_transaction"
-    /// `strata_sync_text_key(key, table, column)`: the key, when it is valid UTF-8 text; else
-    /// the write fails, naming the table and the column (`Database.addTextKeyGuard(named:)`).
+    /// `strata_sync_text_key(key, table, column)`: 1 when the key is valid UTF-8 text; else the
+    /// write fails, naming the table and the column (`Database.addTextKeyGuard(named:)`).
     static let textKey = "strata_sync_text_key"
 
     /// Installs the functions on `db`, replacing earlier ones, with `session` numbering its

@@ -7,7 +7,7 @@ import StrataSQLite
 /// other, so a command-line tool or an app extension writing the same file is captured too.
 /// They call the capture SQL functions (`CaptureFunctions`), which every Strata connection
 /// that writes a synced file has; any other connection's write to a synced table fails with
-/// `no such function: strata_sync_is_synchronizing` and changes nothing, where a temporary
+/// `no such function` (a capture function such as `strata_sync_is_synchronizing`) and changes nothing, where a temporary
 /// trigger would have let it through unsynced.
 ///
 /// Each trigger skips writes made by the engine itself (`strata_sync_is_synchronizing()`).
@@ -43,8 +43,9 @@ enum CaptureTriggers {
             (SELECT "transaction" \(lastEntry)), (SELECT version \(lastEntry)), (SELECT packedTime FROM \(CaptureClockFloor.tableName))))
             """
         // A key the table gains must be text Swift reads as SQLite stores it (valid UTF-8):
-        // another would sync under a name that no longer finds its row. Deletes and updates of
-        // rows written before are let through.
+        // another would sync under a name that no longer finds its row. Checked in `WHEN`,
+        // after the engine's own writes are left out; deletes and updates of rows written
+        // before are let through.
         func textKey(_ value: String) -> String {
             "\(CaptureFunctions.textKey)(\(value), \(literal), \(table.primaryKey.quotedSQLLiteral))"
         }
@@ -71,8 +72,8 @@ enum CaptureTriggers {
                 name, "insert",
                 """
                 CREATE TRIGGER \(triggerName(name, "insert").quotedIdentifier) AFTER INSERT ON \(quoted)
-                WHEN \(notSynchronizing)
-                BEGIN \(log("save", key: textKey("NEW.\(key)"), columns: "NULL")) END
+                WHEN \(notSynchronizing) AND \(textKey("NEW.\(key)"))
+                BEGIN \(log("save", key: "NEW.\(key)", columns: "NULL")) END
                 """),
             trigger(
                 name, "update",
@@ -85,8 +86,8 @@ enum CaptureTriggers {
                 name, "rekey",
                 """
                 CREATE TRIGGER \(triggerName(name, "rekey").quotedIdentifier) AFTER UPDATE OF \(key) ON \(quoted)
-                WHEN \(notSynchronizing) AND OLD.\(key) IS NOT NEW.\(key)
-                BEGIN \(log("delete", key: "OLD.\(key)", columns: "NULL")) \(log("save", key: textKey("NEW.\(key)"), columns: "NULL")) END
+                WHEN \(notSynchronizing) AND OLD.\(key) IS NOT NEW.\(key) AND \(textKey("NEW.\(key)"))
+                BEGIN \(log("delete", key: "OLD.\(key)", columns: "NULL")) \(log("save", key: "NEW.\(key)", columns: "NULL")) END
                 """),
             trigger(
                 name, "delete",

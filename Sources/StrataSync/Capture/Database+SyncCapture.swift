@@ -8,7 +8,7 @@ extension Database {
     /// The triggers that log local changes for sync live in the database file, so they fire
     /// for every connection that writes it: in another process (a command-line tool, an app
     /// extension) as in the app. Each such connection needs these functions; without them, a
-    /// write to a synced table fails with `no such function: strata_sync_is_synchronizing`
+    /// write to a synced table fails with `no such function` (a capture function such as `strata_sync_is_synchronizing`)
     /// and changes nothing, so no write escapes sync unnoticed. `defaultDatabase()` adds them
     /// to every connection it opens; the sync engine adds its own to its writer. Call it in
     /// `prepareDatabase` when you open the file yourself:
