@@ -123,6 +123,7 @@ public final class SyncEngine: Sendable, Observable {
             try database.writeWithoutTransaction { db in
                 let schema = try capture.install(on: db)
                 try ChangeLogDrain.reconcileMark(in: db)
+                try db.transaction { try EngineState.forgetAmbiguousZoneKeys(in: db) }
                 try PermissionTriggers.installIfNeeded(on: db, schema: schema)
                 return schema
             }

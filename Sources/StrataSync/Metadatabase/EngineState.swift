@@ -42,8 +42,48 @@ enum EngineState {
     // The account's.
     static let userName = "account.userName"
     static func databaseToken(_ scope: CloudDatabaseScope) -> String { "token.database.\(scope.rawValue)" }
-    static func zoneToken(_ zone: CloudZoneID) -> String { "token.zone.\(zone.owner).\(zone.name)" }
-    static func zoneCreated(_ zone: CloudZoneID) -> String { "zone.created.\(zone.owner).\(zone.name)" }
+    static func zoneToken(_ zone: CloudZoneID) -> String { "token.zone" + zonePart(zone) }
+    static func zoneCreated(_ zone: CloudZoneID) -> String { "zone.created" + zonePart(zone) }
+
+    /// A zone's part of its keys, one text per zone.
+    ///
+    /// Earlier versions joined owner and name with a dot, which two zones could share: alice's
+    /// zone `strata.default` and the zone `default` of a user named `alice.strata` were both
+    /// `alice.strata.default`. Sharing a change token, a fetch of either zone went on from the
+    /// other's position and skipped its own changes in between. That form is kept for owners
+    /// without a dot, where the first dot ends the owner (so their tokens stay valid); an
+    /// owner with a dot gets `:` (which no earlier key has there), the owner's UTF-8 length,
+    /// `:`, owner and name.
+    static func zonePart(_ zone: CloudZoneID) -> String {
+        guard zone.owner.utf8.contains(UInt8(ascii: ".")) else { return legacyZonePart(zone) }
+        return ":\(zone.owner.utf8.count):\(zone.owner)\(zone.name)"
+    }
+
+    private static func legacyZonePart(_ zone: CloudZoneID) -> String { ".\(zone.owner).\(zone.name)" }
+
+    /// Set once the keys an earlier version wrote for zones of owners with a dot are gone.
+    static let zoneKeysChecked = "keys.zonePartChecked"
+
+    /// Forgets, once, the tokens and marks an earlier version kept in the form that zones of
+    /// owners with a dot share with others (``zonePart(_:)``): whichever zone wrote one last,
+    /// neither can trust it. The zones that spelled it are fetched from the start once (a
+    /// fetch from the start applies what the device has already as no change), and their
+    /// creation is checked again; no other zone's keys change.
+    static func forgetAmbiguousZoneKeys(in db: Database) throws {
+        guard try value(zoneKeysChecked, in: db) == nil else { return }
+        let dotted = try db.fetchAll(
+            sql: """
+                SELECT DISTINCT zoneName, ownerName FROM \(MetadatabaseTable.metadata.qualifiedName)
+                WHERE instr(ownerName, '.') > 0
+                """
+        ) { row in CloudZoneID(name: try row[0], owner: try row[1]) }
+        for zone in dotted {
+            let part = legacyZonePart(zone)
+            try set("token.zone" + part, to: nil, in: db)
+            try set("zone.created" + part, to: nil, in: db)
+        }
+        try set(zoneKeysChecked, to: "1", in: db)
+    }
     /// Set by a resync until the database's next full fetch: zones listed as deleted then
     /// are not taken as deletions (the cloud lost them; the resync sends their rows again).
     static func resyncing(_ scope: CloudDatabaseScope) -> String { "resync.\(scope.rawValue)" }

@@ -1,0 +1,187 @@
+import Foundation
+import StrataQueries
+import StrataSQLite
+import StrataSync
+import StrataSyncTestSupport
+import StrataTestSupport
+import Synchronization
+import Testing
+
+/// The engine keeps a change token and a "zone created" mark per zone. A zone is named by its
+/// owner and its name, and both may hold dots: alice's own zone `strata.default` and the zone
+/// `default` of a user called `alice.strata` are two zones and keep two tokens. Were they one,
+/// the fetch of either zone would go on from the other's position and skip every change of
+/// its own in between.
+@Suite(.timeLimit(.minutes(2))) struct ZoneStateKeyTests {
+    let cloud = MockCloud()
+    let time = ManualWallClock()
+    let tokens = ZoneTokenLedger()
+
+    struct Device {
+        let database: DatabaseQueue
+        let engine: SyncEngine
+        let time: ManualWallClock
+
+        func execute(_ sql: String) async throws {
+            time.advance()
+            try await database.write { db in try db.execute(sql: sql) }
+        }
+
+        func games() async throws -> [String] {
+            try await database.read { db in try String.fetchAll(db, sql: "SELECT id || ' ' || title FROM games ORDER BY id") }
+        }
+    }
+
+    /// A device of `user` whose engine syncs its own zone `zoneName`.
+    func device(_ id: String, user: String, zoneName: String) async throws -> Device {
+        let database = try DatabaseQueue()
+        try await database.write { db in try db.execute(sql: SyncTestDevice.schemaSQL) }
+        var configuration = SyncEngineConfiguration(deviceID: id, zoneName: zoneName, schedule: nil, encryption: .disabled)
+        configuration.physicalTime = time.read
+        let container = TokenCheckingContainer(base: cloud.container(user: user), ledger: tokens)
+        let engine = try await runOnBackgroundThread { [configuration] in
+            try SyncEngine(
+                for: database, tableNames: SyncTestDevice.tableNames, container: container, configuration: configuration,
+                startImmediately: false)
+        }
+        engine.start()
+        return Device(database: database, engine: engine, time: time)
+    }
+
+    /// Alice's own zone, and another user's zone whose owner and name, joined by a dot, spell
+    /// the same text as hers.
+    @Test(arguments: [
+        ("strata.default", "alice.strata", "default"),
+        ("a.b.c", "alice.a.b", "c"),
+        ("a.b.c", "alice.a", "b.c"),
+    ])
+    func zonesWhoseNamesSpellAlikeKeepTheirOwnTokens(ownZone: String, otherOwner: String, otherZone: String) async throws {
+        let alice = try await device("a1", user: "alice", zoneName: ownZone)
+        let other = try await device("o1", user: otherOwner, zoneName: otherZone)
+
+        // The other zone's record is older than alice's: a fetch of that zone going on from
+        // alice's token would find nothing.
+        try await other.execute("INSERT INTO games (id, title) VALUES ('g-other', 'Chess')")
+        try await other.engine.sendChanges()
+        let shared = try await other.engine.share(record: ZoneStateGame(id: "g-other")) { share in
+            share.participants.append(CloudShare.Participant(user: "alice", permission: .readWrite))
+        }
+        try await alice.execute("INSERT INTO games (id, title) VALUES ('g-own', 'Go')")
+        try await alice.engine.sendChanges()
+        try await alice.engine.acceptShare(shared)
+        try await alice.engine.fetchChanges()
+        #expect(try await alice.games() == ["g-other Chess", "g-own Go"])
+
+        // Later changes of both zones arrive, whichever zone is fetched first: alice's other
+        // device writes first, so a fetch of her zone going on from the other zone's newer
+        // position would skip it.
+        let second = try await device("a2", user: "alice", zoneName: ownZone)
+        try await second.engine.acceptShare(shared)
+        try await second.engine.fetchChanges()
+        try await second.execute("INSERT INTO games (id, title) VALUES ('g-own-2', 'Shogi')")
+        try await second.engine.sendChanges()
+        try await other.execute("UPDATE games SET title = 'Chess 2' WHERE id = 'g-other'")
+        try await other.engine.sendChanges()
+        for device in [alice, second] {
+            try await device.engine.fetchChanges()
+            #expect(try await device.games() == ["g-other Chess 2", "g-own Go", "g-own-2 Shogi"])
+        }
+        try await alice.execute("UPDATE games SET title = 'Go 2' WHERE id = 'g-own'")
+        try await alice.engine.sendChanges()
+        try await other.execute("UPDATE games SET title = 'Chess 3' WHERE id = 'g-other'")
+        try await other.engine.sendChanges()
+        for device in [alice, second] {
+            try await device.engine.fetchChanges()
+            #expect(try await device.games() == ["g-other Chess 3", "g-own Go 2", "g-own-2 Shogi"])
+        }
+        // Every fetch of a zone went on from a token that zone issued.
+        #expect(tokens.misplaced() == [])
+    }
+}
+
+/// Which zone issued each change token, and every token a zone was asked from that another
+/// zone issued.
+final class ZoneTokenLedger: Sendable {
+    private let state = Mutex<(issuedBy: [String: CloudZoneID], misplaced: [String])>(([:], []))
+
+    func asked(_ zone: CloudZoneID, since token: CloudChangeToken?) {
+        guard let token else { return }
+        state.withLock { state in
+            if let issuer = state.issuedBy[token.value], issuer != zone {
+                state.misplaced.append("\(zone) asked from \(token.value), a token of \(issuer)")
+            }
+        }
+    }
+
+    func issued(_ token: CloudChangeToken, by zone: CloudZoneID) {
+        state.withLock { state in
+            // Two zones may issue equal texts (the position is the cloud's, not the zone's):
+            // such a token proves nothing either way.
+            if let issuer = state.issuedBy[token.value], issuer != zone {
+                state.issuedBy[token.value] = CloudZoneID(name: "", owner: "")
+            } else {
+                state.issuedBy[token.value] = zone
+            }
+        }
+    }
+
+    func misplaced() -> [String] {
+        state.withLock { state in state.misplaced.filter { !$0.hasSuffix("a token of (owner: , name: )") } }
+    }
+}
+
+/// A container whose zone fetches report their tokens to a ledger.
+struct TokenCheckingContainer: CloudContainerWrapping {
+    let base: any CloudContainer
+    let ledger: ZoneTokenLedger
+
+    var wrappedContainer: any CloudContainer { base }
+    var identifier: String { base.identifier }
+    func accountStatus() async throws -> CloudAccountStatus { try await base.accountStatus() }
+    func currentUser() async throws -> String { try await base.currentUser() }
+    var privateDatabase: any CloudDatabase { TokenCheckingDatabase(base: base.privateDatabase, ledger: ledger) }
+    var sharedDatabase: any CloudDatabase { TokenCheckingDatabase(base: base.sharedDatabase, ledger: ledger) }
+    func changeHints() -> AsyncStream<Void> { base.changeHints() }
+    func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
+    func publishPublicKey(_ key: Data) async throws { try await base.publishPublicKey(key) }
+    func publicKeys(of users: [String]) async throws -> [String: Data] { try await base.publicKeys(of: users) }
+    func setUserProfile(_ profile: CloudUserProfile) async throws { try await base.setUserProfile(profile) }
+    func userProfile() async throws -> CloudUserProfile? { try await base.userProfile() }
+}
+
+/// Passes every request on; zone fetches (the only way pages come: first pages are not
+/// forwarded) report the token asked from and the token answered.
+struct TokenCheckingDatabase: CloudDatabase {
+    let base: any CloudDatabase
+    let ledger: ZoneTokenLedger
+
+    var scope: CloudDatabaseScope { base.scope }
+    func saveZones(_ zones: [CloudZoneID]) async throws { try await base.saveZones(zones) }
+    func deleteZones(_ zones: [CloudZoneID]) async throws { try await base.deleteZones(zones) }
+    func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
+        try await base.fetchRecords(ids)
+    }
+    func modifyRecords(saving: [CloudRecord], deleting: [CloudRecordID]) async throws -> CloudModifyResult {
+        try await base.modifyRecords(saving: saving, deleting: deleting)
+    }
+    func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {
+        try await base.fetchDatabaseChanges(since: token)
+    }
+    func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
+        ledger.asked(zone, since: token)
+        let page = try await base.fetchZoneChanges(zone, since: token, limit: limit)
+        ledger.issued(page.token, by: zone)
+        return page
+    }
+    func missingAssets(_ hashes: [String]) async throws -> Set<String> { try await base.missingAssets(hashes) }
+    func uploadAssets(_ assets: [CloudAsset]) async throws { try await base.uploadAssets(assets) }
+    func fetchAsset(_ hash: String) async throws -> CloudAsset { try await base.fetchAsset(hash) }
+    func saveShare(_ share: CloudShare) async throws -> CloudShare { try await base.saveShare(share) }
+    func fetchShare(rootRecordID: CloudRecordID) async throws -> CloudShare { try await base.fetchShare(rootRecordID: rootRecordID) }
+    func deleteShare(rootRecordID: CloudRecordID) async throws { try await base.deleteShare(rootRecordID: rootRecordID) }
+}
+
+@Table("games") private struct ZoneStateGame {
+    let id: String
+    var title = ""
+}
