@@ -97,6 +97,48 @@ import Testing
         // Every fetch of a zone went on from a token that zone issued.
         #expect(tokens.misplaced() == [])
     }
+
+    /// A metadatabase an earlier version wrote holds one token for both zones, under the key
+    /// they shared, and alice's own zone still reads that key. Neither zone can trust it: both
+    /// are fetched from the start once.
+    @Test func anEarlierVersionsSharedTokenIsForgotten() async throws {
+        let alice = try await device("a1", user: "alice", zoneName: "strata.default")
+        let other = try await device("o1", user: "alice.strata", zoneName: "default")
+        try await other.execute("INSERT INTO games (id, title) VALUES ('g-other', 'Chess')")
+        try await other.engine.sendChanges()
+        let shared = try await other.engine.share(record: ZoneStateGame(id: "g-other")) { share in
+            share.participants.append(CloudShare.Participant(user: "alice", permission: .readWrite))
+        }
+        try await alice.engine.acceptShare(shared)
+        try await alice.engine.fetchChanges()
+        alice.engine.stop()
+        // What the earlier version left: the shared key, here holding a token past every
+        // change (from it, a fetch finds nothing), and no key of the new form.
+        try await alice.database.write { db in
+            try db.execute(
+                sql: """
+                    DELETE FROM strata_sync.state WHERE key LIKE 'token.zone%' OR key LIKE 'keys.%';
+                    INSERT INTO strata_sync.state (key, value) VALUES ('token.zone.alice.strata.default', 'z:999999:0:0')
+                    """)
+        }
+        try await other.execute("UPDATE games SET title = 'Chess 2' WHERE id = 'g-other'")
+        try await other.engine.sendChanges()
+        let second = try await device("a2", user: "alice", zoneName: "strata.default")
+        try await second.execute("INSERT INTO games (id, title) VALUES ('g-own', 'Go')")
+        try await second.engine.sendChanges()
+
+        let configuration = SyncEngineConfiguration(deviceID: "a1", zoneName: "strata.default", schedule: nil, encryption: .disabled)
+        let container = TokenCheckingContainer(base: cloud.container(user: "alice"), ledger: tokens)
+        let database = alice.database
+        let upgraded = try await runOnBackgroundThread { [configuration] in
+            try SyncEngine(
+                for: database, tableNames: SyncTestDevice.tableNames, container: container, configuration: configuration,
+                startImmediately: false)
+        }
+        upgraded.start()
+        try await upgraded.fetchChanges()
+        #expect(try await alice.games() == ["g-other Chess 2", "g-own Go"])
+    }
 }
 
 /// Which zone issued each change token, and every token a zone was asked from that another
