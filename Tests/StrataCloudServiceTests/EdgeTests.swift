@@ -177,4 +177,35 @@ extension EdgeTests {
             }
         }
     }
+
+    /// An asset's integer fields, the same way: each number that is not whole is named where
+    /// it is, not reported as JSON the service could not read.
+    @Test(arguments: [
+        ("size", "assets[0].size"), ("chunkSize", "assets[0].chunkSize"), ("encoding", "assets[0].chunks[0].encoding"),
+        ("chunk size", "assets[0].chunks[0].size"), ("crc32", "assets[0].chunks[0].crc32"),
+    ])
+    func anAssetNumberThatIsNotWholeNamesItsField(_ replaced: String, _ path: String) async throws {
+        try await ServiceHarness.with(cloud: MockCloud()) { harness in
+            let token = try await harness.token(user: "alice")
+            for number in ["2.5", "1e30"] {
+                var chunk = ["data": "\"AA==\"", "encoding": "0", "size": "1", "crc32": "0"]
+                var asset = ["size": "1", "chunkSize": "1"]
+                switch replaced {
+                case "chunk size": chunk["size"] = number
+                case "encoding", "crc32": chunk[replaced] = number
+                default: asset[replaced] = number
+                }
+                let chunkJSON = chunk.sorted { $0.key < $1.key }.map { "\"\($0.key)\":\($0.value)" }.joined(separator: ",")
+                let body = """
+                    {"assets":[{"hash":"\(String(repeating: "a", count: 64))","size":\(asset["size"]!),\
+                    "chunkSize":\(asset["chunkSize"]!),"chunks":[{\(chunkJSON)}]}]}
+                    """
+                let response = try await harness.send(
+                    .POST, CloudRoute.database(.private, .uploadAssets), authorization: "Bearer \(token)", body: Data(body.utf8))
+                #expect(response.status == 400, "\(replaced) \(number)")
+                let field = Self.errorBody(response.body)?.field ?? ""
+                #expect(field == path, "\(replaced) \(number): \(field)")
+            }
+        }
+    }
 }

@@ -32,6 +32,19 @@ public struct CloudAsset: Hashable, Sendable, Codable {
             self.size = size
             self.crc32 = crc32
         }
+
+        private enum CodingKeys: String, CodingKey { case data, encoding, size, crc32 }
+
+        /// Decodes the synthesized form; a number that is not whole where an integer goes is
+        /// an error naming its field (see `decodeWholeNumber`).
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            self.init(
+                data: try container.decode(Data.self, forKey: .data),
+                encoding: try container.decodeWholeNumber(Int.self, forKey: .encoding),
+                size: try container.decodeWholeNumber(Int64.self, forKey: .size),
+                crc32: try container.decodeWholeNumber(UInt32.self, forKey: .crc32))
+        }
     }
 
     /// The bytes the asset's chunks occupy in transit.
@@ -43,6 +56,19 @@ public struct CloudAsset: Hashable, Sendable, Codable {
         self.size = size
         self.chunkSize = chunkSize
         self.chunks = chunks
+    }
+
+    private enum CodingKeys: String, CodingKey { case hash, size, chunkSize, chunks }
+
+    /// Decodes the synthesized form; a number that is not whole where an integer goes is an
+    /// error naming its field (see `decodeWholeNumber`).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            hash: try container.decode(String.self, forKey: .hash),
+            size: try container.decodeWholeNumber(Int64.self, forKey: .size),
+            chunkSize: try container.decodeWholeNumber(Int64.self, forKey: .chunkSize),
+            chunks: try container.decode([Chunk].self, forKey: .chunks))
     }
 
     /// Why the asset cannot be stored, or nil when it is whole: its chunk sizes must add up to
