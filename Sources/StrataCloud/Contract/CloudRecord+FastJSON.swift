@@ -96,7 +96,10 @@ extension HybridTimestamp: FastJSONCodable {
     }
 
     private static func parse(_ text: String, reader: JSONReader) throws(JSONReaderError) -> Self {
-        guard text.unicodeScalars.count <= Self.maximumTextLength, let timestamp = HybridTimestamp(text) else {
+        // The UTF-8 length bounds the scalar count: counting scalars walks the text.
+        guard text.utf8.count <= Self.maximumTextLength || text.unicodeScalars.count <= Self.maximumTextLength,
+            let timestamp = HybridTimestamp(text)
+        else {
             throw reader.failure("not a hybrid timestamp")
         }
         return timestamp
