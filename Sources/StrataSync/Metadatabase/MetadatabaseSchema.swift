@@ -48,30 +48,22 @@ enum MetadatabaseTable: String, CaseIterable, Sendable {
     var createSQL: String {
         switch self {
         case .metadata:
+            // A rowid table, not `WITHOUT ROWID`: "WITHOUT ROWID tables work best when
+            // individual rows are not too large. A good rule of thumb is that the average size
+            // of a single row in a WITHOUT ROWID table should be less than about 1/20th the
+            // size of a database page" (sqlite.org/withoutrowid.html). A row here carries the
+            // last known server record and the field versions as JSON, about 1.5 KB: past
+            // about 1,000 bytes, a WITHOUT ROWID row spills to an overflow page, so 20,000
+            // records took 90 MB where a rowid table takes 41 MB, and writing them cost 30–40 %
+            // more (Documentation/Performance.md, issue #27). The pending index carries the
+            // key, so the send's `ORDER BY pendingTransaction, recordType, recordPrimaryKey`
+            // reads it in order instead of sorting every pending record for each batch.
             """
             CREATE TABLE IF NOT EXISTS strata_sync.metadata (
-                recordType TEXT NOT NULL,
-                recordPrimaryKey TEXT NOT NULL,
-                recordName TEXT GENERATED ALWAYS AS (recordPrimaryKey || ':' || recordType) VIRTUAL,
-                zoneName TEXT NOT NULL,
-                ownerName TEXT NOT NULL,
-                parentRecordType TEXT,
-                parentRecordPrimaryKey TEXT,
-                lastKnownServerRecord TEXT,
-                serverChangeTag TEXT,
-                fieldVersions TEXT NOT NULL DEFAULT '{}',
-                pendingOperation TEXT CHECK (pendingOperation IN ('save', 'delete')),
-                pendingRevision INTEGER NOT NULL DEFAULT 0,
-                pendingTransaction INTEGER,
-                userModificationTime TEXT,
-                isShared INTEGER NOT NULL DEFAULT 0,
-                share TEXT,
-                sharePermission TEXT CHECK (sharePermission IN ('none', 'readOnly', 'readWrite')),
-                isOwnedByCurrentUser INTEGER GENERATED ALWAYS AS (sharePermission IS NULL) VIRTUAL,
-                PRIMARY KEY (recordType, recordPrimaryKey)
-            ) WITHOUT ROWID;
+                \(Self.metadataColumns)
+            );
             CREATE INDEX IF NOT EXISTS strata_sync.metadata_pending
-                ON metadata (pendingTransaction) WHERE pendingOperation IS NOT NULL;
+                ON metadata (pendingTransaction, recordType, recordPrimaryKey) WHERE pendingOperation IS NOT NULL;
             CREATE INDEX IF NOT EXISTS strata_sync.metadata_shares
                 ON metadata (ownerName, zoneName) WHERE share IS NOT NULL;
             CREATE INDEX IF NOT EXISTS strata_sync.metadata_zone_roots
@@ -156,9 +148,66 @@ enum MetadatabaseTable: String, CaseIterable, Sendable {
         }
     }
 
-    /// Creates every table that does not exist yet.
+    /// The columns of ``metadata`` and its key, as its `CREATE TABLE` lists them.
+    static let metadataColumns = """
+        recordType TEXT NOT NULL,
+            recordPrimaryKey TEXT NOT NULL,
+            recordName TEXT GENERATED ALWAYS AS (recordPrimaryKey || ':' || recordType) VIRTUAL,
+            zoneName TEXT NOT NULL,
+            ownerName TEXT NOT NULL,
+            parentRecordType TEXT,
+            parentRecordPrimaryKey TEXT,
+            lastKnownServerRecord TEXT,
+            serverChangeTag TEXT,
+            fieldVersions TEXT NOT NULL DEFAULT '{}',
+            pendingOperation TEXT CHECK (pendingOperation IN ('save', 'delete')),
+            pendingRevision INTEGER NOT NULL DEFAULT 0,
+            pendingTransaction INTEGER,
+            userModificationTime TEXT,
+            isShared INTEGER NOT NULL DEFAULT 0,
+            share TEXT,
+            sharePermission TEXT CHECK (sharePermission IN ('none', 'readOnly', 'readWrite')),
+            isOwnedByCurrentUser INTEGER GENERATED ALWAYS AS (sharePermission IS NULL) VIRTUAL,
+            PRIMARY KEY (recordType, recordPrimaryKey)
+        """
+
+    /// The stored columns of ``metadata`` (the generated ones are computed).
+    static let metadataStoredColumns = """
+        recordType, recordPrimaryKey, zoneName, ownerName, parentRecordType, parentRecordPrimaryKey, lastKnownServerRecord,
+        serverChangeTag, fieldVersions, pendingOperation, pendingRevision, pendingTransaction, userModificationTime, isShared,
+        share, sharePermission
+        """
+
+    /// Creates every table that does not exist yet, after rebuilding a ``metadata`` table an
+    /// earlier version created `WITHOUT ROWID`.
     static func createAll(in db: Database) throws {
+        try rebuildMetadataWithRowids(in: db)
         for table in allCases { try db.execute(sql: table.createSQL) }
+    }
+
+    /// Copies a ``metadata`` table an earlier version created `WITHOUT ROWID` into the rowid
+    /// table this version creates, in one savepoint: the rows, their indexes (the pending one
+    /// with its new columns) and the counters' trigger, which dropping the old table drops,
+    /// are all there afterwards, or nothing changed. Once per metadatabase.
+    static func rebuildMetadataWithRowids(in db: Database) throws {
+        guard
+            let sql = try String.fetchOne(
+                db, sql: "SELECT sql FROM strata_sync.sqlite_master WHERE type = 'table' AND name = 'metadata'"),
+            sql.uppercased().contains("WITHOUT ROWID")
+        else { return }
+        try db.savepoint {
+            try db.execute(
+                sql: """
+                    CREATE TABLE strata_sync.metadata_rebuilt (
+                        \(metadataColumns)
+                    );
+                    INSERT INTO strata_sync.metadata_rebuilt (\(metadataStoredColumns))
+                        SELECT \(metadataStoredColumns) FROM strata_sync.metadata;
+                    DROP TABLE strata_sync.metadata;
+                    ALTER TABLE strata_sync.metadata_rebuilt RENAME TO metadata;
+                    """)
+            for table in [MetadatabaseTable.metadata, .counters] { try db.execute(sql: table.createSQL) }
+        }
     }
 
     /// Forgets the signed-in account's records and change tokens (sign-out, account switch):

@@ -118,23 +118,24 @@ struct RecordMetadata: Sendable, Hashable {
     /// apart from the records named in `excluded` (a batch the cloud has not answered yet).
     static func fetchPending(limit: Int, excluding excluded: ExactNames = [], in db: Database) throws -> [RecordMetadata] {
         guard !excluded.isEmpty else {
-            return try db.fetchAll(
-                sql: selection + " WHERE pendingOperation IS NOT NULL ORDER BY pendingTransaction, recordType, recordPrimaryKey LIMIT ?",
-                arguments: [limit],
-                decode)
+            return try db.fetchAll(sql: pendingSQL, arguments: [limit], decode)
         }
         // Left out in SQL, so the rows skipped cost an index step each, not a decoded row.
         var names = JSONWriter(capacity: excluded.count * 48)
         names.array(Array(excluded)) { writer, name in writer.string(name) }
-        return try db.fetchAll(
-            sql: selection + """
-                 WHERE pendingOperation IS NOT NULL
-                    AND (recordPrimaryKey || ':' || recordType) NOT IN (SELECT value FROM json_each(?))
-                 ORDER BY pendingTransaction, recordType, recordPrimaryKey LIMIT ?
-                """,
-            arguments: [names.text, limit],
-            decode)
+        return try db.fetchAll(sql: pendingExcludingSQL, arguments: [names.text, limit], decode)
     }
+
+    /// The statements of ``fetchPending(limit:excluding:in:)``: read in the index's order, never
+    /// sorted (MetadataLayoutTests).
+    static let pendingSQL =
+        selection + " WHERE pendingOperation IS NOT NULL ORDER BY pendingTransaction, recordType, recordPrimaryKey LIMIT ?"
+    static let pendingExcludingSQL =
+        selection + """
+             WHERE pendingOperation IS NOT NULL
+                AND (recordPrimaryKey || ':' || recordType) NOT IN (SELECT value FROM json_each(?))
+             ORDER BY pendingTransaction, recordType, recordPrimaryKey LIMIT ?
+            """
 
     /// How many records wait to be sent.
     static func pendingCount(in db: Database) throws -> Int {

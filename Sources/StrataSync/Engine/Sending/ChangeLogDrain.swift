@@ -88,7 +88,18 @@ enum ChangeLogDrain {
         if let clock {
             try CounterStore.recordLocalEdits(counterEdits, metadata: touched, schema: schema, clock: clock, in: db)
         }
-        for metadata in touched.values { try metadata.save(in: db) }
+        // Written in the order sends read them back (``RecordMetadata/fetchPending``): new rows
+        // take rowids in that order, so a batch's answers update neighbouring rows on a few
+        // pages, where the dictionary's order scattered them over every page of the table
+        // (upload 1.3 → 1.5 s at 20,000 rows, the pages rebalanced as each row grew).
+        let ordered = touched.values.sorted { left, right in
+            if left.pendingTransaction != right.pendingTransaction {
+                return (left.pendingTransaction ?? .min) < (right.pendingTransaction ?? .min)
+            }
+            if left.name.table != right.name.table { return left.name.table.utf8.lexicographicallyPrecedes(right.name.table.utf8) }
+            return left.name.primaryKey.utf8.lexicographicallyPrecedes(right.name.primaryKey.utf8)
+        }
+        for metadata in ordered { try metadata.save(in: db) }
         try EngineState.set(EngineState.drainedThrough, to: String(last.sequence), in: db)
         return true
     }
