@@ -17,7 +17,7 @@ enum CloudSetup {
     /// Errors only: info lines would be timed too.
     static let logger: Logger = {
         var logger = Logger(label: "strata.cloud.bench")
-        logger.logLevel = .error
+        logger.logLevel = ProcessInfo.processInfo.environment["BENCHLOG"] == nil ? .error : .info
         return logger
     }()
 
