@@ -60,7 +60,7 @@ enum MetadatabaseTable: String, CaseIterable, Sendable {
             // reads it in order instead of sorting every pending record for each batch.
             """
             CREATE TABLE IF NOT EXISTS strata_sync.metadata (
-                \(Self.metadataColumns)
+                \(columnsSQL ?? "")
             );
             CREATE INDEX IF NOT EXISTS strata_sync.metadata_pending
                 ON metadata (pendingTransaction, recordType, recordPrimaryKey) WHERE pendingOperation IS NOT NULL;
@@ -83,40 +83,25 @@ enum MetadatabaseTable: String, CaseIterable, Sendable {
                 columns TEXT NOT NULL
             ) WITHOUT ROWID;
             """
+        // The tables below keep a whole record's JSON, or a large value's content, a row:
+        // rowid tables too, for the reason given for ``metadata``.
         case .unsyncedRecords:
             """
             CREATE TABLE IF NOT EXISTS strata_sync.unsynced_records (
-                recordName TEXT NOT NULL,
-                zoneName TEXT NOT NULL,
-                ownerName TEXT NOT NULL,
-                recordType TEXT NOT NULL,
-                reason TEXT NOT NULL CHECK (reason IN ('missingParent', 'unknownTable')),
-                record TEXT NOT NULL,
-                PRIMARY KEY (zoneName, ownerName, recordName)
-            ) WITHOUT ROWID;
+                \(columnsSQL ?? "")
+            );
             """
         case .waitingContent:
             """
             CREATE TABLE IF NOT EXISTS strata_sync.waiting_content (
-                recordName TEXT NOT NULL,
-                zoneName TEXT NOT NULL,
-                ownerName TEXT NOT NULL,
-                hash TEXT NOT NULL,
-                content BLOB NOT NULL,
-                PRIMARY KEY (zoneName, ownerName, recordName, hash)
-            ) WITHOUT ROWID;
+                \(columnsSQL ?? "")
+            );
             """
         case .quarantinedRecords:
             """
             CREATE TABLE IF NOT EXISTS strata_sync.quarantined_records (
-                recordName TEXT NOT NULL,
-                zoneName TEXT NOT NULL,
-                ownerName TEXT NOT NULL,
-                recordType TEXT NOT NULL,
-                error TEXT NOT NULL,
-                record TEXT NOT NULL,
-                PRIMARY KEY (zoneName, ownerName, recordName)
-            ) WITHOUT ROWID;
+                \(columnsSQL ?? "")
+            );
             """
         case .movedRecords:
             """
@@ -145,6 +130,58 @@ enum MetadatabaseTable: String, CaseIterable, Sendable {
                 DELETE FROM counters WHERE recordType = OLD.recordType AND recordPrimaryKey = OLD.recordPrimaryKey;
             END;
             """
+        }
+    }
+
+    /// The tables whose rows are too large for `WITHOUT ROWID` (see ``metadata``): earlier
+    /// versions created them so, and ``rebuildWithRowids(in:)`` copies them once.
+    static let largeRowTables: [MetadatabaseTable] = [.metadata, .unsyncedRecords, .waitingContent, .quarantinedRecords]
+
+    /// The columns and key of a table of ``largeRowTables``, as its `CREATE TABLE` lists them.
+    var columnsSQL: String? {
+        switch self {
+        case .metadata: Self.metadataColumns
+        case .unsyncedRecords:
+            """
+            recordName TEXT NOT NULL,
+            zoneName TEXT NOT NULL,
+            ownerName TEXT NOT NULL,
+            recordType TEXT NOT NULL,
+            reason TEXT NOT NULL CHECK (reason IN ('missingParent', 'unknownTable')),
+            record TEXT NOT NULL,
+            PRIMARY KEY (zoneName, ownerName, recordName)
+            """
+        case .waitingContent:
+            """
+            recordName TEXT NOT NULL,
+            zoneName TEXT NOT NULL,
+            ownerName TEXT NOT NULL,
+            hash TEXT NOT NULL,
+            content BLOB NOT NULL,
+            PRIMARY KEY (zoneName, ownerName, recordName, hash)
+            """
+        case .quarantinedRecords:
+            """
+            recordName TEXT NOT NULL,
+            zoneName TEXT NOT NULL,
+            ownerName TEXT NOT NULL,
+            recordType TEXT NOT NULL,
+            error TEXT NOT NULL,
+            record TEXT NOT NULL,
+            PRIMARY KEY (zoneName, ownerName, recordName)
+            """
+        case .state, .tableSchemas, .movedRecords, .counters: nil
+        }
+    }
+
+    /// The stored columns of a table of ``largeRowTables``: what a rebuild copies.
+    var storedColumnsSQL: String? {
+        switch self {
+        case .metadata: Self.metadataStoredColumns
+        case .unsyncedRecords: "recordName, zoneName, ownerName, recordType, reason, record"
+        case .waitingContent: "recordName, zoneName, ownerName, hash, content"
+        case .quarantinedRecords: "recordName, zoneName, ownerName, recordType, error, record"
+        case .state, .tableSchemas, .movedRecords, .counters: nil
         }
     }
 
@@ -178,35 +215,36 @@ enum MetadatabaseTable: String, CaseIterable, Sendable {
         share, sharePermission
         """
 
-    /// Creates every table that does not exist yet, after rebuilding a ``metadata`` table an
-    /// earlier version created `WITHOUT ROWID`.
+    /// Creates every table that does not exist yet, after rebuilding the tables an earlier
+    /// version created `WITHOUT ROWID` (``largeRowTables``).
     static func createAll(in db: Database) throws {
-        try rebuildMetadataWithRowids(in: db)
+        for table in largeRowTables { try table.rebuildWithRowids(in: db) }
         for table in allCases { try db.execute(sql: table.createSQL) }
     }
 
-    /// Copies a ``metadata`` table an earlier version created `WITHOUT ROWID` into the rowid
-    /// table this version creates, in one savepoint: the rows, their indexes (the pending one
-    /// with its new columns) and the counters' trigger, which dropping the old table drops,
-    /// are all there afterwards, or nothing changed. Once per metadatabase.
-    static func rebuildMetadataWithRowids(in db: Database) throws {
-        guard
+    /// Copies this table, when an earlier version created it `WITHOUT ROWID`, into the rowid
+    /// table this version creates, in one savepoint: its rows, its indexes (``metadata``'s
+    /// pending one with its new columns) and, for ``metadata``, the counters' trigger, which
+    /// dropping the old table drops, are all there afterwards, or nothing changed. Once per
+    /// metadatabase.
+    func rebuildWithRowids(in db: Database) throws {
+        guard let columns = columnsSQL, let stored = storedColumnsSQL,
             let sql = try String.fetchOne(
-                db, sql: "SELECT sql FROM strata_sync.sqlite_master WHERE type = 'table' AND name = 'metadata'"),
+                db, sql: "SELECT sql FROM strata_sync.sqlite_master WHERE type = 'table' AND name = ?", arguments: [rawValue]),
             sql.uppercased().contains("WITHOUT ROWID")
         else { return }
         try db.savepoint {
             try db.execute(
                 sql: """
-                    CREATE TABLE strata_sync.metadata_rebuilt (
-                        \(metadataColumns)
+                    CREATE TABLE strata_sync.\(rawValue)_rebuilt (
+                        \(columns)
                     );
-                    INSERT INTO strata_sync.metadata_rebuilt (\(metadataStoredColumns))
-                        SELECT \(metadataStoredColumns) FROM strata_sync.metadata;
-                    DROP TABLE strata_sync.metadata;
-                    ALTER TABLE strata_sync.metadata_rebuilt RENAME TO metadata;
+                    INSERT INTO strata_sync.\(rawValue)_rebuilt (\(stored)) SELECT \(stored) FROM \(qualifiedName);
+                    DROP TABLE \(qualifiedName);
+                    ALTER TABLE strata_sync.\(rawValue)_rebuilt RENAME TO \(rawValue);
                     """)
-            for table in [MetadatabaseTable.metadata, .counters] { try db.execute(sql: table.createSQL) }
+            try db.execute(sql: createSQL)
+            if self == .metadata { try db.execute(sql: MetadatabaseTable.counters.createSQL) }
         }
     }
 

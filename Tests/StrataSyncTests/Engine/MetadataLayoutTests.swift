@@ -41,6 +41,20 @@ import Testing
             recordType TEXT NOT NULL, recordPrimaryKey TEXT NOT NULL, columnName TEXT NOT NULL, state TEXT NOT NULL,
             PRIMARY KEY (recordType, recordPrimaryKey, columnName)
         ) WITHOUT ROWID;
+        CREATE TABLE strata_sync.unsynced_records (
+            recordName TEXT NOT NULL, zoneName TEXT NOT NULL, ownerName TEXT NOT NULL, recordType TEXT NOT NULL,
+            reason TEXT NOT NULL CHECK (reason IN ('missingParent', 'unknownTable')), record TEXT NOT NULL,
+            PRIMARY KEY (zoneName, ownerName, recordName)
+        ) WITHOUT ROWID;
+        CREATE TABLE strata_sync.waiting_content (
+            recordName TEXT NOT NULL, zoneName TEXT NOT NULL, ownerName TEXT NOT NULL, hash TEXT NOT NULL, content BLOB NOT NULL,
+            PRIMARY KEY (zoneName, ownerName, recordName, hash)
+        ) WITHOUT ROWID;
+        CREATE TABLE strata_sync.quarantined_records (
+            recordName TEXT NOT NULL, zoneName TEXT NOT NULL, ownerName TEXT NOT NULL, recordType TEXT NOT NULL,
+            error TEXT NOT NULL, record TEXT NOT NULL,
+            PRIMARY KEY (zoneName, ownerName, recordName)
+        ) WITHOUT ROWID;
         CREATE TRIGGER strata_sync.counters_follow_metadata AFTER DELETE ON metadata BEGIN
             DELETE FROM counters WHERE recordType = OLD.recordType AND recordPrimaryKey = OLD.recordPrimaryKey;
         END;
@@ -81,6 +95,18 @@ import Testing
                     ])
                 try db.execute(
                     sql: "INSERT INTO strata_sync.counters VALUES ('games', ?, 'score', '{}')", arguments: ["g\(index)"])
+                // Records of a table this app does not sync, kept aside, their content, and
+                // records quarantined: large rows, as the engine keeps them.
+                let record = String(repeating: "r", count: 1_500 + index)
+                try db.execute(
+                    sql: "INSERT INTO strata_sync.unsynced_records VALUES (?, 'strata.default', 'alice', 'notes', 'unknownTable', ?)",
+                    arguments: ["n\(index):notes", record])
+                try db.execute(
+                    sql: "INSERT INTO strata_sync.waiting_content VALUES (?, 'strata.default', 'alice', ?, ?)",
+                    arguments: ["n\(index):notes", "h\(index)", Data(repeating: UInt8(index), count: 3_000)])
+                try db.execute(
+                    sql: "INSERT INTO strata_sync.quarantined_records VALUES (?, 'strata.default', 'alice', 'games', 'bad', ?)",
+                    arguments: ["q\(index):games", record])
             }
         }
         // Every column, generated ones included, each quoted, one text per row.
@@ -93,6 +119,12 @@ import Testing
             "SELECT " + columns.map { "quote(\($0))" }.joined(separator: " || '|' || ")
             + " FROM strata_sync.metadata ORDER BY recordType, recordPrimaryKey"
         let before = try await database.read { db in try String.fetchAll(db, sql: dump) }
+        let asideDumps = [
+            "SELECT recordName || zoneName || ownerName || recordType || reason || record FROM strata_sync.unsynced_records ORDER BY recordName",
+            "SELECT recordName || zoneName || ownerName || hash || hex(content) FROM strata_sync.waiting_content ORDER BY recordName",
+            "SELECT recordName || zoneName || ownerName || recordType || error || record FROM strata_sync.quarantined_records ORDER BY recordName",
+        ]
+        let asideBefore = try await database.read { db in try asideDumps.map { try String.fetchAll(db, sql: $0) } }
 
         let engine = try await runOnBackgroundThread {
             try SyncEngine(
@@ -108,6 +140,20 @@ import Testing
             )
         }
         #expect(!layout.uppercased().contains("WITHOUT ROWID"))
+        let (asideLayouts, asideAfter) = try await database.read { db in
+            (
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT sql FROM strata_sync.sqlite_master
+                        WHERE name IN ('unsynced_records', 'waiting_content', 'quarantined_records')
+                        """),
+                try asideDumps.map { try String.fetchAll(db, sql: $0) }
+            )
+        }
+        #expect(asideLayouts.count == 3 && asideLayouts.allSatisfy { !$0.uppercased().contains("WITHOUT ROWID") })
+        #expect(asideAfter == asideBefore)
+        #expect(asideAfter.map(\.count) == [50, 50, 50])
         #expect(pendingIndex.contains("pendingTransaction, recordType, recordPrimaryKey"))
         #expect(after == before)
         #expect(after.count == 50)
