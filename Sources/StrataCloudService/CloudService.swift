@@ -52,7 +52,7 @@ public final class CloudService: Service, Sendable {
             throw error
         }
         let keys = await CloudServiceTokens.keyCollection(key: configuration.jwtKey)
-        let router = makeRouter(verifier: TokenVerifier(keys: keys))
+        let router = makeRouter(verifier: TokenVerifier(keys: keys, now: configuration.now))
         let app = Application(
             router: router,
             configuration: ApplicationConfiguration(

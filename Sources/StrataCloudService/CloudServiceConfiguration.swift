@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import Prometheus
 import StrataCloud
@@ -51,6 +52,9 @@ public struct CloudServiceConfiguration: Sendable {
     /// `serviceUnavailable` (retry later), whatever the backend is doing: a request waiting on
     /// a lock, or on a database connection that died, still gets an answer.
     public var requestDeadline: Duration = .seconds(30)
+    /// The time bearer tokens' expiry is checked against: the system's clock by default; a
+    /// test sets a clock it moves itself, so an expired token needs no waiting.
+    public var now: @Sendable () -> Date = { Date() }
 
     /// A configuration; the defaults suit a local development server.
     public init(

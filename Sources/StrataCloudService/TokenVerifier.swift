@@ -4,6 +4,8 @@ import JWTKit
 /// Turns an `Authorization` header into the user it authenticates, or nil.
 struct TokenVerifier: Sendable {
     let keys: JWTKeyCollection
+    /// The time the expiry is checked against (``CloudServiceConfiguration/now``).
+    let now: @Sendable () -> Date
 
     /// The token's user when the header holds `Bearer <token>` signed HS256 with the service's
     /// key, unexpired, with a subject.
@@ -15,9 +17,21 @@ struct TokenVerifier: Sendable {
         // jwt-kit verifies with the key it holds whatever the header claims; refusing other
         // algorithms up front also keeps `alg: none` and key-confusion tokens from any parser.
         guard Self.algorithm(of: token) == CloudServiceTokens.algorithm else { return nil }
-        guard let payload = try? await keys.verify(token, as: CloudTokenPayload.self) else { return nil }
+        // Signature and claims here, the expiry against the service's clock below: jwt-kit's
+        // own check reads the system clock.
+        guard let payload = try? await keys.verify(token, as: SignedClaims.self),
+            (try? payload.exp.verifyNotExpired(currentDate: now())) != nil
+        else { return nil }
         let user = payload.sub.value
         return user.isEmpty ? nil : user
+    }
+
+    /// ``CloudTokenPayload``'s claims, both required, the expiry left to the verifier's clock.
+    private struct SignedClaims: JWTPayload {
+        var sub: SubjectClaim
+        var exp: ExpirationClaim
+
+        func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 
     /// The `alg` of a compact JWT's header.

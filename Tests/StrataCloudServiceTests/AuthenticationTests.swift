@@ -3,6 +3,7 @@ import StrataCloudClient
 import StrataCloudService
 import StrataCloudWire
 import StrataSync
+import Synchronization
 import Testing
 
 /// Requests without a valid bearer token get 401 and never reach the backend.
@@ -10,6 +11,31 @@ import Testing
     static func base64URL(_ text: String) -> String {
         Data(text.utf8).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+    }
+
+    /// Expiry is checked against the service's configured clock, not the system's: a test
+    /// moves it, and a token expires at the second it says.
+    @Test func expiryFollowsTheServicesClock() async throws {
+        let clock = Mutex(Date(timeIntervalSince1970: 2_000_000_000))
+        try await ServiceHarness.with(cloud: MockCloud(), configure: { $0.now = { clock.withLock { $0 } } }) { harness in
+            let token = try await harness.token(user: "alice", expiresIn: .seconds(600), now: clock.withLock { $0 })
+            func status() async throws -> Int {
+                try await harness.send(
+                    .POST, CloudRoute.database(.private, .fetchDatabaseChanges), authorization: "Bearer \(token)",
+                    body: Data("{}".utf8)
+                ).status
+            }
+            #expect(try await status() == 200)
+            clock.withLock { $0 = $0.addingTimeInterval(599) }
+            #expect(try await status() == 200, "a second before its expiry")
+            clock.withLock { $0 = $0.addingTimeInterval(2) }
+            #expect(try await status() == 401, "a second after")
+            // Valid by the system's clock (issued now), expired by the service's, years ahead.
+            let fresh = try await harness.token(user: "alice", expiresIn: .seconds(600))
+            let refused = try await harness.send(
+                .POST, CloudRoute.database(.private, .fetchDatabaseChanges), authorization: "Bearer \(fresh)", body: Data("{}".utf8))
+            #expect(refused.status == 401)
+        }
     }
 
     /// Tokens the service must refuse, by what is wrong with them.

@@ -184,24 +184,22 @@ struct OutsideAccountMemoryTests {
     /// The remembered token expires; the service refuses it on the change stream (and nowhere
     /// else); the next `account()` asks the service again and learns it is refused.
     @Test func aRefusalOnTheChangeStreamIsAskedAboutAgain() async throws {
-        try await ServiceHarness.with(cloud: MockCloud()) { harness in
-            // Valid for two more seconds.
-            let token = try await harness.token(user: "alice", expiresIn: .seconds(600), now: Date().addingTimeInterval(-598))
+        // The service's clock, moved by the test: the token expires when the test says so.
+        let clock = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
+        try await ServiceHarness.with(cloud: MockCloud(), configure: { $0.now = { clock.withLock { $0 } } }) { harness in
+            let token = try await harness.token(user: "alice", expiresIn: .seconds(600), now: clock.withLock { $0 })
             let container = harness.container(token: token)
             #expect(try await container.account() == CloudAccount(status: .available, user: "alice"))
-            // Wait (by asking another route, not the account) until the service refuses it.
-            var refused = false
-            for _ in 0..<20_000 where !refused {
-                let probe = try await harness.send(
-                    .POST, CloudRoute.database(.shared, .fetchDatabaseChanges), authorization: "Bearer \(token)", body: Data("{}".utf8))
-                refused = probe.status == 401
-            }
-            try #require(refused, "the token never expired")
+            clock.withLock { $0 = $0.addingTimeInterval(601) }
+            let probe = try await harness.send(
+                .POST, CloudRoute.database(.shared, .fetchDatabaseChanges), authorization: "Bearer \(token)", body: Data("{}".utf8))
+            #expect(probe.status == 401, "the service refuses the token once its clock is past the expiry")
             #expect(try await container.account().status == .available, "remembered: the container has not been refused yet")
             let before = try await Self.requests(harness, route: CloudRoute.changes, status: "401")
             let listening = Task {
                 for await _ in container.changeHints() {}
             }
+            // The stream connects at once, and is refused: waits on the service's own count.
             var seen = false
             for _ in 0..<20_000 where !seen {
                 seen = try await Self.requests(harness, route: CloudRoute.changes, status: "401") > before
