@@ -38,7 +38,7 @@ import Testing
         try await database.write { db in try db.execute(sql: SyncTestDevice.schemaSQL) }
         var configuration = SyncEngineConfiguration(deviceID: id, zoneName: zoneName, schedule: nil, encryption: .disabled)
         configuration.physicalTime = time.read
-        let container = TokenCheckingContainer(base: cloud.container(user: user), ledger: tokens)
+        let container = tokens.checking(cloud.container(user: user))
         let engine = try await runOnBackgroundThread { [configuration] in
             try SyncEngine(
                 for: database, tableNames: SyncTestDevice.tableNames, container: container, configuration: configuration,
@@ -128,7 +128,7 @@ import Testing
         try await second.engine.sendChanges()
 
         let configuration = SyncEngineConfiguration(deviceID: "a1", zoneName: "strata.default", schedule: nil, encryption: .disabled)
-        let container = TokenCheckingContainer(base: cloud.container(user: "alice"), ledger: tokens)
+        let container = tokens.checking(cloud.container(user: "alice"))
         let database = alice.database
         let upgraded = try await runOnBackgroundThread { [configuration] in
             try SyncEngine(
@@ -172,55 +172,20 @@ final class ZoneTokenLedger: Sendable {
     }
 }
 
-/// A container whose zone fetches report their tokens to a ledger.
-struct TokenCheckingContainer: CloudContainerWrapping {
-    let base: any CloudContainer
-    let ledger: ZoneTokenLedger
-
-    var wrappedContainer: any CloudContainer { base }
-    var identifier: String { base.identifier }
-    func accountStatus() async throws -> CloudAccountStatus { try await base.accountStatus() }
-    func currentUser() async throws -> String { try await base.currentUser() }
-    var privateDatabase: any CloudDatabase { TokenCheckingDatabase(base: base.privateDatabase, ledger: ledger) }
-    var sharedDatabase: any CloudDatabase { TokenCheckingDatabase(base: base.sharedDatabase, ledger: ledger) }
-    func changeHints() -> AsyncStream<Void> { base.changeHints() }
-    func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
-    func publishPublicKey(_ key: Data) async throws { try await base.publishPublicKey(key) }
-    func publicKeys(of users: [String]) async throws -> [String: Data] { try await base.publicKeys(of: users) }
-    func setUserProfile(_ profile: CloudUserProfile) async throws { try await base.setUserProfile(profile) }
-    func userProfile() async throws -> CloudUserProfile? { try await base.userProfile() }
-}
-
-/// Passes every request on; zone fetches (the only way pages come: first pages are not
-/// forwarded) report the token asked from and the token answered.
-struct TokenCheckingDatabase: CloudDatabase {
-    let base: any CloudDatabase
-    let ledger: ZoneTokenLedger
-
-    var scope: CloudDatabaseScope { base.scope }
-    func saveZones(_ zones: [CloudZoneID]) async throws { try await base.saveZones(zones) }
-    func deleteZones(_ zones: [CloudZoneID]) async throws { try await base.deleteZones(zones) }
-    func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
-        try await base.fetchRecords(ids)
+extension ZoneTokenLedger {
+    /// A container over `base` whose zone fetches, in both databases, report their tokens here
+    /// (first pages are not forwarded: every page comes from a zone fetch).
+    func checking(_ base: any CloudContainer) -> InterceptingContainer {
+        InterceptingContainer(
+            base: base, modify: { saving, deleting, next in try await next.modifyRecords(saving: saving, deleting: deleting) },
+            fetchZone: { zone, token, limit, next in
+                self.asked(zone, since: token)
+                let page = try await next.fetchZoneChanges(zone, since: token, limit: limit)
+                self.issued(page.token, by: zone)
+                return page
+            },
+            interceptsSharedDatabase: true)
     }
-    func modifyRecords(saving: [CloudRecord], deleting: [CloudRecordID]) async throws -> CloudModifyResult {
-        try await base.modifyRecords(saving: saving, deleting: deleting)
-    }
-    func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {
-        try await base.fetchDatabaseChanges(since: token)
-    }
-    func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
-        ledger.asked(zone, since: token)
-        let page = try await base.fetchZoneChanges(zone, since: token, limit: limit)
-        ledger.issued(page.token, by: zone)
-        return page
-    }
-    func missingAssets(_ hashes: [String]) async throws -> Set<String> { try await base.missingAssets(hashes) }
-    func uploadAssets(_ assets: [CloudAsset]) async throws { try await base.uploadAssets(assets) }
-    func fetchAsset(_ hash: String) async throws -> CloudAsset { try await base.fetchAsset(hash) }
-    func saveShare(_ share: CloudShare) async throws -> CloudShare { try await base.saveShare(share) }
-    func fetchShare(rootRecordID: CloudRecordID) async throws -> CloudShare { try await base.fetchShare(rootRecordID: rootRecordID) }
-    func deleteShare(rootRecordID: CloudRecordID) async throws { try await base.deleteShare(rootRecordID: rootRecordID) }
 }
 
 @Table("games") private struct ZoneStateGame {

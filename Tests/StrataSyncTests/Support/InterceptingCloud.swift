@@ -2,8 +2,9 @@ import Foundation
 import StrataSync
 
 /// A container over another (a `MockCloud`'s) whose private database's modify requests pass
-/// through `modify` first (and its zone fetches through `fetchZone`, when given): a test
-/// answers them itself, delays them or blocks them.
+/// through `modify` first (and its zone fetches through `fetchZone`, when given; the shared
+/// database's too with `interceptsSharedDatabase`): a test answers them itself, delays them or
+/// blocks them.
 struct InterceptingContainer: CloudContainerWrapping {
     typealias Modify =
         @Sendable (
@@ -17,13 +18,18 @@ struct InterceptingContainer: CloudContainerWrapping {
     let base: any CloudContainer
     let modify: Modify
     var fetchZone: FetchZone? = nil
+    /// Whether the shared database's requests pass through `modify` and `fetchZone` too.
+    var interceptsSharedDatabase = false
 
     var wrappedContainer: any CloudContainer { base }
     var identifier: String { base.identifier }
     func accountStatus() async throws -> CloudAccountStatus { try await base.accountStatus() }
     func currentUser() async throws -> String { try await base.currentUser() }
     var privateDatabase: any CloudDatabase { InterceptingDatabase(base: base.privateDatabase, modify: modify, fetchZone: fetchZone) }
-    var sharedDatabase: any CloudDatabase { base.sharedDatabase }
+    var sharedDatabase: any CloudDatabase {
+        interceptsSharedDatabase
+            ? InterceptingDatabase(base: base.sharedDatabase, modify: modify, fetchZone: fetchZone) : base.sharedDatabase
+    }
     func changeHints() -> AsyncStream<Void> { base.changeHints() }
     func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
     func publishPublicKey(_ key: Data) async throws { try await base.publishPublicKey(key) }
