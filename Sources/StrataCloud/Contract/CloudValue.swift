@@ -36,4 +36,14 @@ public struct CloudAssetReference: Hashable, Sendable, Codable {
         self.hash = hash
         self.size = size
     }
+
+    private enum CodingKeys: String, CodingKey { case hash, size }
+
+    /// Decodes the synthesized form; a `size` that is not a whole number is an error naming
+    /// it (see `decodeWholeNumber`), not one about the whole body.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            hash: try container.decode(String.self, forKey: .hash), size: try container.decodeWholeNumber(Int64.self, forKey: .size))
+    }
 }

@@ -66,24 +66,35 @@ enum EngineState {
 
     /// Forgets, once, the tokens and marks an earlier version kept in the form that zones of
     /// owners with a dot share with others (``zonePart(_:)``): whichever zone wrote one last,
-    /// neither can trust it. The zones that spelled it are fetched from the start once (a
-    /// fetch from the start applies what the device has already as no change), and their
-    /// creation is checked again; no other zone's keys change.
+    /// neither can trust it. Every owner with a dot the metadatabase knows counts (the
+    /// signed-in user, and the owner of any record it keeps, sent, waiting, quarantined or
+    /// moved), with every zone of theirs: a zone whose records are all gone still had a token.
+    /// The zones that spelled a forgotten key are fetched from the start once (a fetch from
+    /// the start applies what the device has already as no change), and their creation is
+    /// checked again; no other zone's keys change.
     static func forgetAmbiguousZoneKeys(in db: Database) throws {
         guard try value(zoneKeysChecked, in: db) == nil else { return }
-        let dotted = try db.fetchAll(
+        let ownerSources = [
+            MetadatabaseTable.metadata, .unsyncedRecords, .waitingContent, .quarantinedRecords, .movedRecords,
+        ].map { "SELECT ownerName AS owner FROM \($0.qualifiedName)" }
+        let dotted = try String.fetchAll(
+            db,
             sql: """
-                SELECT DISTINCT zoneName, ownerName FROM \(MetadatabaseTable.metadata.qualifiedName)
-                WHERE instr(ownerName, '.') > 0
-                """
-        ) { row in CloudZoneID(name: try row[0], owner: try row[1]) }
-        for zone in dotted {
-            let part = legacyZonePart(zone)
-            try set("token.zone" + part, to: nil, in: db)
-            try set("zone.created" + part, to: nil, in: db)
+                SELECT DISTINCT owner FROM (\(ownerSources.joined(separator: " UNION ALL ")) UNION ALL SELECT ? AS owner)
+                WHERE instr(owner, '.') > 0
+                """,
+            arguments: [try value(userName, in: db)])
+        for owner in dotted {
+            // Compared by prefix, not LIKE: an owner may hold `%` or `_`.
+            for prefix in ["token.zone.\(owner).", "zone.created.\(owner)."] {
+                try db.execute(
+                    sql: "DELETE FROM \(MetadatabaseTable.state.qualifiedName) WHERE substr(key, 1, length(?1)) = ?1",
+                    arguments: [prefix])
+            }
         }
         try set(zoneKeysChecked, to: "1", in: db)
     }
+
     /// Set by a resync until the database's next full fetch: zones listed as deleted then
     /// are not taken as deletions (the cloud lost them; the resync sends their rows again).
     static func resyncing(_ scope: CloudDatabaseScope) -> String { "resync.\(scope.rawValue)" }
