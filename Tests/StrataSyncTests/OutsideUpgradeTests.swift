@@ -29,33 +29,10 @@ import Testing
         DROP INDEX strata_sync.metadata_shares;
         DROP INDEX strata_sync.metadata_zone_roots;
         ALTER TABLE strata_sync.metadata RENAME TO metadata_current;
-        CREATE TABLE strata_sync.metadata (
-            recordType TEXT NOT NULL,
-            recordPrimaryKey TEXT NOT NULL,
-            recordName TEXT GENERATED ALWAYS AS (recordPrimaryKey || ':' || recordType) VIRTUAL,
-            zoneName TEXT NOT NULL,
-            ownerName TEXT NOT NULL,
-            parentRecordType TEXT,
-            parentRecordPrimaryKey TEXT,
-            lastKnownServerRecord TEXT,
-            serverChangeTag TEXT,
-            fieldVersions TEXT NOT NULL DEFAULT '{}',
-            pendingOperation TEXT CHECK (pendingOperation IN ('save', 'delete')),
-            pendingRevision INTEGER NOT NULL DEFAULT 0,
-            pendingTransaction INTEGER,
-            userModificationTime TEXT,
-            isShared INTEGER NOT NULL DEFAULT 0,
-            share TEXT,
-            sharePermission TEXT CHECK (sharePermission IN ('none', 'readOnly', 'readWrite')),
-            isOwnedByCurrentUser INTEGER GENERATED ALWAYS AS (sharePermission IS NULL) VIRTUAL,
-            PRIMARY KEY (recordType, recordPrimaryKey)
-        ) WITHOUT ROWID;
+        \(MetadataLayoutTests.earlierMetadataSQL)
         INSERT INTO strata_sync.metadata (\(MetadatabaseTable.metadataStoredColumns))
             SELECT \(MetadatabaseTable.metadataStoredColumns) FROM strata_sync.metadata_current;
         DROP TABLE strata_sync.metadata_current;
-        CREATE INDEX strata_sync.metadata_pending ON metadata (pendingTransaction) WHERE pendingOperation IS NOT NULL;
-        CREATE INDEX strata_sync.metadata_shares ON metadata (ownerName, zoneName) WHERE share IS NOT NULL;
-        CREATE INDEX strata_sync.metadata_zone_roots ON metadata (ownerName, zoneName) WHERE parentRecordType IS NULL;
         CREATE TRIGGER strata_sync.counters_follow_metadata AFTER DELETE ON metadata BEGIN
             DELETE FROM counters WHERE recordType = OLD.recordType AND recordPrimaryKey = OLD.recordPrimaryKey;
         END;
@@ -95,7 +72,7 @@ import Testing
         let path = directory.databasePath
         let cloud = MockCloud()
         let sent = SentLedger()
-        let container = SendRecordingContainer(base: cloud.container(user: "alice"), ledger: sent)
+        let container = sent.recording(cloud.container(user: "alice"))
 
         // Bob shares a game read-only with alice.
         let bob = try await SyncTestDevice("b", cloud: cloud, user: "bob", encryption: .disabled)
@@ -389,50 +366,14 @@ final class SentLedger: Sendable {
     func reset() { state.withLock { $0 = ([:], [:]) } }
 }
 
-/// A container whose private database reports what it sends (after the cloud accepted it).
-struct SendRecordingContainer: CloudContainerWrapping {
-    let base: any CloudContainer
-    let ledger: SentLedger
-
-    var wrappedContainer: any CloudContainer { base }
-    var identifier: String { base.identifier }
-    func accountStatus() async throws -> CloudAccountStatus { try await base.accountStatus() }
-    func currentUser() async throws -> String { try await base.currentUser() }
-    var privateDatabase: any CloudDatabase { SendRecordingDatabase(base: base.privateDatabase, ledger: ledger) }
-    var sharedDatabase: any CloudDatabase { base.sharedDatabase }
-    func changeHints() -> AsyncStream<Void> { base.changeHints() }
-    func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
-    func publishPublicKey(_ key: Data) async throws { try await base.publishPublicKey(key) }
-    func publicKeys(of users: [String]) async throws -> [String: Data] { try await base.publicKeys(of: users) }
-    func setUserProfile(_ profile: CloudUserProfile) async throws { try await base.setUserProfile(profile) }
-    func userProfile() async throws -> CloudUserProfile? { try await base.userProfile() }
-}
-
-struct SendRecordingDatabase: CloudDatabase {
-    let base: any CloudDatabase
-    let ledger: SentLedger
-
-    var scope: CloudDatabaseScope { base.scope }
-    func saveZones(_ zones: [CloudZoneID]) async throws { try await base.saveZones(zones) }
-    func deleteZones(_ zones: [CloudZoneID]) async throws { try await base.deleteZones(zones) }
-    func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
-        try await base.fetchRecords(ids)
+extension SentLedger {
+    /// A container over `base` whose private database reports here what it sends (after the
+    /// cloud accepted it).
+    func recording(_ base: any CloudContainer) -> InterceptingContainer {
+        InterceptingContainer(base: base) { saving, deleting, next in
+            let result = try await next.modifyRecords(saving: saving, deleting: deleting)
+            self.record(saving: saving, deleting: deleting)
+            return result
+        }
     }
-    func modifyRecords(saving: [CloudRecord], deleting: [CloudRecordID]) async throws -> CloudModifyResult {
-        let result = try await base.modifyRecords(saving: saving, deleting: deleting)
-        ledger.record(saving: saving, deleting: deleting)
-        return result
-    }
-    func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {
-        try await base.fetchDatabaseChanges(since: token)
-    }
-    func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
-        try await base.fetchZoneChanges(zone, since: token, limit: limit)
-    }
-    func missingAssets(_ hashes: [String]) async throws -> Set<String> { try await base.missingAssets(hashes) }
-    func uploadAssets(_ assets: [CloudAsset]) async throws { try await base.uploadAssets(assets) }
-    func fetchAsset(_ hash: String) async throws -> CloudAsset { try await base.fetchAsset(hash) }
-    func saveShare(_ share: CloudShare) async throws -> CloudShare { try await base.saveShare(share) }
-    func fetchShare(rootRecordID: CloudRecordID) async throws -> CloudShare { try await base.fetchShare(rootRecordID: rootRecordID) }
-    func deleteShare(rootRecordID: CloudRecordID) async throws { try await base.deleteShare(rootRecordID: rootRecordID) }
 }

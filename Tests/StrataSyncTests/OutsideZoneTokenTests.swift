@@ -14,41 +14,12 @@ import Testing
     let cloud = MockCloud()
     let time = ManualWallClock()
     let tokens = ZoneTokenLedger()
-    let fetches = ZoneFetchLog()
 
-    struct Device {
-        let database: DatabaseQueue
-        let engine: SyncEngine
-        let time: ManualWallClock
-
-        func execute(_ sql: String) async throws {
-            time.advance()
-            try await database.write { db in try db.execute(sql: sql) }
-        }
-
-        func games() async throws -> [String] {
-            try await database.read { db in try String.fetchAll(db, sql: "SELECT id || ' ' || title FROM games ORDER BY id") }
-        }
+    func device(_ id: String, user: String, zoneName: String, database: DatabaseQueue? = nil) async throws -> ZoneTestDevice {
+        try await ZoneTestDevice(id, user: user, zoneName: zoneName, cloud: cloud, time: time, tokens: tokens, database: database)
     }
 
-    func device(_ id: String, user: String, zoneName: String, database: DatabaseQueue? = nil) async throws -> Device {
-        let database = try database ?? DatabaseQueue()
-        if try await database.read({ db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master WHERE name = 'games'") }) == 0 {
-            try await database.write { db in try db.execute(sql: SyncTestDevice.schemaSQL) }
-        }
-        var configuration = SyncEngineConfiguration(deviceID: id, zoneName: zoneName, schedule: nil, encryption: .disabled)
-        configuration.physicalTime = time.read
-        let container = ZoneFetchLogContainer(base: tokens.checking(cloud.container(user: user)), log: fetches)
-        let engine = try await runOnBackgroundThread { [configuration] in
-            try SyncEngine(
-                for: database, tableNames: SyncTestDevice.tableNames, container: container, configuration: configuration,
-                startImmediately: false)
-        }
-        engine.start()
-        return Device(database: database, engine: engine, time: time)
-    }
-
-    func share(_ device: Device, _ id: String, with user: String) async throws -> SharedRecord {
+    func share(_ device: ZoneTestDevice, _ id: String, with user: String) async throws -> SharedRecord {
         try await device.engine.share(record: OutsideZoneGame(id: id)) { share in
             share.participants.append(CloudShare.Participant(user: user, permission: .readWrite))
         }
@@ -172,11 +143,11 @@ import Testing
             try await other.execute("UPDATE games SET title = 'y' WHERE id = 'g\(index)'")
             try await other.engine.sendChanges()
         }
-        fetches.reset()
+        tokens.forgetAsks()
         let upgraded = try await device("a1", user: "alice", zoneName: "strata.default", database: alice.database)
         try await upgraded.engine.fetchChanges()
         #expect(try await alice.games() == ["g-own Go", "g-own-2 Shogi", "g0 y", "g1 y"])
-        let asked = fetches.entries()
+        let asked = tokens.askedFrom
         for (zone, key) in [
             (CloudZoneID(name: "strata.default", owner: "alice"), "token.zone.alice.strata.default"),
             (CloudZoneID(name: "z.1", owner: "bob"), "token.zone.bob.z.1"),
@@ -230,65 +201,6 @@ import Testing
         #expect(try await me.games() == ["g-a Chess 2"])
         #expect(tokens.misplaced() == [])
     }
-}
-
-/// Every zone fetch: the zone and the token asked from.
-final class ZoneFetchLog: Sendable {
-    struct Entry: Sendable, CustomStringConvertible {
-        var zone: CloudZoneID
-        var token: String?
-        var description: String { "\(zone) since \(token ?? "start")" }
-    }
-    private let state = Mutex<[Entry]>([])
-    func add(_ zone: CloudZoneID, _ token: CloudChangeToken?) { state.withLock { $0.append(Entry(zone: zone, token: token?.value)) } }
-    func entries() -> [Entry] { state.withLock { $0 } }
-    func reset() { state.withLock { $0 = [] } }
-}
-
-struct ZoneFetchLogContainer: CloudContainerWrapping {
-    let base: any CloudContainer
-    let log: ZoneFetchLog
-
-    var wrappedContainer: any CloudContainer { base }
-    var identifier: String { base.identifier }
-    func accountStatus() async throws -> CloudAccountStatus { try await base.accountStatus() }
-    func currentUser() async throws -> String { try await base.currentUser() }
-    var privateDatabase: any CloudDatabase { ZoneFetchLogDatabase(base: base.privateDatabase, log: log) }
-    var sharedDatabase: any CloudDatabase { ZoneFetchLogDatabase(base: base.sharedDatabase, log: log) }
-    func changeHints() -> AsyncStream<Void> { base.changeHints() }
-    func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
-    func publishPublicKey(_ key: Data) async throws { try await base.publishPublicKey(key) }
-    func publicKeys(of users: [String]) async throws -> [String: Data] { try await base.publicKeys(of: users) }
-    func setUserProfile(_ profile: CloudUserProfile) async throws { try await base.setUserProfile(profile) }
-    func userProfile() async throws -> CloudUserProfile? { try await base.userProfile() }
-}
-
-struct ZoneFetchLogDatabase: CloudDatabase {
-    let base: any CloudDatabase
-    let log: ZoneFetchLog
-
-    var scope: CloudDatabaseScope { base.scope }
-    func saveZones(_ zones: [CloudZoneID]) async throws { try await base.saveZones(zones) }
-    func deleteZones(_ zones: [CloudZoneID]) async throws { try await base.deleteZones(zones) }
-    func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
-        try await base.fetchRecords(ids)
-    }
-    func modifyRecords(saving: [CloudRecord], deleting: [CloudRecordID]) async throws -> CloudModifyResult {
-        try await base.modifyRecords(saving: saving, deleting: deleting)
-    }
-    func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {
-        try await base.fetchDatabaseChanges(since: token)
-    }
-    func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
-        log.add(zone, token)
-        return try await base.fetchZoneChanges(zone, since: token, limit: limit)
-    }
-    func missingAssets(_ hashes: [String]) async throws -> Set<String> { try await base.missingAssets(hashes) }
-    func uploadAssets(_ assets: [CloudAsset]) async throws { try await base.uploadAssets(assets) }
-    func fetchAsset(_ hash: String) async throws -> CloudAsset { try await base.fetchAsset(hash) }
-    func saveShare(_ share: CloudShare) async throws -> CloudShare { try await base.saveShare(share) }
-    func fetchShare(rootRecordID: CloudRecordID) async throws -> CloudShare { try await base.fetchShare(rootRecordID: rootRecordID) }
-    func deleteShare(rootRecordID: CloudRecordID) async throws { try await base.deleteShare(rootRecordID: rootRecordID) }
 }
 
 @Table("games") private struct OutsideZoneGame {

@@ -10,9 +10,10 @@ import Testing
 /// JSON, are too large for `WITHOUT ROWID`), read by the send in its pending index's order, and
 /// rebuilt in place from the `WITHOUT ROWID` table earlier versions created, losing nothing.
 @Suite(.timeLimit(.minutes(2))) struct MetadataLayoutTests {
-    /// The metadatabase an earlier version created: the same columns, `WITHOUT ROWID`, the
-    /// pending index on the transaction alone.
-    static let earlierSchema = """
+    /// The metadata table as earlier versions created it, and its indexes: the same columns,
+    /// `WITHOUT ROWID`, the pending index on the transaction alone. A frozen copy of that
+    /// version's text, not this version's, which it must differ from.
+    static let earlierMetadataSQL = """
         CREATE TABLE strata_sync.metadata (
             recordType TEXT NOT NULL,
             recordPrimaryKey TEXT NOT NULL,
@@ -37,6 +38,11 @@ import Testing
         CREATE INDEX strata_sync.metadata_pending ON metadata (pendingTransaction) WHERE pendingOperation IS NOT NULL;
         CREATE INDEX strata_sync.metadata_shares ON metadata (ownerName, zoneName) WHERE share IS NOT NULL;
         CREATE INDEX strata_sync.metadata_zone_roots ON metadata (ownerName, zoneName) WHERE parentRecordType IS NULL;
+        """
+
+    /// The metadatabase an earlier version created, with every table this version rebuilds.
+    static let earlierSchema = """
+        \(earlierMetadataSQL)
         CREATE TABLE strata_sync.counters (
             recordType TEXT NOT NULL, recordPrimaryKey TEXT NOT NULL, columnName TEXT NOT NULL, state TEXT NOT NULL,
             PRIMARY KEY (recordType, recordPrimaryKey, columnName)

@@ -17,35 +17,8 @@ import Testing
     let time = ManualWallClock()
     let tokens = ZoneTokenLedger()
 
-    struct Device {
-        let database: DatabaseQueue
-        let engine: SyncEngine
-        let time: ManualWallClock
-
-        func execute(_ sql: String) async throws {
-            time.advance()
-            try await database.write { db in try db.execute(sql: sql) }
-        }
-
-        func games() async throws -> [String] {
-            try await database.read { db in try String.fetchAll(db, sql: "SELECT id || ' ' || title FROM games ORDER BY id") }
-        }
-    }
-
-    /// A device of `user` whose engine syncs its own zone `zoneName`.
-    func device(_ id: String, user: String, zoneName: String) async throws -> Device {
-        let database = try DatabaseQueue()
-        try await database.write { db in try db.execute(sql: SyncTestDevice.schemaSQL) }
-        var configuration = SyncEngineConfiguration(deviceID: id, zoneName: zoneName, schedule: nil, encryption: .disabled)
-        configuration.physicalTime = time.read
-        let container = tokens.checking(cloud.container(user: user))
-        let engine = try await runOnBackgroundThread { [configuration] in
-            try SyncEngine(
-                for: database, tableNames: SyncTestDevice.tableNames, container: container, configuration: configuration,
-                startImmediately: false)
-        }
-        engine.start()
-        return Device(database: database, engine: engine, time: time)
+    func device(_ id: String, user: String, zoneName: String) async throws -> ZoneTestDevice {
+        try await ZoneTestDevice(id, user: user, zoneName: zoneName, cloud: cloud, time: time, tokens: tokens)
     }
 
     /// Alice's own zone, and another user's zone whose owner and name, joined by a dot, spell
@@ -145,8 +118,15 @@ import Testing
 /// zone issued.
 final class ZoneTokenLedger: Sendable {
     private let state = Mutex<(issuedBy: [String: CloudZoneID], misplaced: [String])>(([:], []))
+    private let asks = Mutex<[(zone: CloudZoneID, token: String?)]>([])
+
+    /// Every zone fetch since the last ``forgetAsks()``: the zone and the token it went on from.
+    var askedFrom: [(zone: CloudZoneID, token: String?)] { asks.withLock { $0 } }
+
+    func forgetAsks() { asks.withLock { $0 = [] } }
 
     func asked(_ zone: CloudZoneID, since token: CloudChangeToken?) {
+        asks.withLock { $0.append((zone, token?.value)) }
         guard let token else { return }
         state.withLock { state in
             if let issuer = state.issuedBy[token.value], issuer != zone {
@@ -185,6 +165,46 @@ extension ZoneTokenLedger {
                 return page
             },
             interceptsSharedDatabase: true)
+    }
+}
+
+/// A device whose engine syncs its own zone `zoneName` (encryption off, no schedule), its
+/// zone fetches checked by a ``ZoneTokenLedger``.
+struct ZoneTestDevice {
+    let database: DatabaseQueue
+    let engine: SyncEngine
+    let time: ManualWallClock
+
+    /// A device of `user` on `database` (a new in-memory one by default; the games and players
+    /// tables are created when missing), started.
+    init(
+        _ id: String, user: String, zoneName: String, cloud: MockCloud, time: ManualWallClock, tokens: ZoneTokenLedger,
+        database: DatabaseQueue? = nil
+    ) async throws {
+        let database = try database ?? DatabaseQueue()
+        let hasTables = try await database.read { db in
+            try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE name = 'games')") ?? false
+        }
+        if !hasTables { try await database.write { db in try db.execute(sql: SyncTestDevice.schemaSQL) } }
+        var configuration = SyncEngineConfiguration(deviceID: id, zoneName: zoneName, schedule: nil, encryption: .disabled)
+        configuration.physicalTime = time.read
+        let container = tokens.checking(cloud.container(user: user))
+        let engine = try await runOnBackgroundThread { [configuration] in
+            try SyncEngine(
+                for: database, tableNames: SyncTestDevice.tableNames, container: container, configuration: configuration,
+                startImmediately: false)
+        }
+        engine.start()
+        (self.database, self.engine, self.time) = (database, engine, time)
+    }
+
+    func execute(_ sql: String) async throws {
+        time.advance()
+        try await database.write { db in try db.execute(sql: sql) }
+    }
+
+    func games() async throws -> [String] {
+        try await database.read { db in try String.fetchAll(db, sql: "SELECT id || ' ' || title FROM games ORDER BY id") }
     }
 }
 
