@@ -2,7 +2,7 @@ import StrataSQLite
 
 /// What applying one page of records learns as it goes, so that each record of the page does
 /// not ask SQLite again: the rows known to exist (parents are applied before their children,
-/// and many children share one), and which records wait aside.
+/// and many children share one), and whether any record waits aside at all.
 ///
 /// Valid for one pass over a page's records, inside its transaction: applying records only
 /// inserts and updates rows, so a row seen is still there at the end of the pass.
@@ -12,51 +12,27 @@ final class ApplyingPage {
     private var prefetched: [RecordName: RecordMetadata] = [:]
     private var unread: Set<RecordName> = []
     private var savepointNeeded: [String: Bool] = [:]
-    /// The records waiting aside (or with content kept for them) when the page began, and
-    /// those kept aside since; nil when there were too many to read for every page, and any
-    /// record may be waiting.
-    private var waiting: Set<CloudRecordID>?
+    /// False when neither waiting records nor their content were stored when the page began
+    /// and none was kept aside since: applying a record then has nothing to forget.
+    var waitingMayExist: Bool
 
-    /// More waiting records than this are not read for each page: a record applied then asks
-    /// SQLite whether it waited, as before.
-    static let waitingReadLimit = 1_000
-
-    init(waiting: Set<CloudRecordID>?) {
-        self.waiting = waiting
+    init(waitingMayExist: Bool) {
+        self.waitingMayExist = waitingMayExist
     }
 
-    /// Reads once which records wait aside, and the stored metadata of `records`.
+    /// Reads once whether records wait aside, and the stored metadata of `records`.
     static func begin(_ records: [CloudRecord], in db: Database) throws -> ApplyingPage {
-        let waiting = try db.fetchAll(
+        let waiting = try Bool.fetchOne(
+            db,
             sql: """
-                SELECT zoneName, ownerName, recordName FROM \(MetadatabaseTable.unsyncedRecords.qualifiedName)
-                UNION SELECT zoneName, ownerName, recordName FROM \(MetadatabaseTable.waitingContent.qualifiedName)
-                LIMIT \(waitingReadLimit + 1)
-                """
-        ) { row in CloudRecordID(name: try row[2], zone: CloudZoneID(name: try row[0], owner: try row[1])) }
-        let page = ApplyingPage(waiting: waiting.count > waitingReadLimit ? nil : Set(waiting))
+                SELECT EXISTS (SELECT 1 FROM \(MetadatabaseTable.unsyncedRecords.qualifiedName))
+                    OR EXISTS (SELECT 1 FROM \(MetadatabaseTable.waitingContent.qualifiedName))
+                """)
+        let page = ApplyingPage(waitingMayExist: waiting ?? true)
         let names = Set(records.compactMap { RecordName($0.id.name) })
         page.prefetched = try RecordMetadata.fetchAll(names, in: db)
         page.unread = names
         return page
-    }
-
-    /// Whether `id` may wait aside, so that applying it must forget it there: with none
-    /// waiting (a first sync's every page), a record applied asks SQLite nothing; a page after
-    /// one record waited asked two deletes of every other record of the page (8 % of applying
-    /// a page).
-    func mayWait(_ id: CloudRecordID) -> Bool {
-        waiting?.contains(id) ?? true
-    }
-
-    /// A record kept aside while the page is applied.
-    func keptAside(_ id: CloudRecordID) {
-        waiting?.insert(id)
-    }
-
-    /// A record no longer waiting.
-    func forgot(_ id: CloudRecordID) {
-        waiting?.remove(id)
     }
 
     /// The stored metadata of a record of the page, as it was when the page began: `.some`
