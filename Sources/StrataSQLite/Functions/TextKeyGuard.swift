@@ -12,12 +12,24 @@ import CSQLite
 /// Capture triggers call it for every key a synced table gains, so it reads SQLite's value in
 /// place (no `DatabaseValue`, no copy): an ASCII key costs a loop over its bytes.
 extension Database {
-    package func addTextKeyGuard(named name: String) throws {
+    /// Installs `name(value, table, column)`.
+    ///
+    /// - Parameter skipped: when given and true at a call, the function answers 0 without
+    ///   looking at the key: a capture trigger's `WHEN` then makes one call where it made two
+    ///   (whether the engine is writing, and whether the key is text).
+    package func addTextKeyGuard(named name: String, skippedWhen skipped: (@Sendable () -> Bool)? = nil) throws {
         confinement.check("Database.addTextKeyGuard(named:)")
+        let box = skipped.map { Unmanaged.passRetained(TextKeyGuard.Skip($0)).toOpaque() }
         let code = sqlite3_create_function_v2(
-            handle, name, 3, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
+            handle, name, 3, box == nil ? SQLITE_UTF8 | SQLITE_DETERMINISTIC : SQLITE_UTF8, box,
             { context, _, values in
                 guard let context, let values, let value = values[0] else { return }
+                if let skip = sqlite3_user_data(context),
+                    Unmanaged<TextKeyGuard.Skip>.fromOpaque(skip)._withUnsafeGuaranteedRef({ $0.isSkipped() })
+                {
+                    sqlite3_result_int(context, 0)
+                    return
+                }
                 if sqlite3_value_type(value) == SQLITE_TEXT, let text = sqlite3_value_text(value),
                     TextKeyGuard.isUTF8(UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))))
                 {
@@ -27,14 +39,24 @@ extension Database {
                 let message = TextKeyGuard.refusal(value: value, table: values[1], column: values[2])
                 sqlite3_result_error(context, message, -1)
             },
-            nil, nil, nil)
+            nil, nil,
+            { box in
+                if let box { Unmanaged<TextKeyGuard.Skip>.fromOpaque(box).release() }
+            })
         if code != SQLITE_OK {
+            // SQLite calls the destructor itself when registration fails.
             throw DatabaseError(connection: handle, code: code, sql: "add function \(name)")
         }
     }
 }
 
 package enum TextKeyGuard {
+    /// The condition under which a guard answers 0 without looking at the key.
+    fileprivate final class Skip {
+        let isSkipped: @Sendable () -> Bool
+        init(_ isSkipped: @escaping @Sendable () -> Bool) { self.isSkipped = isSkipped }
+    }
+
     /// Whether `bytes` are well-formed UTF-8 (no overlong forms, no surrogates, nothing past
     /// U+10FFFF), as Swift's `String(validating:)` accepts them.
     package static func isUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -18,31 +18,34 @@ enum CaptureFunctions {
     static let transaction = "strata_sync_transaction"
     /// `strata_sync_text_key(key, table, column)`: 1 when the key is valid UTF-8 text; else the
     /// write fails, naming the table and the column (`Database.addTextKeyGuard(named:)`).
+    /// Triggers of earlier versions call it; a file keeps them until an engine starts on it.
     static let textKey = "strata_sync_text_key"
+    /// `strata_sync_captures_key(key, table, column)`: 0 for the engine's own writes, else
+    /// ``textKey``'s answer. A trigger's `WHEN` makes one call for both.
+    static let capturesKey = "strata_sync_captures_key"
 
     /// Installs the functions on `db`, replacing earlier ones, with `session` numbering its
     /// transactions and versioning its changes.
+    ///
+    /// Each is an integer function (`Database.addIntegerFunction`): triggers call them on every
+    /// row a synced table gains, where a ``DatabaseFunction``'s boxed arguments and result
+    /// cost more than the rest of the call.
     static func install(on db: Database, session: CaptureSession) throws {
-        // The same function users add to other connections for their triggers.
-        try db.add(function: SyncEngine.$isSynchronizingChanges)
-        try db.add(function: DatabaseFunction(version, argumentCount: 0) { _ in session.nextVersion() })
-        try db.add(
-            function: DatabaseFunction(beginTransaction, argumentCount: 3) { values in
-                session.begin(lastTransaction: values[0].int64Value, lastVersion: values[1].int64Value, floor: values[2].int64Value)
-            })
-        try db.add(function: DatabaseFunction(transaction, argumentCount: 0) { _ in session.currentTransaction })
+        // What users add to other connections as `SyncEngine.$isSynchronizingChanges`, without
+        // its boxing: the update and delete triggers call it on every row they log.
+        try db.addIntegerFunction(named: isSynchronizing, argumentCount: 0) { _ in SynchronizationContext.isSynchronizing ? 1 : 0 }
+        try db.addIntegerFunction(named: version, argumentCount: 0) { _ in session.nextVersion() }
+        try db.addIntegerFunction(named: beginTransaction, argumentCount: 3) { arguments in
+            session.begin(lastTransaction: arguments.int64(at: 0), lastVersion: arguments.int64(at: 1), floor: arguments.int64(at: 2))
+        }
+        try db.addIntegerFunction(named: transaction, argumentCount: 0) { _ in session.currentTransaction }
         try db.addTextKeyGuard(named: textKey)
+        try db.addTextKeyGuard(named: capturesKey, skippedWhen: { SynchronizationContext.isSynchronizing })
         db.add(transactionListener: session)
         // Another program may rebuild a synced table, or rename a column: the next write here
         // finds the triggers mended first.
         db.setSchemaChangeHook("strata_sync_capture") { db in try CaptureTriggers.mend(in: db) }
         // Migrations applied here take the triggers down and build them again around each.
         CaptureTriggers.installMigrationHook(on: db)
-    }
-}
-
-extension DatabaseValue {
-    fileprivate var int64Value: Int64? {
-        if case .integer(let value) = self { value } else { nil }
     }
 }

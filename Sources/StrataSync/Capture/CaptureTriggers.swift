@@ -43,11 +43,11 @@ enum CaptureTriggers {
             (SELECT "transaction" \(lastEntry)), (SELECT version \(lastEntry)), (SELECT packedTime FROM \(CaptureClockFloor.tableName))))
             """
         // A key the table gains must be text Swift reads as SQLite stores it (valid UTF-8):
-        // another would sync under a name that no longer finds its row. Checked in `WHEN`,
-        // after the engine's own writes are left out; deletes and updates of rows written
-        // before are let through.
-        func textKey(_ value: String) -> String {
-            "\(CaptureFunctions.textKey)(\(value), \(literal), \(table.primaryKey.quotedSQLLiteral))"
+        // another would sync under a name that no longer finds its row. Checked in `WHEN`, by
+        // the call that also leaves the engine's own writes out (0 for those); deletes and
+        // updates of rows written before are let through.
+        func capturesKey(_ value: String) -> String {
+            "\(CaptureFunctions.capturesKey)(\(value), \(literal), \(table.primaryKey.quotedSQLLiteral))"
         }
         func log(_ operation: String, key: String, columns: String) -> String {
             """
@@ -72,7 +72,7 @@ enum CaptureTriggers {
                 name, "insert",
                 """
                 CREATE TRIGGER \(triggerName(name, "insert").quotedIdentifier) AFTER INSERT ON \(quoted)
-                WHEN \(notSynchronizing) AND \(textKey("NEW.\(key)"))
+                WHEN \(capturesKey("NEW.\(key)"))
                 BEGIN \(log("save", key: "NEW.\(key)", columns: "NULL")) END
                 """),
             trigger(
@@ -86,7 +86,7 @@ enum CaptureTriggers {
                 name, "rekey",
                 """
                 CREATE TRIGGER \(triggerName(name, "rekey").quotedIdentifier) AFTER UPDATE OF \(key) ON \(quoted)
-                WHEN \(notSynchronizing) AND OLD.\(key) IS NOT NEW.\(key) AND \(textKey("NEW.\(key)"))
+                WHEN OLD.\(key) IS NOT NEW.\(key) AND \(capturesKey("NEW.\(key)"))
                 BEGIN \(log("delete", key: "OLD.\(key)", columns: "NULL")) \(log("save", key: "NEW.\(key)", columns: "NULL")) END
                 """),
             trigger(
