@@ -110,7 +110,7 @@ enum CaptureTriggers {
         else { return [] }
         let quotedKey = key.name.quotedIdentifier
         let message =
-            "synced table \"\(table.name)\": primary key \"\(key.name)\" must hold text (a UUID stored as text, Strata's default), not a number or a BLOB"
+            "synced table \"\(table.name)\": primary key \"\(key.name)\" must hold text (a UUID stored as text, Strata's default), not a number, a BLOB or NULL"
         return ["insert": "INSERT", "rekey": "UPDATE OF \(quotedKey)"].sorted { $0.key < $1.key }.map { event, when in
             trigger(
                 table.name, "keytype_\(event)",
