@@ -99,6 +99,20 @@ struct RecordMetadata: Sendable, Hashable {
             arguments: [name.table, name.primaryKey], decode)
     }
 
+    /// The metadata of `name` when a save of it is pending; nil otherwise, without reading the
+    /// row's JSON: a batch of children asks this of every parent, and most were sent long ago.
+    static func fetchPendingSave(_ name: RecordName, in db: Database) throws -> RecordMetadata? {
+        let pending = try Bool.fetchOne(
+            db,
+            sql: """
+                SELECT pendingOperation IS 'save' FROM \(MetadatabaseTable.metadata.qualifiedName)
+                WHERE recordType = ? AND recordPrimaryKey = ?
+                """,
+            arguments: [name.table, name.primaryKey])
+        guard pending == true else { return nil }
+        return try fetch(name, in: db)
+    }
+
     /// The metadata the engine knows of `names`, by name; names it does not know are left out.
     static func fetchAll(_ names: some Collection<RecordName>, in db: Database) throws -> [RecordName: RecordMetadata] {
         guard !names.isEmpty else { return [:] }
