@@ -99,6 +99,15 @@ struct RecordMetadata: Sendable, Hashable {
             arguments: [name.table, name.primaryKey], decode)
     }
 
+    /// The zone the engine knows `name` in, without reading the rest of its metadata.
+    static func zone(of name: RecordName, in db: Database) throws -> CloudZoneID? {
+        try db.fetchOne(
+            sql:
+                "SELECT zoneName, ownerName FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = ? AND recordPrimaryKey = ?",
+            arguments: [name.table, name.primaryKey]
+        ) { row in CloudZoneID(name: try row[0], owner: try row[1]) }
+    }
+
     /// The metadata of `name` when a save of it is pending; nil otherwise, without reading the
     /// row's JSON: a batch of children asks this of every parent, and most were sent long ago.
     static func fetchPendingSave(_ name: RecordName, in db: Database) throws -> RecordMetadata? {

@@ -63,6 +63,6 @@ extension SyncEngine {
         else { return zone }
         let parentName = RecordName(table: reference.parentTable, primaryKey: parentKey)
         if let parent = touched[parentName] { return parent.zone }
-        return try RecordMetadata.fetch(parentName, in: db)?.zone ?? zone
+        return try RecordMetadata.zone(of: parentName, in: db) ?? zone
     }
 }

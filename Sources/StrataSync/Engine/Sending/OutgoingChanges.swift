@@ -83,7 +83,7 @@ struct OutgoingChanges {
             case .save:
                 if let record = try record(for: metadata, values: rows[metadata.name], in: db) {
                     if policy != .ignore, let parent = record.parent, let parentName = RecordName(parent.name) {
-                        let parentZone = try parentZones[parent.name] ?? Self.zone(of: parentName, in: db)
+                        let parentZone = try parentZones[parent.name] ?? RecordMetadata.zone(of: parentName, in: db)
                         parentZones[parent.name] = parentZone
                         if let parentZone, parentZone != metadata.zone { moves.append((metadata.name, parentName, parentZone)) }
                     }
@@ -149,15 +149,6 @@ struct OutgoingChanges {
         }
         guard added, batch.count > limit else { return batch }
         return Array(sortedForSending(batch).prefix(limit))
-    }
-
-    /// The zone the engine knows a record in.
-    private static func zone(of name: RecordName, in db: Database) throws -> CloudZoneID? {
-        try db.fetchOne(
-            sql:
-                "SELECT zoneName, ownerName FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = ? AND recordPrimaryKey = ?",
-            arguments: [name.table, name.primaryKey]
-        ) { row in CloudZoneID(name: try row[0], owner: try row[1]) }
     }
 
     /// Deletes first, children before parents; then saves, parents before children.
