@@ -203,4 +203,33 @@ struct OutsideAssetNumberTests {
             }
         }
     }
+
+    /// A record's integer value of the same shapes: a 400 naming the field, never a value
+    /// rounded or underflowed into the row of every device.
+    @Test func aRecordsIntegerValueThatIsNotWholeNamesTheField() async throws {
+        try await ServiceHarness.with(cloud: MockCloud()) { harness in
+            let token = try await harness.token(user: "alice")
+            func save(_ number: String) async throws -> (Int, CloudErrorBody?) {
+                let record = """
+                    {"saving":[{"id":{"name":"g","zone":{"name":"games","owner":"alice"}},"type":"games",\
+                    "fields":{"score":{"integer":{"_0":\(number)}}},"fieldVersions":{}}],"deleting":[]}
+                    """
+                let response = try await harness.send(
+                    .POST, CloudRoute.database(.private, .modifyRecords), authorization: "Bearer \(token)", body: Data(record.utf8))
+                return (response.status, EdgeTests.errorBody(response.body))
+            }
+            // Control: whole numbers, however written, are read (whatever the backend says of them).
+            for number in ["7", "7.0", "70e-1", "-0"] {
+                let (status, error) = try await save(number)
+                #expect(status != 400 || error?.field?.contains("score") != true, "\(number): \(status) \(String(describing: error))")
+            }
+            for number in ["2.5", "1e-400", "-1e-400", "2.0000000000000001", "4503599627370496.5", "1.9999999999999999", "1e400"] {
+                let (status, error) = try await save(number)
+                #expect(status == 400, "score \(number): \(status)")
+                #expect(
+                    error?.field?.contains("score") == true,
+                    "score \(number): \(String(describing: error?.field)) \(String(describing: error?.message))")
+            }
+        }
+    }
 }
