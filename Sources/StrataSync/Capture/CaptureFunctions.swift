@@ -18,7 +18,8 @@ enum CaptureFunctions {
     static let transaction = "strata_sync_transaction"
     /// `strata_sync_text_key(key, table, column)`: 1 when the key is valid UTF-8 text; else the
     /// write fails, naming the table and the column (`Database.addTextKeyGuard(named:)`).
-    /// Triggers of earlier versions call it; a file keeps them until an engine starts on it.
+    /// Triggers of earlier versions call it; a file keeps them until a connection of this version
+    /// rebuilds them (an engine that starts, or a connection that mends them).
     static let textKey = "strata_sync_text_key"
     /// `strata_sync_captures_key(key, table, column)`: 0 for the engine's own writes, else
     /// ``textKey``'s answer. A trigger's `WHEN` makes one call for both.
