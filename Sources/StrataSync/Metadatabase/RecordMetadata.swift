@@ -108,18 +108,12 @@ struct RecordMetadata: Sendable, Hashable {
         ) { row in CloudZoneID(name: try row[0], owner: try row[1]) }
     }
 
-    /// The metadata of `name` when a save of it is pending; nil otherwise, without reading the
-    /// row's JSON: a batch of children asks this of every parent, and most were sent long ago.
+    /// The metadata of `name` when a save of it is pending; nil otherwise, without decoding
+    /// the row: a batch of children asks this of every parent, and most were sent long ago.
     static func fetchPendingSave(_ name: RecordName, in db: Database) throws -> RecordMetadata? {
-        let pending = try Bool.fetchOne(
-            db,
-            sql: """
-                SELECT pendingOperation IS 'save' FROM \(MetadatabaseTable.metadata.qualifiedName)
-                WHERE recordType = ? AND recordPrimaryKey = ?
-                """,
-            arguments: [name.table, name.primaryKey])
-        guard pending == true else { return nil }
-        return try fetch(name, in: db)
+        try db.fetchOne(
+            sql: selection + " WHERE recordType = ? AND recordPrimaryKey = ? AND pendingOperation = 'save'",
+            arguments: [name.table, name.primaryKey], decode)
     }
 
     /// The metadata the engine knows of `names`, by name; names it does not know are left out.

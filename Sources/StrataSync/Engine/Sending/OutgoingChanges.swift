@@ -140,7 +140,7 @@ struct OutgoingChanges {
             guard value != .null else { continue }
             let parentName = RecordName(table: reference.parentTable, primaryKey: CloudValue(value).keyText)
             guard !names.contains(parentName), !inFlight.contains(parentName.text), examined.insert(parentName).inserted,
-                let parent = try RecordMetadata.fetchPendingSave(parentName, in: db), parent.pendingOperation == .save
+                let parent = try RecordMetadata.fetchPendingSave(parentName, in: db)
             else { continue }
             names.insert(parentName)
             batch.append(parent)
