@@ -27,10 +27,14 @@ import Testing
 
     /// Writes a 256 MiB file from a generator (never held in memory), stores it and reads it
     /// back, and checks that the process's peak resident memory grows by far less than its size.
+    ///
+    /// Peak resident memory is the process's: suites running beside this one add their own
+    /// allocations to it (a full run once measured 72 MB here, where the test alone grows by a
+    /// few). A store that held the asset would grow by its 256 MiB at every attempt, while
+    /// others' allocations do not repeat on cue, so the smallest of up to three attempts is
+    /// compared with the bound.
     @Test func memoryStaysBoundedForAQuarterGigabyte() throws {
         let directory = try TemporaryDirectory()
-        let pool = try DatabasePool(path: directory.path("large.sqlite"))
-        let store = try AssetStore(pool)
         let total = 256 * 1024 * 1024
         let pieceSize = 1024 * 1024
         let bound = 64 * 1024 * 1024
@@ -58,30 +62,40 @@ import Testing
         }
         try handle.close()
 
-        let resetWorks = ResidentMemory.resetPeak()
-        let baselineBeforeWrite = resetWorks ? ResidentMemory.current : ResidentMemory.peak
-        let descriptor = try store.put(contentsOf: file)
-        let writeGrowth = ResidentMemory.peak - baselineBeforeWrite
-        #expect(descriptor.size == Int64(total))
-        #expect(descriptor.compression == .deflate)
+        var writeGrowth = Int.max
+        var readGrowth = Int.max
+        var storedSize: Int64 = 0
+        var chunkCount = 0
+        var resetWorks = false
+        for attempt in 1...3 where writeGrowth >= bound || readGrowth >= bound {
+            // A new file each attempt: the store keeps content by hash, so a second put of the
+            // same bytes into one file would store nothing.
+            let store = try AssetStore(try DatabasePool(path: directory.path("large-\(attempt).sqlite")))
+            resetWorks = ResidentMemory.resetPeak()
+            let baselineBeforeWrite = resetWorks ? ResidentMemory.current : ResidentMemory.peak
+            let descriptor = try store.put(contentsOf: file)
+            writeGrowth = min(writeGrowth, ResidentMemory.peak - baselineBeforeWrite)
+            #expect(descriptor.size == Int64(total))
+            #expect(descriptor.compression == .deflate)
+            (storedSize, chunkCount) = (descriptor.storedSize, descriptor.chunkCount)
 
-        if resetWorks { ResidentMemory.resetPeak() }
-        let baselineBeforeRead = resetWorks ? ResidentMemory.current : ResidentMemory.peak
-        let reader = try store.open(descriptor.id)
-        var readBytes = 0
-        while let chunk = try reader.next() {
-            readBytes += chunk.count
+            if resetWorks { ResidentMemory.resetPeak() }
+            let baselineBeforeRead = resetWorks ? ResidentMemory.current : ResidentMemory.peak
+            let reader = try store.open(descriptor.id)
+            var readBytes = 0
+            while let chunk = try reader.next() {
+                readBytes += chunk.count
+            }
+            readGrowth = min(readGrowth, ResidentMemory.peak - baselineBeforeRead)
+            #expect(readBytes == total)
+            print(
+                """
+                [assets] 256 MiB asset, attempt \(attempt): stored \(storedSize) bytes in \(chunkCount) chunks; \
+                peak RSS growth while storing \(writeGrowth / 1024) KiB, while reading \(readGrowth / 1024) KiB \
+                (smallest so far; peak reset \(resetWorks ? "via clear_refs" : "unavailable, growth against the process peak"))
+                """)
         }
-        let readGrowth = ResidentMemory.peak - baselineBeforeRead
-        #expect(readBytes == total)
-
-        print(
-            """
-            [assets] 256 MiB asset: stored \(descriptor.storedSize) bytes in \(descriptor.chunkCount) chunks; \
-            peak RSS growth while storing \(writeGrowth / 1024) KiB, while reading \(readGrowth / 1024) KiB \
-            (peak reset \(resetWorks ? "via clear_refs" : "unavailable, growth against the process peak"))
-            """)
-        #expect(writeGrowth < bound, "peak resident memory grew by \(writeGrowth) bytes while storing")
-        #expect(readGrowth < bound, "peak resident memory grew by \(readGrowth) bytes while reading")
+        #expect(writeGrowth < bound, "peak resident memory grew by \(writeGrowth) bytes while storing, at every attempt")
+        #expect(readGrowth < bound, "peak resident memory grew by \(readGrowth) bytes while reading, at every attempt")
     }
 }
