@@ -36,7 +36,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Bytes of one request body; larger bodies get limitExceeded before they are read.")
     var maximumBodyBytes = 64 * 1024 * 1024
 
-    @Option(help: "The largest limit of one fetchZoneChanges page.")
+    @Option(help: "The most records one page of a zone's changes holds; a larger limit gets pages of this size.")
     var maximumFetchPageSize = 1_000
 
     @Option(help: "Zones in one saveZones or deleteZones.")

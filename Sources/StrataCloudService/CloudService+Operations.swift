@@ -46,14 +46,17 @@ extension CloudService {
             let body = try await decode(FetchDatabaseChangesRequest.self, from: request)
             try validator.validate(body)
             return { database in
-                let changes = try await database.fetchDatabaseChanges(since: body.since, firstPages: body.firstPages ?? [])
+                let pages = (body.firstPages ?? []).map { page in
+                    CloudZonePageRequest(zone: page.zone, since: page.since, limit: validator.pageLimit(page.limit))
+                }
+                let changes = try await database.fetchDatabaseChanges(since: body.since, firstPages: pages)
                 return try CloudResponses.json(DatabaseChangesResponse(changes))
             }
         case .fetchZoneChanges:
             let body = try await decode(FetchZoneChangesRequest.self, from: request)
             try validator.validate(body)
             return { database in
-                let changes = try await database.fetchZoneChanges(body.zone, since: body.since, limit: body.limit)
+                let changes = try await database.fetchZoneChanges(body.zone, since: body.since, limit: validator.pageLimit(body.limit))
                 return try CloudResponses.json(ZoneChangesResponse(changes))
             }
         case .missingAssets:

@@ -33,8 +33,8 @@ public struct CloudServiceConfiguration: Sendable {
     /// characters are at most 1 KiB of UTF-8; PostgreSQL indexes refuse keys past about 2.7 KB,
     /// and a record's key holds three names. CloudKit's record names stop at 255.
     public var maximumNameLength = 256
-    /// The largest `limit` of one `fetchZoneChanges` page; larger or non-positive limits fail
-    /// with `InvalidRequest` naming `limit`.
+    /// The most records one page of a zone's changes holds: a larger `limit` gets pages of this
+    /// size (with `moreComing`); a limit below 1 fails with `InvalidRequest` naming `limit`.
     public var maximumFetchPageSize = 1_000
     /// Zones in one `saveZones` or `deleteZones`.
     public var maximumZonesPerRequest = 100

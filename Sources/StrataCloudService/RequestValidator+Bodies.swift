@@ -20,7 +20,7 @@ extension RequestValidator {
     }
 
     /// At most `CloudZonePageRequest.maximumPerRequest` first pages (`limitExceeded`), each
-    /// checked as a `fetchZoneChanges` body is.
+    /// checked as a `fetchZoneChanges` body is (its `limit` bounded by ``pageLimit(_:)``).
     func validate(_ body: FetchDatabaseChangesRequest) throws {
         try token(body.since, "since")
         guard let pages = body.firstPages else { return }
@@ -28,14 +28,24 @@ extension RequestValidator {
         for (index, page) in pages.enumerated() {
             try zone(page.zone, "firstPages[\(index)].zone")
             try token(page.since, "firstPages[\(index)].since")
-            try count(page.limit, atMost: configuration.maximumFetchPageSize, "firstPages[\(index)].limit", allowsZero: false)
+            try count(page.limit, atMost: .max, "firstPages[\(index)].limit", allowsZero: false)
         }
     }
 
+    /// A `limit` of at least 1 (``pageLimit(_:)`` bounds it).
     func validate(_ body: FetchZoneChangesRequest) throws(InvalidRequest) {
         try zone(body.zone, "zone")
         try token(body.since, "since")
-        try count(body.limit, atMost: configuration.maximumFetchPageSize, "limit", allowsZero: false)
+        try count(body.limit, atMost: .max, "limit", allowsZero: false)
+    }
+
+    /// The page size the backend is asked for: a validated `limit`, at most
+    /// ``CloudServiceConfiguration/maximumFetchPageSize``. A larger limit gets pages of the
+    /// maximum, with `moreComing`, as CloudKit answers a results limit it will not serve whole:
+    /// an engine's page size is its own setting, and one asking for more than an operator
+    /// allows must still fetch (a permanent refusal stopped its fetches for good).
+    func pageLimit(_ limit: Int) -> Int {
+        min(limit, configuration.maximumFetchPageSize)
     }
 
     func validate(_ body: MissingAssetsRequest) throws {

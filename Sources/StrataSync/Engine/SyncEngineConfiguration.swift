@@ -10,7 +10,10 @@ public struct SyncEngineConfiguration: Sendable {
     public var zoneName: String
     /// The most records one modify request carries; halved on `limitExceeded`.
     public var batchSize: Int
-    /// The most records one page of a zone's changes carries.
+    /// The most records one page of a zone's changes carries; a cloud may answer with smaller
+    /// pages (the `strata-cloud` service serves at most its `--maximum-fetch-page-size`, 1,000
+    /// by default). Larger pages make a first sync faster: each page costs two transactions
+    /// and a request, whatever its size.
     public var fetchPageSize: Int
     /// Automatic work while running: nil syncs only when asked.
     public var schedule: SyncSchedule?
@@ -34,7 +37,7 @@ public struct SyncEngineConfiguration: Sendable {
         physicalTime: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) },
         zoneName: String = "strata.default",
         batchSize: Int = 400,
-        fetchPageSize: Int = 400,
+        fetchPageSize: Int = 1_000,
         schedule: SyncSchedule? = SyncSchedule(),
         blobAssetThreshold: Int = 256 * 1024,
         sendsBeforeSharing: Bool = false,
