@@ -21,8 +21,9 @@ struct OutsidePipelineTests {
             _ database: DatabaseQueue?
         ) async throws -> CloudModifyResult?
 
-    /// Watches every modify request: how many travel at once, which saves the cloud refused
-    /// for a missing parent, and runs a hook.
+    /// Watches every modify request: how many travel at once, whether two travelling at once
+    /// hold a parent and its child (as saved, or as the cloud holds it for a delete), which
+    /// saves the cloud refused for a missing parent, and runs a hook.
     final class Probe: Sendable {
         let inFlight = Atomic<Int>(0)
         let mostInFlight = Atomic<Int>(0)
@@ -31,12 +32,28 @@ struct OutsidePipelineTests {
         let database = Mutex<DatabaseQueue?>(nil)
         let hook = Mutex<Hook?>(nil)
         let log = Mutex<[String]>([])
+        /// The records and parents of each request travelling, by number.
+        let travelling = Mutex<[Int: (names: Set<String>, parents: Set<String>)]>([:])
+        /// Requests that travelled beside one holding a parent or child of theirs.
+        let relatedTogether = Mutex<[String]>([])
 
         init(_ hook: Hook? = nil) { self.hook.withLock { $0 = hook } }
 
         func container(_ base: any CloudContainer) -> InterceptingContainer {
             InterceptingContainer(base: base) { saving, deleting, next in
                 let number = self.requests.add(1, ordering: .sequentiallyConsistent).newValue
+                // A delete's parent is the cloud's copy's.
+                let deletedParents = try await next.fetchRecords(deleting).values.compactMap { try? $0.get().parent?.name }
+                let names = Set(saving.map(\.id.name) + deleting.map(\.name))
+                let parents = Set(saving.compactMap(\.parent?.name) + deletedParents)
+                self.travelling.withLock { travelling in
+                    for (other, request) in travelling
+                    where !request.names.isDisjoint(with: parents) || !request.parents.isDisjoint(with: names) {
+                        self.relatedTogether.withLock { $0.append("#\(number) beside #\(other)") }
+                    }
+                    travelling[number] = (names, parents)
+                }
+                defer { _ = self.travelling.withLock { $0.removeValue(forKey: number) } }
                 let now = self.inFlight.add(1, ordering: .sequentiallyConsistent).newValue
                 self.mostInFlight.max(now, ordering: .sequentiallyConsistent)
                 defer { self.inFlight.subtract(1, ordering: .sequentiallyConsistent) }
@@ -75,6 +92,7 @@ struct OutsidePipelineTests {
         }
 
         var most: Int { mostInFlight.load(ordering: .sequentiallyConsistent) }
+        var related: [String] { relatedTogether.withLock { $0 } }
         var count: Int { requests.load(ordering: .sequentiallyConsistent) }
         var refusals: [String] { referenceRefusals.withLock { $0 } }
     }
@@ -150,7 +168,8 @@ struct OutsidePipelineTests {
             "DELETE FROM games WHERE id IN ('g3', 'g7');" + Self.gamesSQL(3..<4, players: 2, title: "Again")
                 + Self.gamesSQL(7..<8, players: 1, title: "Again"))
         try await Self.sendUntilDone(phone, rounds: 4)
-        #expect(probe.most == 1)
+        #expect(probe.most <= 2)
+        #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         #expect(probe.refusals.isEmpty, "children reached the cloud before their parents: \(probe.refusals.prefix(5))")
         #expect(cloud.modifyRequestSizes.allSatisfy { $0 <= 100 })
         try await Self.expectConverged(cloud, to: phone)
@@ -182,7 +201,8 @@ struct OutsidePipelineTests {
         probe.database.withLock { $0 = phone.database }
         for game in 0..<12 { try await Self.appWrite(phone.database, Self.gamesSQL(game..<(game + 1), players: 3)) }
         try await Self.sendUntilDone(phone)
-        #expect(probe.most == 1)
+        #expect(probe.most <= 2)
+        #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         #expect(probe.refusals.isEmpty, "\(probe.refusals)")
         let rows = try await phone.rows()
         if probe.count >= editedRequest {
@@ -210,7 +230,8 @@ struct OutsidePipelineTests {
         probe.database.withLock { $0 = phone.database }
         try await Self.appWrite(phone.database, Self.gamesSQL(0..<10, players: 2))
         try await Self.sendUntilDone(phone)
-        #expect(probe.most == 1)
+        #expect(probe.most <= 2)
+        #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         try await Self.expectConverged(cloud, to: phone)
     }
 
@@ -228,7 +249,8 @@ struct OutsidePipelineTests {
         let phone = try await SyncTestDevice("phone", container: probe.container(cloud.container(user: "alice")), batchSize: 10)
         try await Self.appWrite(phone.database, Self.gamesSQL(0..<15, players: 3))
         try await Self.sendUntilDone(phone)
-        #expect(probe.most == 1)
+        #expect(probe.most <= 2)
+        #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         #expect(probe.refusals.isEmpty, "\(probe.refusals)")
         try await Self.expectConverged(cloud, to: phone)
     }
@@ -243,7 +265,8 @@ struct OutsidePipelineTests {
         let phone = try await SyncTestDevice("phone", container: probe.container(cloud.container(user: "alice")), batchSize: 20)
         try await Self.appWrite(phone.database, Self.gamesSQL(0..<20, players: 4))
         try await Self.sendUntilDone(phone)
-        #expect(probe.most == 1)
+        #expect(probe.most <= 2)
+        #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         #expect(probe.refusals.isEmpty, "\(probe.refusals)")
         try await Self.expectConverged(cloud, to: phone)
     }
@@ -263,7 +286,8 @@ struct OutsidePipelineTests {
         await #expect(throws: (any Error).self) { try await phone.engine.sendChanges() }
         #expect(try await phone.pending() > 0)
         try await Self.sendUntilDone(phone)
-        #expect(probe.most == 1)
+        #expect(probe.most <= 2)
+        #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         #expect(probe.refusals.isEmpty, "\(probe.refusals)")
         try await Self.expectConverged(cloud, to: phone)
     }
@@ -340,7 +364,8 @@ struct OutsidePipelineTests {
         #expect(try await phone.pending() == 0)
         #expect(try await laptop.pending() == 0)
         #expect(try await laptop.rows() == (try await phone.rows()))
-        #expect(probe.most == 1)
+        #expect(probe.most <= 2)
+        #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         #expect(probe.refusals.isEmpty, "\(probe.refusals)")
         try await Self.expectConverged(cloud, to: phone)
     }
@@ -362,7 +387,8 @@ struct OutsidePipelineTests {
         _ = await task.result
         probe.hook.withLock { $0 = nil }
         try await Self.sendUntilDone(phone)
-        #expect(probe.most == 1)
+        #expect(probe.most <= 2)
+        #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         try await Self.expectConverged(cloud, to: phone)
     }
 
@@ -499,7 +525,8 @@ struct OutsidePipelineTests {
         #expect(try await phone.pending() == 0, "seed \(seed) batch \(batchSize)")
         #expect(try await laptop.pending() == 0, "seed \(seed) batch \(batchSize)")
         #expect(try await laptop.rows() == (try await phone.rows()), "seed \(seed) batch \(batchSize)")
-        #expect(probe.most == 1, "seed \(seed)")
+        #expect(probe.most <= 2, "seed \(seed)")
+        #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         #expect(phone.engine.status.quarantinedCount == 0, "seed \(seed)")
         try await Self.expectConverged(cloud, to: phone)
     }
@@ -738,7 +765,8 @@ extension OutsidePipelineTests {
         // the batch behind carries.
         for game in 0..<6 { try await Self.appWrite(phone.database, Self.gamesSQL(game..<(game + 1), players: 5)) }
         try await Self.sendUntilDone(phone)
-        #expect(probe.most == 1)
+        #expect(probe.most <= 2)
+        #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         // Children whose parent was refused before it reached the cloud wait for it (SendPlan's
         // held-back records): none goes without it.
         #expect(probe.refusals.isEmpty, "children reached the cloud before their parents: \(probe.refusals)")

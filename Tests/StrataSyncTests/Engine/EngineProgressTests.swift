@@ -112,19 +112,28 @@ import Testing
     @Test func aSendThatFailsMidwayClearsItsProgressAndTheNextCountsWhatIsLeft() async throws {
         let cloud = MockCloud()
         let requests = SharedCounter()
+        // The second batch (by key: p18 … p4, after g and p1 … p17) fails; the third (p5 … p9)
+        // travels beside it, as none of its records is a parent or child of the second's, and
+        // its answer is recorded before the send ends with the failure.
+        let failures = SharedCounter()
         let container = InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
             requests.increment()
-            if requests.count == 2 { throw CloudError.networkFailure }
+            if failures.count == 0, saving.contains(where: { $0.id.name == "p2:players" }) {
+                failures.increment()
+                throw CloudError.networkFailure
+            }
             return try await next.modifyRecords(saving: saving, deleting: deleting)
         }
         let device = try await SyncTestDevice("a", container: container, batchSize: 10)
         try await insert(records: 25, into: device)
         let (failed, error) = await statuses(of: device.engine) { try await device.engine.sendChanges() }
         #expect(error as? CloudError == .networkFailure)
-        #expect(sending(failed) == [nil, Self.n(0, 25), Self.n(10, 25), nil])
+        #expect(sending(failed) == [nil, Self.n(0, 25), Self.n(10, 25), Self.n(15, 25), nil])
         #expect(device.engine.status.lastError != nil)
+        #expect(requests.count == 3)
+        #expect(try await device.pending() == 10)
         let (resumed, _) = await statuses(of: device.engine) { try await device.engine.sendChanges() }
-        #expect(sending(resumed) == [nil, Self.n(0, 15), Self.n(10, 15), Self.n(15, 15), nil])
+        #expect(sending(resumed) == [nil, Self.n(0, 10), Self.n(10, 10), nil])
     }
 
     @Test func aCancelledSendClearsItsProgress() async throws {
@@ -132,14 +141,15 @@ import Testing
         let requests = SharedCounter()
         let container = InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
             requests.increment()
-            if requests.count == 2 { throw CancellationError() }
+            if saving.contains(where: { $0.id.name == "p2:players" }) { throw CancellationError() }
             return try await next.modifyRecords(saving: saving, deleting: deleting)
         }
         let device = try await SyncTestDevice("a", container: container, batchSize: 10)
         try await insert(records: 25, into: device)
         let (statuses, error) = await statuses(of: device.engine) { try await device.engine.sendChanges() }
         #expect(error is CancellationError)
-        #expect(sending(statuses) == [nil, Self.n(0, 25), Self.n(10, 25), nil])
+        // The third batch travelled beside the cancelled second one and was answered.
+        #expect(sending(statuses) == [nil, Self.n(0, 25), Self.n(10, 25), Self.n(15, 25), nil])
         #expect(!device.engine.status.isSendingChanges)
     }
 

@@ -22,9 +22,9 @@ struct SendPlanTests {
     @Test func batchesGoOutWhileTheyMakeProgress() {
         var plan = SendPlan(batchSize: 2, pending: 4)
         do { let step = plan.next(offered: ["a", "b"]); #expect(step == .send(["a", "b"])) }
-        do { let goesOn = plan.record(Self.recorded(progress: 2)); #expect(goesOn) }
+        do { let goesOn = plan.record(Self.recorded(progress: 2), of: ["a", "b"]); #expect(goesOn) }
         do { let step = plan.next(offered: ["c", "d"]); #expect(step == .send(["c", "d"])) }
-        do { let goesOn = plan.record(Self.recorded(progress: 1)); #expect(goesOn) }
+        do { let goesOn = plan.record(Self.recorded(progress: 1), of: ["c", "d"]); #expect(goesOn) }
         do { let step = plan.next(offered: []); #expect(step == .finished) }
         #expect(plan.ending == .done)
     }
@@ -32,44 +32,46 @@ struct SendPlanTests {
     @Test func overTheLimitsHalvesTheBatchDownToOne() {
         var plan = SendPlan(batchSize: 9, pending: 9)
         do { let step = plan.next(offered: Array(repeating: "r", count: 9)); #expect(step == .send(Array(repeating: "r", count: 9))) }
-        do { let goesOn = plan.record(.limitExceeded); #expect(goesOn) }
+        do { let goesOn = plan.record(.limitExceeded, of: Array(repeating: "r", count: 9)); #expect(goesOn) }
         #expect(plan.limit == 4)
         _ = plan.next(offered: ["a", "b", "c", "d"])
-        do { let goesOn = plan.record(.limitExceeded); #expect(goesOn) }
+        do { let goesOn = plan.record(.limitExceeded, of: ["a", "b", "c", "d"]); #expect(goesOn) }
         #expect(plan.limit == 2)
         _ = plan.next(offered: ["a", "b"])
-        do { let goesOn = plan.record(.limitExceeded); #expect(goesOn) }
+        do { let goesOn = plan.record(.limitExceeded, of: ["a", "b"]); #expect(goesOn) }
         #expect(plan.limit == 1)
         _ = plan.next(offered: ["a"])
         // One record over the limits: splitting cannot help, so the plan does not loop.
-        do { let goesOn = plan.record(.limitExceeded); #expect(!goesOn) }
+        do { let goesOn = plan.record(.limitExceeded, of: ["a"]); #expect(!goesOn) }
         #expect(plan.limit == 1)
     }
 
     @Test func aRoundThatChangesNothingStallsNamingItsRecords() {
         var plan = SendPlan(batchSize: 5, pending: 2)
         _ = plan.next(offered: ["a", "b"])
-        do { let goesOn = plan.record(Self.recorded(progress: 0, firstFailure: "a: zoneBusy")); #expect(!goesOn) }
+        do { let goesOn = plan.record(Self.recorded(progress: 0, firstFailure: "a: zoneBusy"), of: ["a", "b"]); #expect(!goesOn) }
         #expect(plan.ending == .stalled(records: ["a", "b"], lastFailure: "a: zoneBusy"))
     }
 
     @Test func zoneOrFetchNeedsAreProgressOfTheirOwn() {
         var plan = SendPlan(batchSize: 5, pending: 1)
         _ = plan.next(offered: ["a"])
-        do { let goesOn = plan.record(Self.recorded(progress: 0, needsZone: true)); #expect(goesOn) }
+        do { let goesOn = plan.record(Self.recorded(progress: 0, needsZone: true), of: ["a"]); #expect(goesOn) }
         _ = plan.next(offered: ["a"])
-        do { let goesOn = plan.record(Self.recorded(progress: 0, needsFetch: true)); #expect(goesOn) }
+        do { let goesOn = plan.record(Self.recorded(progress: 0, needsFetch: true), of: ["a"]); #expect(goesOn) }
         #expect(plan.ending == .done)
     }
 
     @Test func permanentFailuresLeaveTheRestOfTheirBatchToGoAgainAndAreReported() {
         var plan = SendPlan(batchSize: 5, pending: 2)
         _ = plan.next(offered: ["a", "b"])
-        do { let goesOn = plan.record(Self.recorded(progress: 0, failures: ["a": .permissionFailure(nil)])); #expect(goesOn) }
+        do {
+            let goesOn = plan.record(Self.recorded(progress: 0, failures: ["a": .permissionFailure(nil)]), of: ["a", "b"]); #expect(goesOn)
+        }
         #expect(plan.isExcluded("a"))
         #expect(!plan.isExcluded("b"))
         do { let step = plan.next(offered: ["b"]); #expect(step == .send(["b"])) }
-        do { let goesOn = plan.record(Self.recorded(progress: 1)); #expect(goesOn) }
+        do { let goesOn = plan.record(Self.recorded(progress: 1), of: ["b"]); #expect(goesOn) }
         do { let step = plan.next(offered: []); #expect(step == .finished) }
         #expect(plan.ending == .failed(["a": .permissionFailure(nil)]))
     }
@@ -77,9 +79,9 @@ struct SendPlanTests {
     @Test func theLastFailureSurvivesACleanRound() {
         var plan = SendPlan(batchSize: 1, pending: 2)
         _ = plan.next(offered: ["a"])
-        do { let goesOn = plan.record(Self.recorded(progress: 1, firstFailure: "a: first")); #expect(goesOn) }
+        do { let goesOn = plan.record(Self.recorded(progress: 1, firstFailure: "a: first"), of: ["a"]); #expect(goesOn) }
         _ = plan.next(offered: ["b"])
-        do { let goesOn = plan.record(Self.recorded(progress: 0)); #expect(!goesOn) }
+        do { let goesOn = plan.record(Self.recorded(progress: 0), of: ["b"]); #expect(!goesOn) }
         #expect(plan.ending == .stalled(records: ["b"], lastFailure: "a: first"))
     }
 
@@ -97,7 +99,7 @@ struct SendPlanTests {
                 Issue.record("round \(round) of \(bound) did not send")
                 return
             }
-            _ = plan.record(Self.recorded(progress: 1))
+            _ = plan.record(Self.recorded(progress: 1), of: ["again"])
         }
         do { let step = plan.next(offered: ["again"]); #expect(step == .stalled(["again"])) }
         #expect(plan.ending == .stalled(records: ["again"], lastFailure: nil))
@@ -121,7 +123,7 @@ struct SendPlanTests {
             "new": .permissionFailure(CloudRecordID(name: "new", zone: CloudZoneID(name: "z", owner: "o"))),
             "old": .permissionFailure(CloudRecordID(name: "old", zone: CloudZoneID(name: "z", owner: "o"))),
         ]
-        do { let goesOn = plan.record(Self.recorded(progress: 0, failures: refused)); #expect(goesOn) }
+        do { let goesOn = plan.record(Self.recorded(progress: 0, failures: refused), of: ["new", "old"]); #expect(goesOn) }
         plan.failedBeforeReachingTheCloud(["new"])
         let admitted = plan.admit([
             ("new", nil), ("child", "new"), ("grandchild", "child"), ("other", "old"), ("free", nil), ("late", "grandchild"),
@@ -141,10 +143,34 @@ struct SendPlanTests {
         var plan = SendPlan(batchSize: 10, pending: 10)
         _ = plan.next(offered: ["a"])
         let refused: [String: CloudError] = ["a": .permissionFailure(CloudRecordID(name: "a", zone: CloudZoneID(name: "z", owner: "o")))]
-        _ = plan.record(Self.recorded(progress: 0, failures: refused))
+        _ = plan.record(Self.recorded(progress: 0, failures: refused), of: ["a"])
         plan.failedBeforeReachingTheCloud(["a"])
         let admitted = plan.admit([("c", "b"), ("d", "c"), ("b", "a"), ("e", nil), ("f", "e")])
         #expect(admitted == ["e", "f"])
         #expect(plan.heldBack == ["b", "c", "d"])
+    }
+
+    /// Two batches travel at once: each answer is taken for the batch it answers, in either
+    /// order. A stall names the batch that made no progress, not the one sent last; over the
+    /// limits, the batch that was refused is halved, and a later refusal never grows it back.
+    @Test func answersToTwoBatchesInFlightAreTakenForTheirOwnBatch() {
+        var plan = SendPlan(batchSize: 4, pending: 8)
+        do { let step = plan.next(offered: ["a", "b", "c", "d"]); #expect(step == .send(["a", "b", "c", "d"])) }
+        do { let step = plan.next(offered: ["e", "f", "g", "h"]); #expect(step == .send(["e", "f", "g", "h"])) }
+        do { let goesOn = plan.record(Self.recorded(progress: 0, firstFailure: "a: busy"), of: ["a", "b", "c", "d"]); #expect(!goesOn) }
+        do { let goesOn = plan.record(Self.recorded(progress: 4), of: ["e", "f", "g", "h"]); #expect(goesOn) }
+        #expect(plan.ending == .stalled(records: ["a", "b", "c", "d"], lastFailure: "a: busy"))
+
+        var limits = SendPlan(batchSize: 8, pending: 16)
+        _ = limits.next(offered: (0..<8).map { "a\($0)" })
+        _ = limits.next(offered: (0..<2).map { "b\($0)" })
+        do { let goesOn = limits.record(.limitExceeded, of: (0..<8).map { "a\($0)" }); #expect(goesOn) }
+        #expect(limits.limit == 4)
+        do { let goesOn = limits.record(.limitExceeded, of: ["b0", "b1"]); #expect(goesOn) }
+        #expect(limits.limit == 1)
+        _ = limits.next(offered: ["c"])
+        _ = limits.next(offered: ["d"])
+        do { let goesOn = limits.record(.limitExceeded, of: ["c"]); #expect(!goesOn) }
+        #expect(limits.limit == 1)
     }
 }

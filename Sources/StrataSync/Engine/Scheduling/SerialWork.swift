@@ -1,7 +1,7 @@
 import Synchronization
 
-/// Runs async jobs one at a time, in the order they were submitted: the engine sends one batch
-/// and applies one fetch at a time.
+/// Runs async jobs one at a time, in the order they were submitted: the engine runs one send or
+/// one fetch at a time (a send keeps at most two requests of its own in flight).
 ///
 /// Each job runs in a task of its own (so a job waits for the one before it without blocking
 /// its caller's task), and cancellation reaches it: cancelling the caller's task cancels its

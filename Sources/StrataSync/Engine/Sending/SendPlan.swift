@@ -39,7 +39,6 @@ struct SendPlan {
     private(set) var permanentFailures = ExactKeyed<CloudError>()
     private(set) var stalledRecords: [String] = []
     private(set) var lastFailure: String?
-    private var currentBatch: [String] = []
     /// Records that failed for good and that the cloud never had: their children wait.
     private var neverSentFailures = ExactNames()
     /// Saves held back in this send: their parent failed for good before it ever reached the
@@ -97,21 +96,21 @@ struct SendPlan {
             stalledRecords = batch
             return .stalled(batch)
         }
-        currentBatch = batch
         return .send(batch)
     }
 
-    /// Takes the answer to the batch last sent; false when the send must stop (a round that
-    /// changed nothing would change nothing again: the same records, the same answers).
-    mutating func record(_ outcome: RequestOutcome) -> Bool {
+    /// Takes the answer to `batch`, one of the batches sent (two may travel at once, so the
+    /// caller names it); false when the send must stop (a round that changed nothing would
+    /// change nothing again: the same records, the same answers).
+    mutating func record(_ outcome: RequestOutcome, of batch: [String]) -> Bool {
         switch outcome {
         case .limitExceeded:
-            guard currentBatch.count > 1 else {
+            guard batch.count > 1 else {
                 // One record over the limits: splitting cannot help. The caller reports the
                 // cloud's error itself; this plan only refuses to loop.
                 return false
             }
-            limit = max(1, currentBatch.count / 2)
+            limit = max(1, min(limit, batch.count / 2))
             return true
         case .recorded(let progress, let needsZone, let needsFetch, let failures, let firstFailure):
             permanentFailures.merge(failures) { $1 }
@@ -119,7 +118,7 @@ struct SendPlan {
             // A round whose only news is permanent failures leaves the others of its batch to
             // go again without them.
             if progress == 0 && !needsZone && !needsFetch && failures.isEmpty {
-                stalledRecords = currentBatch
+                stalledRecords = batch
                 return false
             }
             return true

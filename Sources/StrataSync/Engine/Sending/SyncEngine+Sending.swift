@@ -107,9 +107,13 @@ extension SyncEngine {
         var plan = SendPlan(batchSize: configuration.batchSize, pending: pendingAtStart)
         // One batch travels while the engine records the answers to the one before and builds
         // the one after (`batch(following:)`): the device's bookkeeping and the cloud's work
-        // overlap, and a request still goes only once the one before it was answered, so a
-        // parent always reaches the cloud before its children.
+        // overlap. The batch after goes at once, beside the one in flight, when none of its
+        // records is a parent or child of one in flight (``independent(_:of:)``): the two
+        // requests then travel together, and the cloud may take them in either order. A batch
+        // that holds a child of one in flight goes only once that one was answered and
+        // accepted whole, so a parent always reaches the cloud before its children.
         var inFlight: BatchInFlight?
+        var beside: BatchInFlight?
         sending: while true {
             if inFlight == nil {
                 let (batchLimit, leftOut) = (plan.limit, plan.leftOut)
@@ -136,7 +140,7 @@ extension SyncEngine {
             // A batch under the limit mostly took everything pending (or stopped before a
             // transaction too large to join it): nothing is built behind it, so a small send,
             // the push path, pays for no second transaction. The next round finds the rest.
-            if items.count >= plan.limit {
+            if beside == nil && items.count >= plan.limit {
                 do {
                     let (batchLimit, names) = (plan.limit, current.names.union(plan.leftOut))
                     following = try await database.write { db in try outgoing.batch(following: names, limit: batchLimit, in: db) }
@@ -147,32 +151,59 @@ extension SyncEngine {
                     _ = await current.answer()
                     throw error
                 }
+                if let built = following, !built.isEmpty, Self.independent(built, of: items) {
+                    following = nil
+                    if case .send = plan.next(offered: built.map(\.metadata.name.text)) {
+                        beside = launch(built, user: user, cloud: cloud)
+                    }
+                }
             }
             inFlight = nil
+            // The batch beside this one, once this one's answer is taken: its answers are
+            // recorded (a request refused whole leaves its records pending for a later round),
+            // with the zone and the fetch they need. Whether the send goes on.
+            func settleBeside() async throws -> Bool {
+                guard let batch = beside else { return true }
+                beside = nil
+                return try await takeAnswer(to: batch, plan: &plan, zone: zone, node: node, cloud: cloud)
+            }
             let result: CloudModifyResult
             let encoding: Task<EncodedRecords, Never>
             switch await current.answer() {
             case .success(let answered):
                 (result, encoding) = (answered.result, answered.encoding)
             case .failure(CloudError.limitExceeded) where items.count > 1:
-                _ = plan.record(.limitExceeded)
+                _ = plan.record(.limitExceeded, of: items.map(\.metadata.name.text))
                 logger.info("request over the cloud's limits: retrying with \(plan.limit) records")
+                guard try await settleBeside() else { break sending }
                 continue
             case .failure(CloudError.zoneNotFound):
+                guard try await settleBeside() else { break sending }
                 try await cloud.saveZones([zone])
                 continue
-            case .failure(let error as CloudError) where !error.isTransient:
+            case .failure(let error):
+                // The batch beside is answered and recorded before the send ends with this
+                // failure: what the cloud accepted of it is not sent again.
+                do {
+                    _ = try await settleBeside()
+                } catch is CancellationError {
+                } catch {
+                    logger.error("recording the answers to the batch sent beside a failed one failed: \(error)")
+                }
+                guard let refusal = error as? CloudError, !refusal.isTransient else { throw error }
                 // Refused whole (a full quota, a lone record over the limits, a permission):
                 // the same shape as records refused one by one, naming each.
-                throw SyncEngineError.sendFailed(Dictionary(items.map { ($0.metadata.name.text, error) }) { first, _ in first })
-            case .failure(let error):
-                throw error
+                throw SyncEngineError.sendFailed(Dictionary(items.map { ($0.metadata.name.text, refusal) }) { first, _ in first })
             }
-            if let following, !following.isEmpty, Self.acceptedWhole(result, items) {
-                // Every record accepted: the next batch goes before these answers are written.
+            if beside != nil || !(following ?? []).isEmpty, Self.acceptedWhole(result, items) {
+                // Every record accepted: the next batch goes (or has gone) before these answers
+                // are written.
                 let goesOn = plan.record(
-                    .recorded(progress: items.count, needsZone: false, needsFetch: false, permanentFailures: [:], firstFailure: nil))
-                if goesOn, case .send = plan.next(offered: following.map(\.metadata.name.text)) {
+                    .recorded(progress: items.count, needsZone: false, needsFetch: false, permanentFailures: [:], firstFailure: nil),
+                    of: items.map(\.metadata.name.text))
+                if let launched = beside {
+                    (inFlight, beside) = (launched, nil)
+                } else if let following, goesOn, case .send = plan.next(offered: following.map(\.metadata.name.text)) {
                     inFlight = launch(following, user: user, cloud: cloud)
                 }
                 let outcome: SendOutcome
@@ -187,17 +218,27 @@ extension SyncEngine {
                 if inFlight == nil { break sending }
                 continue
             }
-            let outcome = try await recordAnswers(result, of: items, encoded: await encoding.value, zone: zone, node: node)
+            let outcome: SendOutcome
+            do {
+                outcome = try await recordAnswers(result, of: items, encoded: await encoding.value, zone: zone, node: node)
+            } catch {
+                _ = await beside?.answer()
+                throw error
+            }
             logEvents(outcome.events, title: "sent")
             recordSendProgress(outcome)
             plan.failedBeforeReachingTheCloud(outcome.failedBeforeReachingTheCloud)
+            // Merges, a zone or a fetch come once nothing travels, and every answer that
+            // arrived is written.
+            let besideGoesOn = try await settleBeside()
             if outcome.needsZone { try await cloud.saveZones([zone]) }
             if outcome.needsFetch { try await performFetchBody() }
             let goesOn = plan.record(
                 .recorded(
                     progress: outcome.progress, needsZone: outcome.needsZone, needsFetch: outcome.needsFetch,
-                    permanentFailures: outcome.failures, firstFailure: Self.firstFailure(in: result, of: items)))
-            if !goesOn { break sending }
+                    permanentFailures: outcome.failures, firstFailure: Self.firstFailure(in: result, of: items)),
+                of: items.map(\.metadata.name.text))
+            if !goesOn || !besideGoesOn { break sending }
         }
         // Entries drained while answers were recorded leave the log now, in the first access
         // of the moves' clean-up, which ends by counting what still waits.
@@ -254,6 +295,59 @@ extension SyncEngine {
             return BatchInFlight.Answered(result: result, encoding: Task { EncodedRecords(accepted, withVersions: false) })
         }
         return BatchInFlight(items: items, names: ExactNames(items.map(\.metadata.name.text)), task: task)
+    }
+
+    /// Takes the answer to a batch sent beside another (``independent(_:of:)``), once that
+    /// other one's was taken, and records it as any batch's: every answer written, the zone
+    /// made and the fetch done that they need, the plan told. A request refused whole leaves
+    /// its records pending for a later round (over the limits, the plan halves its batches
+    /// first); a transient failure ends the send. Returns whether the send goes on.
+    private func takeAnswer(
+        to batch: BatchInFlight, plan: inout SendPlan, zone: CloudZoneID, node: String, cloud: any CloudDatabase
+    ) async throws -> Bool {
+        let names = batch.items.map(\.metadata.name.text)
+        switch await batch.answer() {
+        case .success(let answered):
+            let outcome = try await recordAnswers(
+                answered.result, of: batch.items, encoded: await answered.encoding.value, zone: zone, node: node)
+            logEvents(outcome.events, title: "sent")
+            recordSendProgress(outcome)
+            plan.failedBeforeReachingTheCloud(outcome.failedBeforeReachingTheCloud)
+            if outcome.needsZone { try await cloud.saveZones([zone]) }
+            if outcome.needsFetch { try await performFetchBody() }
+            return plan.record(
+                .recorded(
+                    progress: outcome.progress, needsZone: outcome.needsZone, needsFetch: outcome.needsFetch,
+                    permanentFailures: outcome.failures, firstFailure: Self.firstFailure(in: answered.result, of: batch.items)),
+                of: names)
+        case .failure(CloudError.limitExceeded) where names.count > 1:
+            return plan.record(.limitExceeded, of: names)
+        case .failure(let error as CloudError) where !error.isTransient:
+            logger.notice("a batch of \(names.count) records sent beside another was refused whole (\(error)): they go again")
+            return true
+        case .failure(let error):
+            throw error
+        }
+    }
+
+    /// Whether `following` may travel beside `current`, before its answer: no record of
+    /// either is the parent, as sent or as the cloud last knew it, of a record of the other.
+    /// The cloud may then take the two requests in either order, and no save arrives before
+    /// its parent, no delete of a parent before its children leave it.
+    static func independent(_ following: [OutgoingChanges.Item], of current: [OutgoingChanges.Item]) -> Bool {
+        var names = ExactNames()
+        var parents = ExactNames()
+        for item in current {
+            names.insert(item.metadata.name.text)
+            if let parent = item.record?.parent?.name { parents.insert(parent) }
+            if let parent = item.metadata.parent { parents.insert(parent.text) }
+        }
+        for item in following {
+            if parents.contains(item.metadata.name.text) { return false }
+            if let parent = item.record?.parent?.name, names.contains(parent) { return false }
+            if let parent = item.metadata.parent, names.contains(parent.text) { return false }
+        }
+        return true
     }
 
     /// The items of a batch the plan lets go (``SendPlan/admit(_:)``), in their order.

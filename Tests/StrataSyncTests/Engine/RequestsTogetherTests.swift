@@ -1,0 +1,247 @@
+import Foundation
+import StrataSQLite
+import StrataSyncTestSupport
+import Synchronization
+import Testing
+
+@testable import StrataSync
+
+/// A send lets the batch after the one in flight go at once when none of its records is a
+/// parent or child of one in flight (issue #27): two requests then travel together, and the
+/// cloud may take them in either order. These force the two to overlap (the first request
+/// waits until the second arrives) and fail either one in every way a request can fail.
+@Suite(.timeLimit(.minutes(2)))
+struct RequestsTogetherTests {
+    static let zone = CloudZoneID(name: "strata.default", owner: "alice")
+
+    /// Lets request 1 go on only once request 2 has arrived, or after a bound that only a
+    /// send that never overlaps reaches (the test then fails on `together`).
+    final class Gate: Sendable {
+        private let arrivals = Atomic<Int>(0)
+        private let state = Mutex<(opened: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
+
+        func arrive() -> Int {
+            let number = arrivals.add(1, ordering: .sequentiallyConsistent).newValue
+            if number >= 2 { open() }
+            return number
+        }
+
+        private func open() {
+            let waiting = state.withLock { state in
+                state.opened = true
+                defer { state.waiting.removeAll() }
+                return state.waiting
+            }
+            for waiter in waiting { waiter.resume() }
+        }
+
+        /// Waits for the second arrival; true when it came, false after the bound.
+        func waitForSecond() async -> Bool {
+            await withTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    await withCheckedContinuation { continuation in
+                        let resumeNow = self.state.withLock { state -> Bool in
+                            if state.opened { return true }
+                            state.waiting.append(continuation)
+                            return false
+                        }
+                        if resumeNow { continuation.resume() }
+                    }
+                    return self.arrivals.load(ordering: .sequentiallyConsistent) >= 2
+                }
+                group.addTask {
+                    // A bound, not a wait for work: a send that overlaps never reaches it.
+                    try? await Task.sleep(for: .seconds(20))
+                    return false
+                }
+                let first = await group.next() ?? false
+                group.cancelAll()
+                open()
+                return first
+            }
+        }
+    }
+
+    /// `count` games without players, in one transaction: every batch is unrelated to the others.
+    static func insertGames(_ count: Int, into device: SyncTestDevice) async throws {
+        try await device.database.write { db in
+            for game in 0..<count {
+                try db.execute(sql: "INSERT INTO games (id, title, score) VALUES (?, ?, ?)", arguments: ["g\(game)", "Game \(game)", game])
+            }
+        }
+    }
+
+    /// How request 1 or request 2 fails.
+    enum Failure: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case none, network, limit, zone, quota, lostAnswer, cancelled, conflictOfOne
+        var testDescription: String { rawValue }
+
+        /// Answers a request with this failure, applying it where the failure comes after.
+        func answer(_ saving: [CloudRecord], _ deleting: [CloudRecordID], _ next: any CloudDatabase) async throws -> CloudModifyResult {
+            switch self {
+            case .none: return try await next.modifyRecords(saving: saving, deleting: deleting)
+            case .network: throw CloudError.networkFailure
+            case .limit: throw CloudError.limitExceeded
+            case .zone: throw CloudError.zoneNotFound(RequestsTogetherTests.zone)
+            case .quota: throw CloudError.quotaExceeded
+            case .cancelled: throw CancellationError()
+            case .lostAnswer:
+                _ = try await next.modifyRecords(saving: saving, deleting: deleting)
+                throw CloudError.networkFailure
+            case .conflictOfOne:
+                // Another device saved the first record meanwhile: its save meets a conflict,
+                // and the zone's other saves of this request fail with it.
+                guard let first = saving.first else { return try await next.modifyRecords(saving: saving, deleting: deleting) }
+                var result = CloudModifyResult()
+                for record in saving {
+                    result.saveResults[record.id] = .failure(.batchRequestFailed(record.id))
+                }
+                let stored = try await next.fetchRecords([first.id])[first.id]
+                if case .success(let server)? = stored {
+                    result.saveResults[first.id] = .failure(.serverRecordChanged(server))
+                } else {
+                    result.saveResults[first.id] = .failure(.batchRequestFailed(first.id))
+                }
+                return result
+            }
+        }
+    }
+
+    /// Request 1 and request 2 travel together (each a batch of 5 unrelated games), and
+    /// either fails in each way: nothing is lost, what the cloud accepted is not sent twice
+    /// as new, and sends until nothing is pending bring every row to another device.
+    @Test(arguments: Failure.allCases, [1, 2])
+    func eitherRequestOfTwoTogetherFails(failure: Failure, failing: Int) async throws {
+        let cloud = MockCloud()
+        let gate = Gate()
+        let together = Atomic<Bool>(false)
+        let failed = Atomic<Bool>(false)
+        let container = InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
+            let number = gate.arrive()
+            if number == 1, await gate.waitForSecond() { together.store(true, ordering: .sequentiallyConsistent) }
+            if number == failing, !failed.exchange(true, ordering: .sequentiallyConsistent) {
+                return try await failure.answer(saving, deleting, next)
+            }
+            return try await next.modifyRecords(saving: saving, deleting: deleting)
+        }
+        let phone = try await SyncTestDevice("phone", container: container, batchSize: 5)
+        try await Self.insertGames(30, into: phone)
+        if failure == .conflictOfOne {
+            // The record request `failing` holds first exists in the cloud already, newer.
+            let laptop = try await SyncTestDevice("laptop", cloud: cloud)
+            let first = failing == 1 ? "g0" : "g13"
+            try await laptop.execute("INSERT INTO games (id, title, score) VALUES ('\(first)', 'laptop', -1)")
+            try await laptop.engine.sendChanges()
+        }
+        var errors: [String] = []
+        for _ in 0..<6 {
+            do { try await phone.engine.sendChanges() } catch { errors.append("\(error)") }
+            if try await phone.pending() == 0 { break }
+        }
+        let travelledTogether = together.load(ordering: .sequentiallyConsistent)
+        #expect(travelledTogether, "request 2 never travelled beside request 1")
+        #expect(try await phone.pending() == 0, "\(errors)")
+        if failure != .none && failure != .conflictOfOne && failure != .limit && failure != .zone {
+            #expect(!errors.isEmpty, "the failure did not reach the caller")
+        }
+        let laptop = try await SyncTestDevice("laptop-fresh", cloud: cloud)
+        try await laptop.engine.fetchChanges()
+        try await phone.engine.fetchChanges()
+        #expect(try await laptop.rows() == (try await phone.rows()))
+        #expect(try await laptop.rows().count == 30)
+        #expect(cloud.records(in: Self.zone).count == 30)
+    }
+
+    /// Batches whose records are each other's parents and children never travel together,
+    /// whatever the order of the edits: the answer to the batch with the parent comes first.
+    /// Games and players where each batch holds the parents of the next (batches of one: a
+    /// game, then its players one by one, each beside the next but never beside the game).
+    @Test(arguments: [1, 2, 3, 7])
+    func aBatchNeverTravelsBesideOneHoldingItsParent(batchSize: Int) async throws {
+        let cloud = MockCloud()
+        let travelling = Mutex<[Int: (names: Set<String>, parents: Set<String>)]>([:])
+        let requests = Atomic<Int>(0)
+        let related = Mutex<[String]>([])
+        let most = Atomic<Int>(0)
+        let container = InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
+            let number = requests.add(1, ordering: .sequentiallyConsistent).newValue
+            let deletedParents = try await next.fetchRecords(deleting).values.compactMap { try? $0.get().parent?.name }
+            let names = Set(saving.map(\.id.name) + deleting.map(\.name))
+            let parents = Set(saving.compactMap(\.parent?.name) + deletedParents)
+            travelling.withLock { travelling in
+                for (other, request) in travelling
+                where !request.names.isDisjoint(with: parents) || !request.parents.isDisjoint(with: names) {
+                    related.withLock { $0.append("#\(number) beside #\(other)") }
+                }
+                travelling[number] = (names, parents)
+                most.max(travelling.count, ordering: .sequentiallyConsistent)
+            }
+            defer { _ = travelling.withLock { $0.removeValue(forKey: number) } }
+            await Task.yield()
+            return try await next.modifyRecords(saving: saving, deleting: deleting)
+        }
+        let phone = try await SyncTestDevice("phone", container: container, batchSize: batchSize)
+        for game in 0..<6 {
+            try await phone.database.write { db in
+                try db.execute(sql: "INSERT INTO games (id, title) VALUES (?, 'G')", arguments: ["g\(game)"])
+                for player in 0..<4 {
+                    try db.execute(
+                        sql: "INSERT INTO players (id, gameID, name) VALUES (?, ?, 'P')", arguments: ["g\(game)p\(player)", "g\(game)"])
+                }
+            }
+        }
+        try await phone.engine.sendChanges()
+        // Players move to other games and games go, in one transaction and in several.
+        try await phone.database.write { db in
+            try db.execute(sql: "UPDATE players SET gameID = 'g5' WHERE gameID IN ('g0', 'g1')")
+            try db.execute(sql: "DELETE FROM games WHERE id IN ('g0', 'g1')")
+        }
+        try await phone.database.write { db in try db.execute(sql: "DELETE FROM games WHERE id = 'g2'") }
+        try await phone.database.write { db in try db.execute(sql: "UPDATE players SET gameID = 'g3' WHERE gameID = 'g4'") }
+        try await phone.database.write { db in try db.execute(sql: "DELETE FROM games WHERE id = 'g4'") }
+        try await phone.engine.sendChanges()
+        #expect(related.withLock { $0 }.isEmpty, "\(related.withLock { $0 })")
+        #expect(most.load(ordering: .sequentiallyConsistent) <= 2)
+        #expect(try await phone.pending() == 0)
+        let laptop = try await SyncTestDevice("laptop", cloud: cloud)
+        try await laptop.engine.fetchChanges()
+        #expect(try await laptop.rows() == (try await phone.rows()))
+    }
+
+    /// The rule itself, on batches built by hand: a parent in either batch, as sent or as the
+    /// cloud last knew it, keeps the second from going beside the first.
+    @Test func theRuleOfIndependence() {
+        func item(
+            _ key: String, table: String = "players", parent: String? = nil, knownParent: String? = nil, delete: Bool = false
+        )
+            -> OutgoingChanges.Item
+        {
+            var metadata = RecordMetadata(name: RecordName(table: table, primaryKey: key), zone: Self.zone)
+            metadata.parent = knownParent.map { RecordName(table: "games", primaryKey: $0) }
+            let record =
+                delete
+                ? nil
+                : CloudRecord(
+                    id: CloudRecordID(name: "\(key):\(table)", zone: Self.zone), type: table,
+                    parent: parent.map { CloudRecordID(name: "\($0):games", zone: Self.zone) })
+            return OutgoingChanges.Item(metadata: metadata, record: record, revision: 1)
+        }
+        let game = item("g", table: "games")
+        let goneGame = item("g", table: "games", delete: true)
+        #expect(SyncEngine.independent([item("p1"), item("p2")], of: [item("p3"), item("p4")]))
+        #expect(SyncEngine.independent([item("p1", parent: "h")], of: [game]))
+        // A save under a parent in flight.
+        #expect(!SyncEngine.independent([item("p1", parent: "g")], of: [game]))
+        // A child in flight under a parent saved behind it.
+        #expect(!SyncEngine.independent([game], of: [item("p1", parent: "g")]))
+        // A child that leaves a parent whose delete is in flight, and the other way round.
+        #expect(!SyncEngine.independent([item("p1", parent: "h", knownParent: "g")], of: [goneGame]))
+        #expect(!SyncEngine.independent([goneGame], of: [item("p1", parent: "h", knownParent: "g")]))
+        // A child's delete beside its parent's.
+        #expect(!SyncEngine.independent([goneGame], of: [item("p1", knownParent: "g", delete: true)]))
+        #expect(!SyncEngine.independent([item("p1", knownParent: "g", delete: true)], of: [goneGame]))
+        // Names compare by their bytes: a look-alike key is another record.
+        #expect(SyncEngine.independent([item("p1", parent: "g\u{301}")], of: [game]))
+        #expect(SyncEngine.independent([], of: [game]))
+    }
+}
