@@ -41,9 +41,9 @@ extension RequestValidator {
 
     /// The page size the backend is asked for: a validated `limit`, at most
     /// ``CloudServiceConfiguration/maximumFetchPageSize``. A larger limit gets pages of the
-    /// maximum, with `moreComing`, as CloudKit answers a results limit it will not serve whole:
-    /// an engine's page size is its own setting, and one asking for more than an operator
-    /// allows must still fetch (a permanent refusal stopped its fetches for good).
+    /// maximum, with `moreComing`, as the store bounds its own pages: an engine's page size is
+    /// its own setting, and one asking for more than an operator allows must still fetch (a
+    /// permanent refusal stopped its fetches for good).
     func pageLimit(_ limit: Int) -> Int {
         min(limit, configuration.maximumFetchPageSize)
     }
