@@ -192,8 +192,11 @@ extension SyncEngine {
                 }
                 guard let refusal = error as? CloudError, !refusal.isTransient else { throw error }
                 // Refused whole (a full quota, a lone record over the limits, a permission):
-                // the same shape as records refused one by one, naming each.
-                throw SyncEngineError.sendFailed(Dictionary(items.map { ($0.metadata.name.text, refusal) }) { first, _ in first })
+                // the same shape as records refused one by one, naming each, beside the
+                // records refused for good before (the batch beside included).
+                var failures = plan.permanentFailures.dictionary
+                for item in items where failures[item.metadata.name.text] == nil { failures[item.metadata.name.text] = refusal }
+                throw SyncEngineError.sendFailed(failures)
             }
             if beside != nil || !(following ?? []).isEmpty, Self.acceptedWhole(result, items) {
                 // Every record accepted: the next batch goes (or has gone) before these answers
@@ -323,8 +326,16 @@ extension SyncEngine {
         case .failure(CloudError.limitExceeded) where names.count > 1:
             return plan.record(.limitExceeded, of: names)
         case .failure(let error as CloudError) where !error.isTransient:
-            logger.notice("a batch of \(names.count) records sent beside another was refused whole (\(error)): they go again")
-            return true
+            // Refused whole (a full quota, a permission), as a batch travelling alone can be:
+            // each record failed with the error, and the send stops and reports them in
+            // `sendFailed`, with every other record refused for good.
+            _ = plan.record(
+                .recorded(
+                    progress: 0, needsZone: false, needsFetch: false,
+                    permanentFailures: ExactKeyed(names.map { ($0, error) }, uniquingKeysWith: { first, _ in first }),
+                    firstFailure: names.first.map { "\($0): \(error)" }),
+                of: names)
+            return false
         case .failure(let error):
             throw error
         }
