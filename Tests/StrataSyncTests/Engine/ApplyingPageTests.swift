@@ -166,6 +166,55 @@ struct ApplyingPageTests {
         #expect(players == ["p1"])
     }
 
+    /// A record kept aside earlier in the same page (its first copy's parent is missing), whose
+    /// second copy applies: the waiting copy goes, or the retry after the page would bring the
+    /// stale copy back to wait forever.
+    @Test func aRecordKeptAsideEarlierInThePageIsForgottenWhenItsNextCopyApplies() async throws {
+        let (queue, incoming) = try await Self.database(Self.schema)
+        _ = try await queue.write { db in try incoming.apply(records: [Self.game("g1", .text("one"))], tombstones: [], in: db) }
+        var next = Self.player("p1", of: "g1")
+        let later = HybridTimestamp(milliseconds: 9, counter: 0, node: "there")
+        next.fieldVersions = ["gameID": later, "name": later]
+        next.changeTag = "tp1-later"
+        let page = [Self.player("p1", of: "missing"), next]
+        let report = try await queue.write { db in try incoming.apply(records: page, tombstones: [], in: db) }
+        #expect(report.waitingForParent == ["p1:players"])
+        let (waiting, players) = try await queue.read { db in
+            (
+                try Int.fetchOne(db, sql: "SELECT count(*) FROM strata_sync.unsynced_records"),
+                try String.fetchAll(db, sql: "SELECT id || '>' || gameID FROM players")
+            )
+        }
+        #expect(waiting == 0)
+        #expect(players == ["p1>g1"])
+    }
+
+    /// Only the records stored aside are looked for there: a page of records none of which
+    /// waits, beside records of other names and zones that do, leaves those waiting.
+    @Test func recordsWaitingUnderOtherNamesOrZonesStayWaiting() async throws {
+        let (queue, incoming) = try await Self.database(Self.schema)
+        var other = Self.player("p1", of: "missing")
+        other.id = CloudRecordID(name: "p1:players", zone: CloudZoneID(name: "other", owner: "bob"))
+        let elsewhere = other
+        let composed = Self.player("\u{E9}", of: "missing")
+        _ = try await queue.write { db in
+            try incoming.apply(records: [elsewhere, composed, Self.player("p2", of: "missing")], tombstones: [], in: db)
+        }
+        let decomposed = Self.player("e\u{301}", of: "g1")
+        _ = try await queue.write { db in
+            try incoming.apply(records: [Self.game("g1", .text("one")), Self.player("p1", of: "g1"), decomposed], tombstones: [], in: db)
+        }
+        let waiting = try await queue.read { db in
+            try String.fetchAll(db, sql: "SELECT ownerName || '/' || hex(recordName) FROM strata_sync.unsynced_records ORDER BY 1")
+        }
+        let expected = [
+            "alice/" + Data("\u{E9}:players".utf8).map { String(format: "%02X", $0) }.joined(),
+            "alice/" + Data("p2:players".utf8).map { String(format: "%02X", $0) }.joined(),
+            "bob/" + Data("p1:players".utf8).map { String(format: "%02X", $0) }.joined(),
+        ].sorted()
+        #expect(waiting == expected)
+    }
+
     /// Names that JSON must escape, and `:` inside keys: the one-statement read finds each
     /// stored row and nothing else.
     @Test func metadataOfManyNamesIsReadInOneStatement() async throws {

@@ -1,8 +1,9 @@
+import StrataCloud
 import StrataSQLite
 
 /// What applying one page of records learns as it goes, so that each record of the page does
 /// not ask SQLite again: the rows known to exist (parents are applied before their children,
-/// and many children share one), and whether any record waits aside at all.
+/// and many children share one), and which of its records wait aside.
 ///
 /// Valid for one pass over a page's records, inside its transaction: applying records only
 /// inserts and updates rows, so a row seen is still there at the end of the pass.
@@ -12,27 +13,68 @@ final class ApplyingPage {
     private var prefetched: [RecordName: RecordMetadata] = [:]
     private var unread: Set<RecordName> = []
     private var savepointNeeded: [String: Bool] = [:]
-    /// False when neither waiting records nor their content were stored when the page began
-    /// and none was kept aside since: applying a record then has nothing to forget.
-    var waitingMayExist: Bool
+    /// The page's records that may be stored aside (``MetadatabaseTable/unsyncedRecords``,
+    /// ``MetadatabaseTable/waitingContent``): those found there when the page began, and those
+    /// kept aside since. Applying any other record has nothing to forget there. `String`
+    /// equality makes look-alike names match too, which only costs a needless `DELETE`.
+    private var mayWait: Set<CloudRecordID> = []
 
-    init(waitingMayExist: Bool) {
-        self.waitingMayExist = waitingMayExist
+    /// Reads once which of `records` wait aside, and their stored metadata.
+    static func begin(_ records: [CloudRecord], in db: Database) throws -> ApplyingPage {
+        let page = ApplyingPage()
+        page.mayWait = try waiting(among: records, in: db)
+        let names = Set(records.compactMap { RecordName($0.id.name) })
+        page.prefetched = try RecordMetadata.fetchAll(names, in: db)
+        page.unread = names
+        return page
     }
 
-    /// Reads once whether records wait aside, and the stored metadata of `records`.
-    static func begin(_ records: [CloudRecord], in db: Database) throws -> ApplyingPage {
-        let waiting = try Bool.fetchOne(
+    /// Which of `records` are stored aside, with their record or their content, in one
+    /// statement: the names go as one JSON array of `[zone, owner, name]`, each looked up by the
+    /// tables' primary keys. Most pages find the tables empty and read nothing more.
+    private static func waiting(among records: [CloudRecord], in db: Database) throws -> Set<CloudRecordID> {
+        let anyWaiting = try Bool.fetchOne(
             db,
             sql: """
                 SELECT EXISTS (SELECT 1 FROM \(MetadatabaseTable.unsyncedRecords.qualifiedName))
                     OR EXISTS (SELECT 1 FROM \(MetadatabaseTable.waitingContent.qualifiedName))
                 """)
-        let page = ApplyingPage(waitingMayExist: waiting ?? true)
-        let names = Set(records.compactMap { RecordName($0.id.name) })
-        page.prefetched = try RecordMetadata.fetchAll(names, in: db)
-        page.unread = names
-        return page
+        guard anyWaiting ?? true, !records.isEmpty else { return [] }
+        var wanted = JSONWriter(capacity: records.count * 64)
+        wanted.array(records) { writer, record in
+            writer.byte("[")
+            writer.string(record.id.zone.name)
+            writer.byte(",")
+            writer.string(record.id.zone.owner)
+            writer.byte(",")
+            writer.string(record.id.name)
+            writer.byte("]")
+        }
+        let found = try db.fetchAll(
+            sql: """
+                SELECT waiting.zoneName, waiting.ownerName, waiting.recordName
+                FROM json_each(?1) AS wanted CROSS JOIN \(MetadatabaseTable.unsyncedRecords.qualifiedName) AS waiting
+                WHERE waiting.zoneName = json_extract(wanted.value, '$[0]') AND waiting.ownerName = json_extract(wanted.value, '$[1]')
+                    AND waiting.recordName = json_extract(wanted.value, '$[2]')
+                UNION
+                SELECT waiting.zoneName, waiting.ownerName, waiting.recordName
+                FROM json_each(?1) AS wanted CROSS JOIN \(MetadatabaseTable.waitingContent.qualifiedName) AS waiting
+                WHERE waiting.zoneName = json_extract(wanted.value, '$[0]') AND waiting.ownerName = json_extract(wanted.value, '$[1]')
+                    AND waiting.recordName = json_extract(wanted.value, '$[2]')
+                """,
+            arguments: [wanted.text]
+        ) { row in CloudRecordID(name: try row[2], zone: CloudZoneID(name: try row[0], owner: try row[1])) }
+        return Set(found)
+    }
+
+    /// Whether `id` may be stored aside, so that applying it must forget it there.
+    func mayBeWaiting(_ id: CloudRecordID) -> Bool {
+        mayWait.contains(id)
+    }
+
+    /// A record of the pass was kept aside.
+    func keptAside(_ id: CloudRecordID) {
+        mayWait.insert(id)
     }
 
     /// The stored metadata of a record of the page, as it was when the page began: `.some`

@@ -282,7 +282,7 @@ struct IncomingChanges {
                     """,
                 arguments: [metadata.parent?.table, metadata.parent?.primaryKey, name.table, name.primaryKey])
         }
-        if page?.waitingMayExist ?? true { try Self.forgetWaiting(record.id, in: db) }
+        if page?.mayBeWaiting(record.id) ?? true { try Self.forgetWaiting(record.id, in: db) }
         page?.written(name)
         // A record that changes nothing here (this device's own save coming back) is not news.
         if outcome.localWins {
@@ -458,7 +458,7 @@ struct IncomingChanges {
     /// Keeps a record that cannot be applied yet, with the large BLOB contents downloaded for
     /// it: whenever it is applied, its columns get the bytes, not their hash.
     private func keepAside(_ record: CloudRecord, reason: String, in db: Database, page: ApplyingPage?) throws {
-        page?.waitingMayExist = true
+        page?.keptAside(record.id)
         for (hash, content) in downloadedContent(of: record) {
             try db.execute(
                 sql: """
