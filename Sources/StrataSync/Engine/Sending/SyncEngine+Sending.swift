@@ -160,8 +160,8 @@ extension SyncEngine {
             }
             inFlight = nil
             // The batch beside this one, once this one's answer is taken: its answers are
-            // recorded (a request refused whole leaves its records pending for a later round),
-            // with the zone and the fetch they need. Whether the send goes on.
+            // recorded, with the zone and the fetch they need (``takeAnswer(to:plan:zone:node:cloud:)``).
+            // Whether the send goes on.
             func settleBeside() async throws -> Bool {
                 guard let batch = beside else { return true }
                 beside = nil
@@ -183,7 +183,8 @@ extension SyncEngine {
                 continue
             case .failure(let error):
                 // The batch beside is answered and recorded before the send ends with this
-                // failure: what the cloud accepted of it is not sent again.
+                // failure: what the cloud accepted of it is not sent again. (After a transient
+                // failure here, a refusal of the batch beside is met again by the next send.)
                 do {
                     _ = try await settleBeside()
                 } catch is CancellationError {
@@ -302,9 +303,10 @@ extension SyncEngine {
 
     /// Takes the answer to a batch sent beside another (``independent(_:of:)``), once that
     /// other one's was taken, and records it as any batch's: every answer written, the zone
-    /// made and the fetch done that they need, the plan told. A request refused whole leaves
-    /// its records pending for a later round (over the limits, the plan halves its batches
-    /// first); a transient failure ends the send. Returns whether the send goes on.
+    /// made and the fetch done that they need, the plan told. Over the limits, the plan halves
+    /// its batches and the records go again; refused whole for good (a full quota, a
+    /// permission), its records are the plan's permanent failures and the send stops, to report
+    /// them in `sendFailed`; a transient failure is thrown. Returns whether the send goes on.
     private func takeAnswer(
         to batch: BatchInFlight, plan: inout SendPlan, zone: CloudZoneID, node: String, cloud: any CloudDatabase
     ) async throws -> Bool {
