@@ -16,7 +16,10 @@ enum EnginePhase {
     static func run(rows: Int, results: inout Results) async throws {
         print("engine alone: \(rows) rows against MockCloud, each ÷ a plain insert of the same rows")
         let folder = try makeTemporaryFolder("engine")
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        // STRATA_BENCH_KEEP=1 keeps the devices' files, to look into them afterwards.
+        let keep = ProcessInfo.processInfo.environment["STRATA_BENCH_KEEP"] == "1"
+        defer { if !keep { try? FileManager.default.removeItem(atPath: folder) } }
+        if keep { print("keeping \(folder)") }
         let clock = ContinuousClock()
         let cloud = MockCloud()
 

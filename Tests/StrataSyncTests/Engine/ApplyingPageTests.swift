@@ -215,6 +215,30 @@ struct ApplyingPageTests {
         #expect(waiting == expected)
     }
 
+    /// The page's records that wait are found whether the waiting tables hold no more names
+    /// than the page has records (all of them read) or more (the page's looked up by name),
+    /// and applying the page forgets only those.
+    @Test(arguments: [1, 2, 3, 6])
+    func waitingRecordsAreFoundWithFewerOrMoreWaitingThanThePageHolds(othersWaiting: Int) async throws {
+        let (queue, incoming) = try await Self.database(Self.schema)
+        let others = (0..<othersWaiting).map { Self.player("other\($0)", of: "missing") }
+        let waitingChild = Self.player("p1", of: "g1")
+        _ = try await queue.write { db in try incoming.apply(records: others + [waitingChild], tombstones: [], in: db) }
+        let page = [Self.game("g1", .text("one")), waitingChild, Self.game("g2", .text("two"))]
+        let found = try await queue.read { db in try ApplyingPage.waiting(among: page, in: db) }
+        #expect(found.contains(waitingChild.id))
+        if othersWaiting + 1 > page.count { #expect(found == [waitingChild.id]) }
+        _ = try await queue.write { db in try incoming.apply(records: page, tombstones: [], in: db) }
+        let (waiting, players) = try await queue.read { db in
+            (
+                try String.fetchAll(db, sql: "SELECT recordName FROM strata_sync.unsynced_records ORDER BY 1"),
+                try String.fetchAll(db, sql: "SELECT id FROM players")
+            )
+        }
+        #expect(waiting == others.map(\.id.name).sorted())
+        #expect(players == ["p1"])
+    }
+
     /// Names that JSON must escape, and `:` inside keys: the one-statement read finds each
     /// stored row and nothing else.
     @Test func metadataOfManyNamesIsReadInOneStatement() async throws {

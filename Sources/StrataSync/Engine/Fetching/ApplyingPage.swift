@@ -29,17 +29,26 @@ final class ApplyingPage {
         return page
     }
 
-    /// Which of `records` are stored aside, with their record or their content, in one
-    /// statement: the names go as one JSON array of `[zone, owner, name]`, each looked up by the
-    /// tables' primary keys. Most pages find the tables empty and read nothing more.
-    private static func waiting(among records: [CloudRecord], in db: Database) throws -> Set<CloudRecordID> {
-        let anyWaiting = try Bool.fetchOne(
-            db,
+    /// Which of `records` may be stored aside, with their record or their content: every
+    /// name stored aside, when there are no more of them than the page has records (the usual
+    /// case: a few records waiting for a parent, or none), read in one pass over the two small
+    /// tables; otherwise those of `records`, looked up one by one by the tables' keys in one
+    /// statement. A name stored aside that is not the page's costs nothing: only the page's
+    /// records are asked about.
+    ///
+    /// Looking up every record of the page (its name as JSON, three `json_extract` calls and
+    /// two index probes each) cost 8 % of applying a page while even one record waited.
+    static func waiting(among records: [CloudRecord], in db: Database) throws -> Set<CloudRecordID> {
+        guard !records.isEmpty else { return [] }
+        let stored = try db.fetchAll(
             sql: """
-                SELECT EXISTS (SELECT 1 FROM \(MetadatabaseTable.unsyncedRecords.qualifiedName))
-                    OR EXISTS (SELECT 1 FROM \(MetadatabaseTable.waitingContent.qualifiedName))
-                """)
-        guard anyWaiting ?? true, !records.isEmpty else { return [] }
+                SELECT zoneName, ownerName, recordName FROM \(MetadatabaseTable.unsyncedRecords.qualifiedName)
+                UNION ALL
+                SELECT zoneName, ownerName, recordName FROM \(MetadatabaseTable.waitingContent.qualifiedName)
+                LIMIT ?
+                """,
+            arguments: [records.count + 1], recordID)
+        if stored.count <= records.count { return Set(stored) }
         var wanted = JSONWriter(capacity: records.count * 64)
         wanted.array(records) { writer, record in
             writer.byte("[")
@@ -62,9 +71,12 @@ final class ApplyingPage {
                 WHERE waiting.zoneName = json_extract(wanted.value, '$[0]') AND waiting.ownerName = json_extract(wanted.value, '$[1]')
                     AND waiting.recordName = json_extract(wanted.value, '$[2]')
                 """,
-            arguments: [wanted.text]
-        ) { row in CloudRecordID(name: try row[2], zone: CloudZoneID(name: try row[0], owner: try row[1])) }
+            arguments: [wanted.text], recordID)
         return Set(found)
+    }
+
+    private static func recordID(_ row: Row) throws -> CloudRecordID {
+        CloudRecordID(name: try row[2], zone: CloudZoneID(name: try row[0], owner: try row[1]))
     }
 
     /// Whether `id` may be stored aside, so that applying it must forget it there.

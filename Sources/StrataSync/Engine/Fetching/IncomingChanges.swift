@@ -185,8 +185,8 @@ struct IncomingChanges {
                 }
             }
         }
-        for column in table.columns where column.name != table.primaryKey {
-            if let value = fields[column.name], let problem = ColumnAffinity(declaredType: column.declaredType).mismatch(value) {
+        for column in table.sql.affinities {
+            if let value = fields[column.name], let problem = column.affinity.mismatch(value) {
                 try quarantine(record, reason: "column \(column.name) (\(column.declaredType)): \(problem)", in: db)
                 report.quarantined.append(record.id.name)
                 return

@@ -1,6 +1,6 @@
 /// SQLite's type affinity of a declared column type (section 3.1 of "Datatypes In SQLite"),
 /// used to refuse an incoming value SQLite would store but the app could not decode.
-enum ColumnAffinity {
+enum ColumnAffinity: Sendable, Hashable {
     case integer, text, blob, real, numeric
 
     init(declaredType: String) {
