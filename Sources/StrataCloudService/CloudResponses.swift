@@ -13,6 +13,13 @@ enum CloudResponses {
         return Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
     }
 
+    /// A 200 response whose JSON body is written already.
+    static func json(bytes: [UInt8]) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = CloudWire.contentType
+        return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
     /// The response a client turns back into `error`: its status, `Retry-After` when the error
     /// asks for a delay, and the lossless ``ErrorResponse`` body.
     static func error(_ error: CloudError) -> Response {

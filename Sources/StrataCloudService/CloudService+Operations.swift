@@ -56,7 +56,15 @@ extension CloudService {
             let body = try await decode(FetchZoneChangesRequest.self, from: request)
             try validator.validate(body)
             return { database in
-                let changes = try await database.fetchZoneChanges(body.zone, since: body.since, limit: validator.pageLimit(body.limit))
+                let limit = validator.pageLimit(body.limit)
+                // A store keeping records as JSON writes the page's records into the response
+                // as they are, rather than reading them into values to write them out again.
+                if let source = database as? any EncodedZonePageSource {
+                    return CloudResponses.json(
+                        bytes: ZoneChangesResponse.body(
+                            try await source.fetchEncodedZoneChanges(body.zone, since: body.since, limit: limit)))
+                }
+                let changes = try await database.fetchZoneChanges(body.zone, since: body.since, limit: limit)
                 return try CloudResponses.json(ZoneChangesResponse(changes))
             }
         case .missingAssets:

@@ -110,6 +110,39 @@ extension CloudStoreDatabase {
         }
     }
 
+    /// The same page as ``fetchZoneChanges(_:since:limit:)``, its records written as JSON from
+    /// the texts PostgreSQL returns, without reading them into values: what the service sends.
+    package func fetchEncodedZoneChanges(
+        _ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int
+    ) async throws
+        -> EncodedZoneChanges
+    {
+        guard reaches(zone) else { throw CloudError.permissionFailure(nil) }
+        let issued = try ZoneFeedToken(token)
+        let (user, logger, scope) = (user, logger, scope)
+        return try await store.transaction(as: user, repeatableRead: true) { connection in
+            let read = try await Self.readZonePage(
+                zone, since: token, issued: issued, limit: limit, user: user, scope: scope, on: connection, logger: logger)
+            var changed = JSONWriter(capacity: read.rows.count * 900)
+            var changedCount = 0
+            var deleted: [CloudTombstone] = []
+            for row in read.rows {
+                if let fields = row.3, let versions = row.4, let tag = row.6 {
+                    if changedCount > 0 { changed.byte(",") }
+                    try RecordCoding.writeRecord(
+                        zone: zone, name: row.1, type: row.2, fields: fields, versions: versions, parent: row.5, changeTag: tag,
+                        to: &changed)
+                    changedCount += 1
+                } else {
+                    deleted.append(CloudTombstone(id: CloudRecordID(name: row.1, zone: zone), type: row.2))
+                }
+            }
+            return EncodedZoneChanges(
+                changed: changed.bytes, changedCount: changedCount, deleted: deleted, token: read.token, moreComing: read.moreComing,
+                remainingEstimate: read.remainingEstimate)
+        }
+    }
+
     /// A page of `zone`'s changes after `token` (`issued`, decoded), in the caller's
     /// transaction. Its refusals (`zoneNotFound`, `permissionFailure`, `changeTokenExpired`)
     /// are thrown by checks of what the zone's row holds, never by a failed statement.
@@ -117,6 +150,34 @@ extension CloudStoreDatabase {
         _ zone: CloudZoneID, since token: CloudChangeToken?, issued: ZoneFeedToken, limit: Int, user: String, scope: CloudDatabaseScope,
         on connection: PostgresConnection, logger: Logger
     ) async throws -> CloudZoneChanges {
+        let read = try await readZonePage(
+            zone, since: token, issued: issued, limit: limit, user: user, scope: scope, on: connection, logger: logger)
+        var page = CloudZoneChanges(
+            changed: [], deleted: [], token: read.token, moreComing: read.moreComing, remainingEstimate: read.remainingEstimate)
+        for row in read.rows {
+            if let fields = row.3, let versions = row.4, let tag = row.6 {
+                page.changed.append(
+                    try RecordCoding.record(
+                        zone: zone, name: row.1, type: row.2, fields: fields, versions: versions, parent: row.5, changeTag: tag))
+            } else {
+                page.deleted.append(CloudTombstone(id: CloudRecordID(name: row.1, zone: zone), type: row.2))
+            }
+        }
+        return page
+    }
+
+    /// A page's rows, as PostgreSQL returns them, and where the next page starts.
+    private struct ZonePageRead {
+        var rows: ArraySlice<PreparedStatements.ZonePageRow>
+        var token: CloudChangeToken
+        var moreComing: Bool
+        var remainingEstimate: Int
+    }
+
+    private static func readZonePage(
+        _ zone: CloudZoneID, since token: CloudChangeToken?, issued: ZoneFeedToken, limit: Int, user: String, scope: CloudDatabaseScope,
+        on connection: PostgresConnection, logger: Logger
+    ) async throws -> ZonePageRead {
         let (start, tokenAccess) = (issued.position, issued.access)
         // Bounded before any arithmetic: a limit of Int.max must not overflow `pageSize + 1`.
         let pageSize = min(max(1, limit), CloudStore.maximumPageSize)
@@ -153,29 +214,16 @@ extension CloudStoreDatabase {
             scope == .private
             ? try await connection.rows(of: PreparedStatements.OwnZonePage(bounds: bounds), logger: logger)
             : try await connection.rows(of: PreparedStatements.SharedZonePage(bounds: bounds), logger: logger)
-        var page = CloudZoneChanges(changed: [], deleted: [], token: CloudChangeToken(""), moreComing: false)
-        var last = start
-        var count = 0
-        for row in rows {
-            count += 1
-            if count > pageSize {
-                page.moreComing = true
-                break
-            }
-            last = row.0
-            if let fields = row.3, let versions = row.4, let tag = row.6 {
-                page.changed.append(
-                    try RecordCoding.record(
-                        zone: zone, name: row.1, type: row.2, fields: fields, versions: versions, parent: row.5, changeTag: tag))
-            } else {
-                page.deleted.append(CloudTombstone(id: CloudRecordID(name: row.1, zone: zone), type: row.2))
-            }
-        }
-        let end = page.moreComing ? last : max(start, zoneState.sequence, zoneState.horizon)
-        page.token = ZoneFeedToken(position: end, access: access, horizon: zoneState.horizon).token
+        let moreComing = rows.count > pageSize
+        let pageRows = rows.prefix(pageSize)
+        let last = pageRows.last?.0 ?? start
+        let end = moreComing ? last : max(start, zoneState.sequence, zoneState.horizon)
         // Every change after the page holds a position of its own between the page's last
         // and the zone's: an upper bound in O(1), where counting would cost a scan per page.
-        page.remainingEstimate = page.moreComing ? Int(clamping: max(1, zoneState.sequence - last)) : 0
-        return page
+        return ZonePageRead(
+            rows: pageRows, token: ZoneFeedToken(position: end, access: access, horizon: zoneState.horizon).token,
+            moreComing: moreComing, remainingEstimate: moreComing ? Int(clamping: max(1, zoneState.sequence - last)) : 0)
     }
 }
+
+extension CloudStoreDatabase: EncodedZonePageSource {}

@@ -48,6 +48,43 @@ enum RecordCoding {
             changeTag: changeTag)
     }
 
+    /// A record from its stored columns, written as ``record(zone:name:type:fields:versions:parent:changeTag:)``
+    /// would be, with the stored JSON of its fields and versions copied as it is.
+    ///
+    /// PostgreSQL writes out a `jsonb` value as JSON text, so the copy is valid JSON: an
+    /// object, unless written into the table by hand, which is refused with the error reading
+    /// it would give, rather than sent for every device to fail on.
+    static func writeRecord(
+        zone: CloudZoneID, name: String, type: String, fields: String, versions: String, parent: String?, changeTag: String,
+        to writer: inout JSONWriter
+    ) throws {
+        guard isObject(fields), isObject(versions) else {
+            let record = try record(
+                zone: zone, name: name, type: type, fields: fields, versions: versions, parent: parent, changeTag: changeTag)
+            record.write(to: &writer)
+            return
+        }
+        writer.raw("{\"changeTag\":")
+        writer.string(changeTag)
+        writer.raw(",\"fieldVersions\":")
+        writer.json(versions)
+        writer.raw(",\"fields\":")
+        writer.json(fields)
+        writer.raw(",\"id\":")
+        CloudRecordID(name: name, zone: zone).write(to: &writer)
+        if let parent {
+            writer.raw(",\"parent\":")
+            CloudRecordID(name: parent, zone: zone).write(to: &writer)
+        }
+        writer.raw(",\"type\":")
+        writer.string(type)
+        writer.raw("}")
+    }
+
+    private static func isObject(_ json: String) -> Bool {
+        json.utf8.first == UInt8(ascii: "{") && json.utf8.last == UInt8(ascii: "}")
+    }
+
     /// The columns every record query selects, in ``record(zone:name:type:fields:versions:parent:changeTag:)``'s order.
     static let columns = "name, type, fields::text, field_versions::text, parent, change_tag"
 

@@ -143,10 +143,22 @@ extension ModifyRecordsResponse: FastJSONCodable {
     }
 }
 
-extension ZoneChangesResponse: FastJSONCodable {
-    package func write(to writer: inout JSONWriter) throws {
-        writer.raw("{\"changed\":")
-        writer.array(changed) { writer, record in record.write(to: &writer) }
+extension ZoneChangesResponse {
+    /// The response to a page whose records are JSON already: the body ``write(to:)`` writes
+    /// for the same page, with the records' bytes copied as they are.
+    package static func body(_ page: EncodedZoneChanges) -> [UInt8] {
+        var writer = JSONWriter(capacity: page.changed.count + 64 * page.deleted.count + 128)
+        writer.raw("{\"changed\":[")
+        writer.json(bytes: page.changed)
+        writer.raw("]")
+        writeRest(
+            deleted: page.deleted, moreComing: page.moreComing, remainingEstimate: page.remainingEstimate, token: page.token, to: &writer)
+        return writer.bytes
+    }
+
+    private static func writeRest(
+        deleted: [CloudTombstone], moreComing: Bool, remainingEstimate: Int?, token: CloudChangeToken, to writer: inout JSONWriter
+    ) {
         writer.raw(",\"deleted\":")
         writer.array(deleted) { writer, tombstone in tombstone.write(to: &writer) }
         writer.raw(",\"moreComing\":")
@@ -158,6 +170,14 @@ extension ZoneChangesResponse: FastJSONCodable {
         writer.raw(",\"token\":")
         token.write(to: &writer)
         writer.raw("}")
+    }
+}
+
+extension ZoneChangesResponse: FastJSONCodable {
+    package func write(to writer: inout JSONWriter) throws {
+        writer.raw("{\"changed\":")
+        writer.array(changed) { writer, record in record.write(to: &writer) }
+        Self.writeRest(deleted: deleted, moreComing: moreComing, remainingEstimate: remainingEstimate, token: token, to: &writer)
     }
 
     package init(reading reader: inout JSONReader) throws(JSONReaderError) {

@@ -39,6 +39,16 @@ package struct JSONWriter {
         bytes.append(contentsOf: json)
     }
 
+    /// Text that is already JSON, written as it is.
+    package mutating func json(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    /// Bytes that are already JSON, written as they are.
+    package mutating func json(bytes json: [UInt8]) {
+        bytes.append(contentsOf: json)
+    }
+
     /// A JSON string: quote, backslash and control characters escaped as `JSONEncoder` escapes
     /// them; `/` and every other character written as UTF-8.
     package mutating func string(_ value: String) {
