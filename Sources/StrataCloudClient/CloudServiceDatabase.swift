@@ -47,6 +47,23 @@ struct CloudServiceDatabase: CloudDatabase {
             .changes
     }
 
+    /// Hands the page over once its body is here and its token read, before its records
+    /// are: they are read when ``ArrivingZoneChanges/changes()`` is called.
+    func fetchArrivingZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> ArrivingZoneChanges {
+        let body = try await transport.postForBody(
+            CloudRoute.database(scope, .fetchZoneChanges), FetchZoneChangesRequest(zone: zone, since: token, limit: limit))
+        guard let head = ZoneChangesResponse.head(of: body) else {
+            return ArrivingZoneChanges(try CloudServiceTransport.decoded(ZoneChangesResponse.self, from: body).changes)
+        }
+        return ArrivingZoneChanges(token: head.token, moreComing: head.moreComing) {
+            let page = try CloudServiceTransport.decoded(ZoneChangesResponse.self, from: body).changes
+            // Read twice, by two readers: they must agree, or the next page was asked for
+            // from a token this page does not have.
+            guard page.token == head.token, page.moreComing == head.moreComing else { throw CloudError.networkFailure }
+            return page
+        }
+    }
+
     func missingAssets(_ hashes: [String]) async throws -> Set<String> {
         Set(try await call(.missingAssets, MissingAssetsRequest(hashes: hashes), as: MissingAssetsResponse.self).missing)
     }

@@ -70,9 +70,37 @@ struct CloudServiceTransport: Sendable {
         return request
     }
 
+    /// `POST path` with `body`, answering a 2xx answer's body as it came: the caller reads it
+    /// with ``decoded(_:from:)``.
+    func postForBody(_ path: String, _ body: some Encodable) async throws -> Data {
+        let data: Data
+        do {
+            data = try CloudWire.encode(body)
+        } catch {
+            throw CloudServiceClientError.unencodableRequest("\(error)")
+        }
+        return try await sendForBody(.POST, path, body: data)
+    }
+
+    /// A 2xx answer's body read as `Response`.
+    ///
+    /// - Throws: `CloudError.networkFailure` for a body that does not read: cut or garbled on
+    ///   the way, as good as lost.
+    static func decoded<Response: Decodable>(_: Response.Type, from bytes: Data) throws -> Response {
+        do {
+            return try CloudWire.decode(Response.self, from: bytes)
+        } catch {
+            throw CloudError.networkFailure
+        }
+    }
+
     private func send<Response: Decodable>(
         _ method: HTTPMethod, _ path: String, body: Data?, bearer: String? = nil
     ) async throws -> Response {
+        try Self.decoded(Response.self, from: try await sendForBody(method, path, body: body, bearer: bearer))
+    }
+
+    private func sendForBody(_ method: HTTPMethod, _ path: String, body: Data?, bearer: String? = nil) async throws -> Data {
         let bearer = try await resolved(bearer)
         var request = try await request(method, path, bearer: bearer)
         if let body {
@@ -85,12 +113,7 @@ struct CloudServiceTransport: Sendable {
             if case CloudError.notAuthenticated? = failure as? CloudError { accounts.forget(token: bearer) }
             throw failure
         }
-        do {
-            return try CloudWire.decode(Response.self, from: bytes)
-        } catch {
-            // A 2xx body that does not decode was cut or garbled on the way: as good as lost.
-            throw CloudError.networkFailure
-        }
+        return bytes
     }
 
     /// Runs the request and reads the whole answer; every failure to get one is a network

@@ -156,6 +156,33 @@ extension ZoneChangesResponse {
         return writer.bytes
     }
 
+    /// What a page's body says of the page after it (`token`, `moreComing`), read without its
+    /// records, which it only passes over: the next page is asked for with it while the
+    /// records are read (``ArrivingZoneChanges``). Nil for a body this does not read; reading
+    /// it whole then gives the answer and its error.
+    package static func head(of body: Data) -> (token: CloudChangeToken, moreComing: Bool)? {
+        var reader = JSONReader(body)
+        var token: CloudChangeToken?
+        var moreComing: Bool?
+        var seen: Set<String> = []
+        do {
+            try reader.object { reader, key throws(JSONReaderError) in
+                guard seen.insert(key).inserted else { throw reader.failure("a key twice") }
+                switch key {
+                case "token": token = try CloudChangeToken(reading: &reader)
+                case "moreComing": moreComing = try reader.bool()
+                case "changed", "deleted", "remainingEstimate": try reader.skipValue()
+                default: throw reader.failure("unknown key \(key)")
+                }
+            }
+            try reader.end()
+        } catch {
+            return nil
+        }
+        guard let token, let moreComing else { return nil }
+        return (token, moreComing)
+    }
+
     private static func writeRest(
         deleted: [CloudTombstone], moreComing: Bool, remainingEstimate: Int?, token: CloudChangeToken, to writer: inout JSONWriter
     ) {

@@ -53,6 +53,14 @@ public protocol CloudDatabase: Sendable {
     ///   cloud still remembers; ``CloudError/zoneNotFound(_:)``.
     func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges
 
+    /// The page ``fetchZoneChanges(_:since:limit:)`` answers, handed over as soon as its
+    /// token and whether more come are known, before its records are read: a sync engine asks
+    /// for the next page meanwhile. The default implementation reads the page whole first.
+    ///
+    /// - Throws: what ``fetchZoneChanges(_:since:limit:)`` throws before the page arrives;
+    ///   ``ArrivingZoneChanges/changes()`` throws the rest.
+    func fetchArrivingZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> ArrivingZoneChanges
+
     /// Which of these asset hashes the cloud does not hold yet.
     func missingAssets(_ hashes: [String]) async throws -> Set<String>
     /// Stores assets; an asset already held is skipped. The cloud checks each chunk's CRC and

@@ -138,6 +138,14 @@ struct EncryptedCloudDatabase: CloudDatabase {
         try await open(try await base.fetchZoneChanges(zone, since: token, limit: limit))
     }
 
+    /// Hands the page over as the base does, its records opened when they are read.
+    func fetchArrivingZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> ArrivingZoneChanges {
+        let arriving = try await base.fetchArrivingZoneChanges(zone, since: token, limit: limit)
+        return ArrivingZoneChanges(token: arriving.token, moreComing: arriving.moreComing) {
+            try await open(try await arriving.changes())
+        }
+    }
+
     private func open(_ page: CloudZoneChanges) async throws -> CloudZoneChanges {
         var page = page
         // Records whose parent is not on the page may be the roots of shares carrying the key.

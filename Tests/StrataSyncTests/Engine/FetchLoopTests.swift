@@ -61,4 +61,68 @@ import Testing
         // by a second page that expired.
         #expect(requests.count == 2 * 4)
     }
+
+    /// The next page is asked for as soon as a page arrives, before its records are read
+    /// (and opened): reading a page here waits until the next one was asked for, so a fetch
+    /// that read each page before asking for the next would never finish.
+    @Test(arguments: [SyncEncryption.disabled, .endToEnd])
+    func theNextPageIsAskedForBeforeThisPageIsRead(encryption: SyncEncryption) async throws {
+        let cloud = MockCloud()
+        let sender = try await SyncTestDevice("a", cloud: cloud, encryption: encryption)
+        for index in 0..<7 { try await sender.execute("INSERT INTO games (id, title) VALUES ('g\(index)', 'Game \(index)')") }
+        try await sender.engine.sendChanges()
+        let asked = AskedTokens()
+        var container = InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
+            try await next.modifyRecords(saving: saving, deleting: deleting)
+        }
+        container.fetchArriving = { zone, token, limit, next in
+            await asked.asked(token)
+            let page = try await next.fetchZoneChanges(zone, since: token, limit: limit)
+            return ArrivingZoneChanges(token: page.token, moreComing: page.moreComing) {
+                if page.moreComing { try await asked.waitUntilAsked(page.token) }
+                return page
+            }
+        }
+        let receiver = try await SyncTestDevice("b", container: container, fetchPageSize: 2, encryption: encryption)
+        try await receiver.engine.fetchChanges()
+        #expect(try await receiver.strings("SELECT id FROM games ORDER BY id") == (0..<7).map { "g\($0)" })
+        // Pages of 2 after the first (which may come with the database's changes).
+        #expect(await asked.tokens.count >= 3)
+    }
+}
+
+/// The page tokens a fetch asked from, and a wait for one of them, bounded: a fetch that
+/// never asks fails after 20 seconds instead of hanging the suite.
+private actor AskedTokens {
+    struct NeverAsked: Error { let token: CloudChangeToken }
+
+    private(set) var tokens: [CloudChangeToken?] = []
+    private var waiting: [CloudChangeToken: [CheckedContinuation<Void, any Error>]] = [:]
+    private var bounds: [CloudChangeToken: Task<Void, Never>] = [:]
+
+    func asked(_ token: CloudChangeToken?) {
+        tokens.append(token)
+        guard let token else { return }
+        bounds.removeValue(forKey: token)?.cancel()
+        waiting.removeValue(forKey: token)?.forEach { $0.resume() }
+    }
+
+    func waitUntilAsked(_ token: CloudChangeToken) async throws {
+        guard !tokens.contains(token) else { return }
+        try await withCheckedThrowingContinuation { continuation in
+            waiting[token, default: []].append(continuation)
+            if bounds[token] == nil {
+                bounds[token] = Task {
+                    try? await Task.sleep(for: .seconds(20))
+                    guard !Task.isCancelled else { return }
+                    self.expire(token)
+                }
+            }
+        }
+    }
+
+    private func expire(_ token: CloudChangeToken) {
+        bounds[token] = nil
+        waiting.removeValue(forKey: token)?.forEach { $0.resume(throwing: NeverAsked(token: token)) }
+    }
 }

@@ -14,10 +14,16 @@ struct InterceptingContainer: CloudContainerWrapping {
         @Sendable (
             _ zone: CloudZoneID, _ token: CloudChangeToken?, _ limit: Int, _ next: any CloudDatabase
         ) async throws -> CloudZoneChanges
+    typealias FetchArriving =
+        @Sendable (
+            _ zone: CloudZoneID, _ token: CloudChangeToken?, _ limit: Int, _ next: any CloudDatabase
+        ) async throws -> ArrivingZoneChanges
 
     let base: any CloudContainer
     let modify: Modify
     var fetchZone: FetchZone? = nil
+    /// Answers the zone fetches that hand a page over before its records are read.
+    var fetchArriving: FetchArriving? = nil
     /// Whether the shared database's requests pass through `modify` and `fetchZone` too.
     var interceptsSharedDatabase = false
 
@@ -25,10 +31,13 @@ struct InterceptingContainer: CloudContainerWrapping {
     var identifier: String { base.identifier }
     func accountStatus() async throws -> CloudAccountStatus { try await base.accountStatus() }
     func currentUser() async throws -> String { try await base.currentUser() }
-    var privateDatabase: any CloudDatabase { InterceptingDatabase(base: base.privateDatabase, modify: modify, fetchZone: fetchZone) }
+    var privateDatabase: any CloudDatabase {
+        InterceptingDatabase(base: base.privateDatabase, modify: modify, fetchZone: fetchZone, fetchArriving: fetchArriving)
+    }
     var sharedDatabase: any CloudDatabase {
         interceptsSharedDatabase
-            ? InterceptingDatabase(base: base.sharedDatabase, modify: modify, fetchZone: fetchZone) : base.sharedDatabase
+            ? InterceptingDatabase(base: base.sharedDatabase, modify: modify, fetchZone: fetchZone, fetchArriving: fetchArriving)
+            : base.sharedDatabase
     }
     func changeHints() -> AsyncStream<Void> { base.changeHints() }
     func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
@@ -42,6 +51,7 @@ struct InterceptingDatabase: CloudDatabase {
     let base: any CloudDatabase
     let modify: InterceptingContainer.Modify
     var fetchZone: InterceptingContainer.FetchZone? = nil
+    var fetchArriving: InterceptingContainer.FetchArriving? = nil
 
     var scope: CloudDatabaseScope { base.scope }
     func saveZones(_ zones: [CloudZoneID]) async throws { try await base.saveZones(zones) }
@@ -65,6 +75,10 @@ struct InterceptingDatabase: CloudDatabase {
     func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
         guard let fetchZone, zone.name != Self.keyZone else { return try await base.fetchZoneChanges(zone, since: token, limit: limit) }
         return try await fetchZone(zone, token, limit, base)
+    }
+    func fetchArrivingZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> ArrivingZoneChanges {
+        if let fetchArriving, zone.name != Self.keyZone { return try await fetchArriving(zone, token, limit, base) }
+        return ArrivingZoneChanges(try await fetchZoneChanges(zone, since: token, limit: limit))
     }
     func missingAssets(_ hashes: [String]) async throws -> Set<String> { try await base.missingAssets(hashes) }
     func uploadAssets(_ assets: [CloudAsset]) async throws { try await base.uploadAssets(assets) }

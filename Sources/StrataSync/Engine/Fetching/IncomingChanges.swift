@@ -82,11 +82,30 @@ struct IncomingChanges {
         }
         // After the deletions: from here on the pass only inserts and updates rows.
         let page = try ApplyingPage.begin(records, in: db)
-        for record in records.sorted(by: { (order[$0.type] ?? .max) < (order[$1.type] ?? .max) }) {
-            try apply(record, in: db, report: &report, page: page)
+        for index in Self.parentTablesFirst(records, order: order) {
+            let record = records[index]
+            try apply(record, texts: encoded.texts(at: index, of: record), in: db, report: &report, page: page)
         }
         if !records.isEmpty { try retryWaitingRecords(in: db, report: &report) }
         return report
+    }
+
+    /// The positions of `records`, those of each synced table together in the tables' order
+    /// (parents before children), unknown tables last, each table's in page order: what a
+    /// stable sort by table gives, in one pass rather than a comparison's two dictionary
+    /// lookups, which cost 4 % of applying a page.
+    static func parentTablesFirst(_ records: [CloudRecord], order: [String: Int]) -> [Int] {
+        var tables = [[Int]](repeating: [], count: order.count + 1)
+        var lastType: String?
+        var slot = order.count
+        for (index, record) in records.enumerated() {
+            if record.type != lastType {
+                lastType = record.type
+                slot = order[record.type] ?? order.count
+            }
+            tables[slot].append(index)
+        }
+        return Array(tables.joined())
     }
 
     /// Applies one record: merged per field into the local row, or kept aside when it cannot
@@ -95,6 +114,13 @@ struct IncomingChanges {
     /// - Parameter page: what the pass over the record's page knows so far; nil for a record
     ///   applied on its own.
     func apply(_ record: CloudRecord, in db: Database, report: inout Report, page: ApplyingPage? = nil) throws {
+        try apply(record, texts: encoded[record], in: db, report: &report, page: page)
+    }
+
+    /// - Parameter texts: the record's JSON, written beforehand (``encoded``).
+    private func apply(
+        _ record: CloudRecord, texts: EncodedRecords.Texts?, in db: Database, report: inout Report, page: ApplyingPage?
+    ) throws {
         if case .text(let rejection) = record.fields[EncryptedCloudDatabase.rejectionField] {
             // Sealed fields that did not open (tampered with, moved, a retired or missing key):
             // nothing of it is applied, and it stays visible in the quarantine.
@@ -131,7 +157,7 @@ struct IncomingChanges {
         var metadata = stored ?? RecordMetadata(name: name, zone: record.id.zone)
         if metadata.pendingOperation == .delete {
             // A local delete not sent yet wins: remember the server's copy and send the delete.
-            metadata.setServerRecord(record, json: encoded[record]?.record)
+            metadata.setServerRecord(record, json: texts?.record)
             metadata.serverChangeTag = record.changeTag
             try metadata.save(in: db)
             return
@@ -263,7 +289,6 @@ struct IncomingChanges {
         }
         metadata.zone = record.id.zone
         metadata.parent = record.parent.flatMap { RecordName($0.name) }
-        let texts = encoded[record]
         metadata.setServerRecord(record, json: texts?.record)
         metadata.serverChangeTag = record.changeTag
         metadata.fieldVersions = outcome.versions.merging(forcedLocal) { _, forced in forced }

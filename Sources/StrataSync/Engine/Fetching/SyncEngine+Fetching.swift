@@ -158,36 +158,37 @@ extension SyncEngine {
         // were deleted while their tombstones were forgotten, and go here too.
         var refetchedNames: ExactNames?
         let pageSize = configuration.fetchPageSize
-        // The next page is asked for as soon as a page arrives, and travels while this one is
-        // applied: a long fetch waits for the cloud or for SQLite, not for both in turn. Only
-        // the page's token decides what comes next, and it is saved after the page is applied,
-        // as before: a crash still re-applies at most one page.
+        // The next page is asked for as soon as a page arrives, before its records are read,
+        // and travels while this one is read and the one before is applied: a long fetch
+        // waits for the slowest of the cloud, the reading and SQLite, not for all three in
+        // turn. Only the page's token decides what comes next, and it is saved after the page
+        // is applied, as before: a crash still re-applies at most one page.
         var restarts = 0
-        var prefetched: Task<(CloudZoneChanges, Task<EncodedRecords, Never>), any Error>?
-        defer { prefetched?.cancel() }
+        var prefetched: Task<FetchedPage, any Error>?
+        var reading: Task<(CloudZoneChanges, EncodedRecords), any Error>?
+        defer {
+            prefetched?.cancel()
+            reading?.cancel()
+        }
         // A first page that came with the database's changes stands for the first request,
         // when it was asked from the token the zone still has (the engine's work is serial,
         // so it has; the check keeps a page from ever landing on another token).
         if let firstPage, firstPage.since == token {
-            let changed = firstPage.page.changed
-            let ready = (firstPage.page, Task { EncodedRecords(changed) })
+            let ready = FetchedPage(ArrivingZoneChanges(firstPage.page))
             prefetched = Task { ready }
         }
         while true {
-            let page: CloudZoneChanges
-            let encoding: Task<EncodedRecords, Never>
+            let arrived: FetchedPage
             do {
                 if let next = prefetched {
                     prefetched = nil
-                    (page, encoding) = try await withTaskCancellationHandler {
+                    arrived = try await withTaskCancellationHandler {
                         try await next.value
                     } onCancel: {
                         next.cancel()
                     }
                 } else {
-                    page = try await cloud.fetchZoneChanges(zone, since: token, limit: pageSize)
-                    let changed = page.changed
-                    encoding = Task { EncodedRecords(changed) }
+                    arrived = FetchedPage(try await cloud.fetchArrivingZoneChanges(zone, since: token, limit: pageSize))
                 }
             } catch CloudError.changeTokenExpired where token != nil {
                 restarts += 1
@@ -201,25 +202,26 @@ extension SyncEngine {
                 refetchedNames = []
                 continue
             }
-            if page.moreComing && page.token == token {
+            reading = arrived.reading
+            if arrived.moreComing && arrived.token == token {
                 throw SyncEngineError.fetchStalled(
-                    zone: zone, reason: "the cloud said more changes come but gave the same token \(page.token)")
+                    zone: zone, reason: "the cloud said more changes come but gave the same token \(arrived.token)")
             }
-            if page.moreComing {
-                let next = page.token
-                // The page's metadata JSON is written as soon as it arrives, beside the apply of
-                // this page, in a task of its own: the request after it does not wait for it.
-                prefetched = Task {
-                    let page = try await cloud.fetchZoneChanges(zone, since: next, limit: pageSize)
-                    let changed = page.changed
-                    return (page, Task { EncodedRecords(changed) })
-                }
+            if arrived.moreComing {
+                let next = arrived.token
+                prefetched = Task { FetchedPage(try await cloud.fetchArrivingZoneChanges(zone, since: next, limit: pageSize)) }
             }
+            let (page, encoded) = try await withTaskCancellationHandler {
+                try await arrived.reading.value
+            } onCancel: {
+                arrived.reading.cancel()
+            }
+            reading = nil
             refetchedNames?.formUnion(page.changed.map(\.id.name))
             let transfer = AssetTransfer(database: database, cloud: cloud, zone: zone)
             let assets = try await transfer.download(AssetTransfer.references(in: page.changed, assetColumnsOf: schema))
             var pageIncoming = incoming
-            pageIncoming.encoded = await encoding.value
+            pageIncoming.encoded = encoded
             pageIncoming.blobs = try await transfer.downloadBlobs(in: page.changed, schema: schema)
             if !page.changed.isEmpty {
                 // Records waiting for a parent may be applied with this page: their large

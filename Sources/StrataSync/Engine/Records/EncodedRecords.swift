@@ -18,17 +18,35 @@ struct EncodedRecords: Sendable {
     }
 
     private var texts: [CloudRecordID: Texts] = [:]
+    /// The texts in the order of the records they were written for, with those records' ids:
+    /// applying a page finds each record's by its position, without hashing its id.
+    private var ordered: [(id: CloudRecordID, texts: Texts)?] = []
 
     init() {}
 
     /// The JSON of `records`, with their versions alone when `withVersions`; a record that
     /// does not encode is left out (it is encoded again, with its error, where it is stored).
-    init(_ records: some Sequence<CloudRecord>, withVersions: Bool = true) {
+    init(_ records: [CloudRecord], withVersions: Bool = true) {
+        ordered.reserveCapacity(records.count)
         for record in records {
-            guard let text = try? SyncJSON.encode(record) else { continue }
-            texts[record.id] = Texts(
+            guard let text = try? SyncJSON.encode(record) else {
+                ordered.append(nil)
+                continue
+            }
+            let written = Texts(
                 record: text, versions: withVersions ? SyncJSON.encode(record.fieldVersions) : nil, changeTag: record.changeTag)
+            texts[record.id] = written
+            ordered.append((record.id, written))
         }
+    }
+
+    /// The JSON written for `record`, the record at `index` of those the texts were written
+    /// for; nil when the record there is another one.
+    func texts(at index: Int, of record: CloudRecord) -> Texts? {
+        guard ordered.indices.contains(index), let found = ordered[index], found.texts.changeTag == record.changeTag,
+            found.id == record.id
+        else { return nil }
+        return found.texts
     }
 
     /// The JSON written for `record`, if it was: found by its id and change tag (a page may
