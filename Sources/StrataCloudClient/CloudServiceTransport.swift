@@ -18,24 +18,23 @@ struct CloudServiceTransport: Sendable {
 
     /// `POST path` with `body`, decoding a `Response` from a 2xx answer.
     func post<Response: Decodable>(_ path: String, _ body: some Encodable, as _: Response.Type = Response.self) async throws -> Response {
-        let data: Data
-        do {
-            data = try CloudWire.encode(body)
-        } catch {
-            throw CloudServiceClientError.unencodableRequest("\(error)")
-        }
-        return try await send(.POST, path, body: data)
+        try await send(.POST, path, body: try Self.requestBody(body))
     }
 
     /// `PUT path` with `body`, decoding a `Response` from a 2xx answer.
     func put<Response: Decodable>(_ path: String, _ body: some Encodable, as _: Response.Type = Response.self) async throws -> Response {
-        let data: Data
+        try await send(.PUT, path, body: try Self.requestBody(body))
+    }
+
+    /// A request's JSON body.
+    ///
+    /// - Throws: ``CloudServiceClientError/unencodableRequest(_:)`` for a body that does not encode.
+    private static func requestBody(_ body: some Encodable) throws -> Data {
         do {
-            data = try CloudWire.encode(body)
+            return try CloudWire.encode(body)
         } catch {
             throw CloudServiceClientError.unencodableRequest("\(error)")
         }
-        return try await send(.PUT, path, body: data)
     }
 
     /// `GET path`, decoding a `Response` from a 2xx answer; with `bearer`, sent with that token.
@@ -73,13 +72,7 @@ struct CloudServiceTransport: Sendable {
     /// `POST path` with `body`, answering a 2xx answer's body as it came: the caller reads it
     /// with ``decoded(_:from:)``.
     func postForBody(_ path: String, _ body: some Encodable) async throws -> Data {
-        let data: Data
-        do {
-            data = try CloudWire.encode(body)
-        } catch {
-            throw CloudServiceClientError.unencodableRequest("\(error)")
-        }
-        return try await sendForBody(.POST, path, body: data)
+        try await sendForBody(.POST, path, body: try Self.requestBody(body))
     }
 
     /// A 2xx answer's body read as `Response`.

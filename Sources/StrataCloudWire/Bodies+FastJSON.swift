@@ -156,10 +156,12 @@ extension ZoneChangesResponse {
         return writer.bytes
     }
 
-    /// What a page's body says of the page after it (`token`, `moreComing`), read without its
-    /// records, which it only passes over: the next page is asked for with it while the
-    /// records are read (``ArrivingZoneChanges``). Nil for a body this does not read; reading
-    /// it whole then gives the answer and its error.
+    /// What a page's body says of the page after it (`token`, `moreComing`), read while only
+    /// passing over its records and tombstones: the next page is asked for with it while they
+    /// are read (``ArrivingZoneChanges``). The body must be JSON, an object with exactly the
+    /// page's keys, `changed` and `deleted` arrays; the records' and tombstones' own shapes
+    /// are checked when they are read, and a body they fail is read as no page at all. Nil
+    /// for a body this does not read; reading it whole then gives the answer and its error.
     package static func head(of body: Data) -> (token: CloudChangeToken, moreComing: Bool)? {
         var reader = JSONReader(body)
         var token: CloudChangeToken?
@@ -171,7 +173,8 @@ extension ZoneChangesResponse {
                 switch key {
                 case "token": token = try CloudChangeToken(reading: &reader)
                 case "moreComing": moreComing = try reader.bool()
-                case "changed", "deleted", "remainingEstimate": try reader.skipValue()
+                case "changed", "deleted": try reader.skipArray()
+                case "remainingEstimate": if !(try reader.consumeNull()) { _ = try reader.integer() }
                 default: throw reader.failure("unknown key \(key)")
                 }
             }
@@ -179,7 +182,7 @@ extension ZoneChangesResponse {
         } catch {
             return nil
         }
-        guard let token, let moreComing else { return nil }
+        guard let token, let moreComing, seen.contains("changed"), seen.contains("deleted") else { return nil }
         return (token, moreComing)
     }
 

@@ -101,48 +101,178 @@ package struct JSONReader {
         }
     }
 
-    /// Passes over the next value without reading it: its strings are walked to their closing
-    /// quote and its brackets counted, nothing more. Not a check of the value: whatever reads
-    /// past one this way reads the same bytes again, strictly, before using them.
+    /// Passes over the next value without reading it: checked against JSON's grammar (its
+    /// structure, strings' escapes and control characters, numbers, literals) but not read
+    /// into values, and its UTF-8 not checked. Whatever uses the value reads the same bytes
+    /// again, strictly.
     package mutating func skipValue() throws(JSONReaderError) {
         _ = try next()
-        let quote = UInt8(ascii: "\""), backslash = UInt8(ascii: "\\")
-        let (end, depth) = bytes.withUnsafeBufferPointer { bytes in
-            // A page's records are most of a page: walked with unchecked reads, strings in a
-            // loop of their own (skipping a page's records was a tenth of reading them).
-            var index = self.index
-            var depth = 0
-            while index < bytes.count {
-                switch bytes[index] {
-                case quote:
-                    index += 1
-                    while index < bytes.count {
-                        let byte = bytes[index]
-                        if byte == quote { break }
-                        index += byte == backslash ? 2 : 1
-                    }
-                    index += 1
-                    if depth == 0 { return (index, 0) }
-                case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    depth += 1
-                    index += 1
-                case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    // At depth 0, the end of the container holding a number or a literal.
-                    guard depth > 0 else { return (index, 0) }
-                    depth -= 1
-                    index += 1
-                    if depth == 0 { return (index, 0) }
-                case UInt8(ascii: ","):
-                    if depth == 0 { return (index, 0) }
-                    index += 1
-                default:
-                    index += 1
-                }
-            }
-            return (index, depth)
+        let start = index
+        guard let end = bytes.withUnsafeBufferPointer({ Self.endOfValue(in: $0, from: start) }) else {
+            throw failure("not a JSON value")
         }
-        index = min(end, bytes.count)
-        guard depth == 0, end <= bytes.count else { throw failure("unexpected end") }
+        index = end
+    }
+
+    /// Passes over an array, as ``skipValue()`` passes over any value.
+    package mutating func skipArray() throws(JSONReaderError) {
+        guard try next() == UInt8(ascii: "[") else { throw failure("expected [") }
+        try skipValue()
+    }
+
+    /// The most containers ``skipValue()`` walks into, one inside another.
+    static let maximumSkippedDepth = 512
+
+    /// Where the JSON value at `start` ends, or nil when the bytes there are not one. A loop
+    /// with a stack of the containers it is in, so no input can run the call stack out.
+    ///
+    /// A page's records are most of a page: walked with unchecked reads (skipping a page's
+    /// records with checked reads was a tenth of reading them).
+    private static func endOfValue(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int? {
+        var index = start
+        var inObject: [Bool] = []
+        while true {
+            // A value starts here.
+            skipSpace(bytes, &index)
+            guard index < bytes.count else { return nil }
+            switch bytes[index] {
+            case UInt8(ascii: "{"):
+                index += 1
+                skipSpace(bytes, &index)
+                if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
+                    index += 1
+                } else {
+                    guard inObject.count < maximumSkippedDepth, key(bytes, &index) else { return nil }
+                    inObject.append(true)
+                    continue
+                }
+            case UInt8(ascii: "["):
+                index += 1
+                skipSpace(bytes, &index)
+                if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
+                    index += 1
+                } else {
+                    guard inObject.count < maximumSkippedDepth else { return nil }
+                    inObject.append(false)
+                    continue
+                }
+            case UInt8(ascii: "\""):
+                guard skipString(bytes, &index) else { return nil }
+            case UInt8(ascii: "t"):
+                guard skipLiteral("true", bytes, &index) else { return nil }
+            case UInt8(ascii: "f"):
+                guard skipLiteral("false", bytes, &index) else { return nil }
+            case UInt8(ascii: "n"):
+                guard skipLiteral("null", bytes, &index) else { return nil }
+            default:
+                guard skipNumber(bytes, &index) else { return nil }
+            }
+            // A value ended: close the containers it ends, or go on to the next value.
+            while true {
+                guard let object = inObject.last else { return index }
+                skipSpace(bytes, &index)
+                guard index < bytes.count else { return nil }
+                if bytes[index] == UInt8(ascii: ",") {
+                    index += 1
+                    if object { guard key(bytes, &index) else { return nil } }
+                    break
+                }
+                guard bytes[index] == (object ? UInt8(ascii: "}") : UInt8(ascii: "]")) else { return nil }
+                index += 1
+                inObject.removeLast()
+            }
+        }
+    }
+
+    private static func skipSpace(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int) {
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
+    }
+
+    /// An object's key and its colon.
+    private static func key(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int) -> Bool {
+        skipSpace(bytes, &index)
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), skipString(bytes, &index) else { return false }
+        skipSpace(bytes, &index)
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return false }
+        index += 1
+        return true
+    }
+
+    private static func skipString(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int) -> Bool {
+        index += 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return true
+            }
+            if byte < 0x20 { return false }
+            if byte != UInt8(ascii: "\\") {
+                index += 1
+                continue
+            }
+            index += 1
+            guard index < bytes.count else { return false }
+            switch bytes[index] {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"),
+                UInt8(ascii: "r"), UInt8(ascii: "t"):
+                index += 1
+            case UInt8(ascii: "u"):
+                guard index + 4 < bytes.count else { return false }
+                for offset in 1...4 where !isHexDigit(bytes[index + offset]) { return false }
+                index += 5
+            default:
+                return false
+            }
+        }
+        return false
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"), UInt8(ascii: "A")...UInt8(ascii: "F"): true
+        default: false
+        }
+    }
+
+    private static func skipLiteral(_ word: StaticString, _ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int) -> Bool {
+        let count = word.utf8CodeUnitCount
+        guard index + count <= bytes.count else { return false }
+        let matches = word.withUTF8Buffer { literal in (0..<count).allSatisfy { bytes[index + $0] == literal[$0] } }
+        guard matches else { return false }
+        index += count
+        return true
+    }
+
+    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`
+    private static func skipNumber(_ bytes: UnsafeBufferPointer<UInt8>, _ index: inout Int) -> Bool {
+        func isDigit(_ at: Int) -> Bool { at < bytes.count && bytes[at] >= UInt8(ascii: "0") && bytes[at] <= UInt8(ascii: "9") }
+        func digits() -> Bool {
+            guard isDigit(index) else { return false }
+            while isDigit(index) { index += 1 }
+            return true
+        }
+        if index < bytes.count && bytes[index] == UInt8(ascii: "-") { index += 1 }
+        if index < bytes.count && bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            guard digits() else { return false }
+        }
+        if index < bytes.count && bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() else { return false }
+        }
+        if index < bytes.count && (bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E")) {
+            index += 1
+            if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) { index += 1 }
+            guard digits() else { return false }
+        }
+        return true
     }
 
     /// An object of string keys to values `value` reads.
