@@ -27,6 +27,26 @@ enum BenchRun {
                 print("no PostgreSQL server (argument or $STRATA_TEST_POSTGRES): skipping \(cloudPhases.joined(separator: ", "))")
             }
         }
+        do {
+            try await runPhases(options, engineRows: engineRows, databaseURL: databaseURL, runID: runID, results: &results)
+        } catch {
+            if let databaseURL, let server = options.serverURL { try? await CloudSetup.dropDatabase(databaseURL, server: server) }
+            throw error
+        }
+        // STRATA_BENCH_KEEP=1 keeps the database, as it keeps the engine's files.
+        if let databaseURL, let server = options.serverURL, ProcessInfo.processInfo.environment["STRATA_BENCH_KEEP"] != "1" {
+            try await CloudSetup.dropDatabase(databaseURL, server: server)
+        }
+        header.loadAtEnd = loadAverage()
+        print("load     \(header.loadAtEnd) (1, 5, 15 min) at end")
+        if let path = options.jsonPath { try renderJSON(header, results).write(toFile: path, atomically: true, encoding: .utf8) }
+        if let path = options.svgPath { try renderSVG(header, results).write(toFile: path, atomically: true, encoding: .utf8) }
+    }
+
+    /// The selected phases, in order, on the run's database.
+    private static func runPhases(
+        _ options: Options, engineRows: Int, databaseURL: URL?, runID: String, results: inout Results
+    ) async throws {
         if let databaseURL, options.runs("first") {
             try await FirstSyncPhase.run(databaseURL: databaseURL, rows: options.rows, runID: runID, results: &results)
         }
@@ -50,9 +70,5 @@ enum BenchRun {
                 databaseURL: databaseURL, devices: options.devices, rowsPerDevice: options.rowsPerDevice, runID: runID,
                 results: &results)
         }
-        header.loadAtEnd = loadAverage()
-        print("load     \(header.loadAtEnd) (1, 5, 15 min) at end")
-        if let path = options.jsonPath { try renderJSON(header, results).write(toFile: path, atomically: true, encoding: .utf8) }
-        if let path = options.svgPath { try renderSVG(header, results).write(toFile: path, atomically: true, encoding: .utf8) }
     }
 }
