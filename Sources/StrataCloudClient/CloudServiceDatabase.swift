@@ -43,8 +43,7 @@ struct CloudServiceDatabase: CloudDatabase {
     }
 
     func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
-        try await call(.fetchZoneChanges, FetchZoneChangesRequest(zone: zone, since: token, limit: limit), as: ZoneChangesResponse.self)
-            .changes
+        try await fetchArrivingZoneChanges(zone, since: token, limit: limit).changes()
     }
 
     /// Hands the page over once its body is here and its token read, before its records

@@ -77,13 +77,19 @@ struct CloudServiceTransport: Sendable {
 
     /// A 2xx answer's body read as `Response`.
     ///
-    /// - Throws: `CloudError.networkFailure` for a body that does not read: cut or garbled on
-    ///   the way, as good as lost.
+    /// - Throws: `CloudError.networkFailure` for a body that is not JSON: cut or garbled on
+    ///   the way, as good as lost, and worth asking again.
+    ///   ``CloudServiceClientError/unexpectedResponse(status:message:)`` for JSON that is not a
+    ///   `Response` (a record the service's store holds in a shape no client reads): asking
+    ///   again gets the same answer, so it is never reported as temporary.
     static func decoded<Response: Decodable>(_: Response.Type, from bytes: Data) throws -> Response {
         do {
             return try CloudWire.decode(Response.self, from: bytes)
         } catch {
-            throw CloudError.networkFailure
+            guard (try? JSONSerialization.jsonObject(with: bytes, options: [.fragmentsAllowed])) != nil else {
+                throw CloudError.networkFailure
+            }
+            throw CloudServiceClientError.unexpectedResponse(status: 200, message: "\(Response.self): \(error)")
         }
     }
 
