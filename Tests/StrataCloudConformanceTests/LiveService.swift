@@ -22,11 +22,14 @@ final class LiveService: Sendable {
     let group: ServiceGroup
     let running: Task<Void, any Error>
     private let runner: Task<Void, Never>
+    /// The database this service made for itself, dropped when it stops; nil for one it was given.
+    private let ownDatabase: String?
 
     private init(
         store: CloudStore, client: PostgresClient, service: CloudService, baseURL: URL, group: ServiceGroup,
-        running: Task<Void, any Error>, runner: Task<Void, Never>
+        running: Task<Void, any Error>, runner: Task<Void, Never>, ownDatabase: String?
     ) {
+        self.ownDatabase = ownDatabase
         self.store = store
         self.client = client
         self.service = service
@@ -65,7 +68,8 @@ final class LiveService: Sendable {
         let running = Task { try await group.run() }
         let port = try await service.listeningPort()
         let baseURL = try #require(URL(string: "http://127.0.0.1:\(port)"))
-        return LiveService(store: store, client: client, service: service, baseURL: baseURL, group: group, running: running, runner: runner)
+        return LiveService(store: store, client: client, service: service, baseURL: baseURL, group: group, running: running, runner: runner,
+            ownDatabase: database == nil ? name : nil)
     }
 
     /// Runs `body` with a started service and stops it however `body` ends.
@@ -95,6 +99,7 @@ final class LiveService: Sendable {
         await group.triggerGracefulShutdown()
         try await running.value
         runner.cancel()
+        if let ownDatabase { await AdminConnection.shared.dropDatabase(ownDatabase) }
     }
 
     /// Stops the connection pool, once the service stopped by other means.

@@ -150,5 +150,6 @@ struct ServiceFaultTests {
         _ = try? await holder.query("ROLLBACK", logger: Logger(label: "strata.cloud.fault"))
         try? await holder.close()
         live.stopPool()
+        await AdminConnection.shared.dropDatabase(database)
     }
 }

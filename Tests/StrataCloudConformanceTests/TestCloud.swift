@@ -107,6 +107,9 @@ final class TestCloud: Sendable {
             try await service.running.value
         }
         runner?.cancel()
+        // A kept cluster (a developer's) otherwise grows by every test's database, about 1 GB
+        // a full run.
+        if let databaseName { await AdminConnection.shared.dropDatabase(databaseName) }
     }
 
     func container(user: String) -> any CloudContainer {
@@ -192,6 +195,17 @@ actor AdminConnection {
                 if attempt == 5 { throw AdminFailure(description: "CREATE DATABASE \(name): \(String(reflecting: error))") }
                 try await Task.sleep(for: .milliseconds(200 * attempt))
             }
+        }
+    }
+
+    /// Drops a test's database once the test is done with it; `FORCE` ends the sessions a
+    /// stopped pool or a child process may still hold. A failure is printed, not thrown: the
+    /// test itself passed or failed already, and a database left behind harms no other test.
+    func dropDatabase(_ name: String) async {
+        do {
+            try await adminClient().query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"))
+        } catch {
+            print("warning: the test database \(name) was not dropped: \(String(reflecting: error))")
         }
     }
 

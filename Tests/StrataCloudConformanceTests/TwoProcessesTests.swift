@@ -114,6 +114,7 @@ struct TwoProcessesTests {
             #expect(output.contains(round == 0 ? "Applied migrations" : "The schema is up to date."))
         }
         #expect(ContinuousClock.now - start < .seconds(60))
+        await AdminConnection.shared.dropDatabase(name)
     }
 
     /// A parent that ignores SIGTERM (as ServiceLifecycle leaves a process that watches it)
