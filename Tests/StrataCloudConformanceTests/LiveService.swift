@@ -68,7 +68,8 @@ final class LiveService: Sendable {
         let running = Task { try await group.run() }
         let port = try await service.listeningPort()
         let baseURL = try #require(URL(string: "http://127.0.0.1:\(port)"))
-        return LiveService(store: store, client: client, service: service, baseURL: baseURL, group: group, running: running, runner: runner,
+        return LiveService(
+            store: store, client: client, service: service, baseURL: baseURL, group: group, running: running, runner: runner,
             ownDatabase: database == nil ? name : nil)
     }
 
