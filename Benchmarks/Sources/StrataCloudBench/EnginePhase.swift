@@ -28,7 +28,7 @@ enum EnginePhase {
         // Installs capture on the synced tables; this engine never sends.
         let capturing = try SyncEngine(
             for: pool, tableNames: BenchRows.tableNames, container: cloud.container(user: "capture"),
-            configuration: SyncEngineConfiguration(deviceID: "capture", schedule: nil), logger: CloudSetup.logger,
+            configuration: SyncEngineConfiguration(deviceID: CloudSetup.deviceID("capture"), schedule: nil), logger: CloudSetup.logger,
             startImmediately: false)
         var plain: [Double] = []
         var captured: [Double] = []
