@@ -100,26 +100,25 @@ struct RecordMetadata: Sendable, Hashable {
 
     /// The metadata of one record, if the engine knows it.
     static func fetch(_ name: RecordName, in db: Database) throws -> RecordMetadata? {
-        try db.fetchOne(
-            sql: selection + " WHERE recordType = ? AND recordPrimaryKey = ?",
-            arguments: [name.table, name.primaryKey], decode)
+        try db.fetchOne(sql: fetchSQL, arguments: [name.table, name.primaryKey], decode)
     }
+
+    // The statements run once or more a record are spelled once: built by interpolation at
+    // every call, each cost a new string, and the statement cache hashed all of it.
+    private static let fetchSQL = selection + " WHERE recordType = ? AND recordPrimaryKey = ?"
+    private static let zoneSQL =
+        "SELECT zoneName, ownerName FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = ? AND recordPrimaryKey = ?"
+    private static let pendingSaveSQL = selection + " WHERE recordType = ? AND recordPrimaryKey = ? AND pendingOperation = 'save'"
 
     /// The zone the engine knows `name` in, without reading the rest of its metadata.
     static func zone(of name: RecordName, in db: Database) throws -> CloudZoneID? {
-        try db.fetchOne(
-            sql:
-                "SELECT zoneName, ownerName FROM \(MetadatabaseTable.metadata.qualifiedName) WHERE recordType = ? AND recordPrimaryKey = ?",
-            arguments: [name.table, name.primaryKey]
-        ) { row in CloudZoneID(name: try row[0], owner: try row[1]) }
+        try db.fetchOne(sql: zoneSQL, arguments: [name.table, name.primaryKey]) { row in CloudZoneID(name: try row[0], owner: try row[1]) }
     }
 
     /// The metadata of `name` when a save of it is pending; nil otherwise, without decoding
     /// the row: a batch of children asks this of every parent, and most were sent long ago.
     static func fetchPendingSave(_ name: RecordName, in db: Database) throws -> RecordMetadata? {
-        try db.fetchOne(
-            sql: selection + " WHERE recordType = ? AND recordPrimaryKey = ? AND pendingOperation = 'save'",
-            arguments: [name.table, name.primaryKey], decode)
+        try db.fetchOne(sql: pendingSaveSQL, arguments: [name.table, name.primaryKey], decode)
     }
 
     /// The metadata the engine knows of `names`, by name; names it does not know are left out.
@@ -181,29 +180,30 @@ struct RecordMetadata: Sendable, Hashable {
     ///
     /// - Parameter versionsJSON: ``fieldVersions`` as JSON, when it was written beforehand.
     func save(in db: Database, versionsJSON: String? = nil) throws {
+        let serverRecord: String? = try storedServerRecord ?? lastKnownServerRecord.map { try SyncJSON.encode($0) }
         try db.execute(
-            sql: """
-                INSERT INTO \(MetadatabaseTable.metadata.qualifiedName)
-                    (recordType, recordPrimaryKey, zoneName, ownerName, parentRecordType, parentRecordPrimaryKey,
-                     lastKnownServerRecord, serverChangeTag, fieldVersions, pendingOperation, pendingRevision,
-                     pendingTransaction, userModificationTime)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                ON CONFLICT (recordType, recordPrimaryKey) DO UPDATE SET
-                    zoneName = excluded.zoneName, ownerName = excluded.ownerName,
-                    parentRecordType = excluded.parentRecordType, parentRecordPrimaryKey = excluded.parentRecordPrimaryKey,
-                    lastKnownServerRecord = excluded.lastKnownServerRecord, serverChangeTag = excluded.serverChangeTag,
-                    fieldVersions = excluded.fieldVersions, pendingOperation = excluded.pendingOperation,
-                    pendingRevision = excluded.pendingRevision, pendingTransaction = excluded.pendingTransaction,
-                    userModificationTime = excluded.userModificationTime
-                """,
-            arguments: StatementArguments(
-                ([
-                    name.table, name.primaryKey, zone.name, zone.owner, parent?.table, parent?.primaryKey,
-                    try storedServerRecord ?? lastKnownServerRecord.map { try SyncJSON.encode($0) }, serverChangeTag,
-                    versionsJSON ?? SyncJSON.encode(fieldVersions), pendingOperation?.rawValue, pendingRevision,
-                    pendingTransaction, userModificationText,
-                ] as [(any DatabaseValueConvertible)?]).map { $0 ?? DatabaseValue.null }))
+            sql: Self.saveSQL,
+            arguments: [
+                name.table, name.primaryKey, zone.name, zone.owner, parent?.table, parent?.primaryKey, serverRecord, serverChangeTag,
+                versionsJSON ?? SyncJSON.encode(fieldVersions), pendingOperation?.rawValue, pendingRevision, pendingTransaction,
+                userModificationText,
+            ])
     }
+
+    private static let saveSQL = """
+        INSERT INTO \(MetadatabaseTable.metadata.qualifiedName)
+            (recordType, recordPrimaryKey, zoneName, ownerName, parentRecordType, parentRecordPrimaryKey,
+             lastKnownServerRecord, serverChangeTag, fieldVersions, pendingOperation, pendingRevision,
+             pendingTransaction, userModificationTime)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (recordType, recordPrimaryKey) DO UPDATE SET
+            zoneName = excluded.zoneName, ownerName = excluded.ownerName,
+            parentRecordType = excluded.parentRecordType, parentRecordPrimaryKey = excluded.parentRecordPrimaryKey,
+            lastKnownServerRecord = excluded.lastKnownServerRecord, serverChangeTag = excluded.serverChangeTag,
+            fieldVersions = excluded.fieldVersions, pendingOperation = excluded.pendingOperation,
+            pendingRevision = excluded.pendingRevision, pendingTransaction = excluded.pendingTransaction,
+            userModificationTime = excluded.userModificationTime
+        """
 
     /// Records the cloud's acceptance of a save in one statement, without reading the row:
     /// the saved copy becomes the last known server record, and the save stops being pending
@@ -217,19 +217,21 @@ struct RecordMetadata: Sendable, Hashable {
     static func recordSaved(_ name: RecordName, as saved: CloudRecord, json: String?, revision: Int64, in db: Database) throws -> Bool {
         let parent = saved.parent.flatMap { RecordName($0.name) }
         try db.execute(
-            sql: """
-                UPDATE \(MetadatabaseTable.metadata.qualifiedName) SET
-                    lastKnownServerRecord = ?, serverChangeTag = ?, parentRecordType = ?, parentRecordPrimaryKey = ?,
-                    pendingOperation = CASE WHEN pendingOperation = 'save' AND pendingRevision = ? THEN NULL
-                                            ELSE pendingOperation END
-                WHERE recordType = ? AND recordPrimaryKey = ?
-                """,
+            sql: Self.recordSavedSQL,
             arguments: [
                 try json ?? SyncJSON.encode(saved), saved.changeTag, parent?.table, parent?.primaryKey, revision, name.table,
                 name.primaryKey,
             ])
         return db.changesCount > 0
     }
+
+    private static let recordSavedSQL = """
+        UPDATE \(MetadatabaseTable.metadata.qualifiedName) SET
+            lastKnownServerRecord = ?, serverChangeTag = ?, parentRecordType = ?, parentRecordPrimaryKey = ?,
+            pendingOperation = CASE WHEN pendingOperation = 'save' AND pendingRevision = ? THEN NULL
+                                    ELSE pendingOperation END
+        WHERE recordType = ? AND recordPrimaryKey = ?
+        """
 
     /// Moves the pending changes of the records whose last known parent in the cloud is
     /// `parent` into `transaction`, when they come after it; returns how many moved. A child
