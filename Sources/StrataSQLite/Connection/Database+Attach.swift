@@ -17,8 +17,19 @@ extension Database {
     /// and SQLite refuses to detach a schema the current transaction has used. Outside
     /// `prepareDatabase`, attach outside transactions (`writeWithoutTransaction`).
     public func attach(path: String, as schemaName: String) throws {
+        try attach(path: path, as: schemaName, pageSizeIfNew: nil)
+    }
+
+    /// ``attach(path:as:)``, giving a file this connection creates pages of `pageSizeIfNew`
+    /// bytes (a power of two from 512 to 65,536). A file that already holds a database keeps
+    /// its own: SQLite only changes the page size of an existing database by a `VACUUM`, and
+    /// never one in WAL mode. Set before WAL is enabled, which writes the file's first page.
+    package func attach(path: String, as schemaName: String, pageSizeIfNew: Int?) throws {
         let filename = role == .migrationReference ? ":memory:" : path
         try execute(sql: "ATTACH DATABASE ? AS \(schemaName.quotedIdentifier)", arguments: [filename])
+        if let pageSizeIfNew, role.canWrite, !isReadOnly {
+            try execute(sql: "PRAGMA \(schemaName.quotedIdentifier).page_size = \(pageSizeIfNew)")
+        }
         guard role.canWrite, !isReadOnly, filename != ":memory:" else { return }
         let mainMode = try String.fetchOne(self, sql: "PRAGMA main.journal_mode")
         if mainMode?.lowercased() == "wal" {
@@ -31,6 +42,11 @@ extension Database {
     /// database, which only this connection sees.
     public func attach(_ location: DatabaseLocation, as schemaName: String) throws {
         try attach(path: location.sqliteFilename, as: schemaName)
+    }
+
+    /// ``attach(_:as:)`` with ``attach(path:as:pageSizeIfNew:)``'s page size for a new file.
+    package func attach(_ location: DatabaseLocation, as schemaName: String, pageSizeIfNew: Int?) throws {
+        try attach(path: location.sqliteFilename, as: schemaName, pageSizeIfNew: pageSizeIfNew)
     }
 
     /// Detaches a schema attached with ``attach(path:as:)``.

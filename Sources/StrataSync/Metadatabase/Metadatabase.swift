@@ -20,6 +20,17 @@ public enum Metadatabase {
     /// The container identifier used when none is given.
     public static let defaultContainerIdentifier = "iCloud.strata.default"
 
+    /// The page size of a new metadatabase, in bytes; SQLite's default is 4,096.
+    ///
+    /// Its rows are large (a record's last known server copy and its field versions, about
+    /// 2 KB with a 36-character device id), and sending or receiving a record writes its row
+    /// whole, once or twice: SQLite's work on those writes is most of the engine's. With
+    /// 16 KB pages, the same 100,000 rows written as a first sync writes them (inserted, then
+    /// updated with the cloud's answers, in batches of 400) took 21–28 % less time (Python's
+    /// `sqlite3` on this SQLite: inserts 0.86 → 0.68 s, answers 1.39 → 1.10 s); the file is
+    /// the same size. A metadatabase made by an earlier version keeps its 4,096 bytes.
+    static let pageSize = 16_384
+
     /// Where the metadatabase of a database at `location` lives, for one cloud container.
     public static func location(for location: DatabaseLocation, containerIdentifier: String) -> DatabaseLocation {
         switch location {
@@ -69,7 +80,7 @@ public enum Metadatabase {
                     attached: attachedFile, expected: expected.path ?? "an in-memory database")
             }
         } else {
-            try db.attach(expected, as: schemaName)
+            try db.attach(expected, as: schemaName, pageSizeIfNew: pageSize)
         }
         if db.role.canWrite && !db.isReadOnly {
             try MetadatabaseTable.createAll(in: db)
