@@ -97,4 +97,71 @@ import Testing
         pool.close()
         #expect(try Self.headerPageSize(of: metadatabase) == existing)
     }
+
+    /// Readers that attach it in `prepareDatabase` (the documented setup) see what the writer
+    /// wrote in the new file, and after a relaunch the file still has its pages and its rows.
+    @Test func readersAndARelaunchSeeTheRowsOfANewFile() async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        var configuration = Configuration()
+        configuration.prepareDatabase { db in try db.attachMetadatabase(containerIdentifier: Self.container) }
+        for launch in 0..<2 {
+            let pool = try DatabasePool(path: folder.databasePath, configuration: configuration)
+            if launch == 0 {
+                try await pool.write { db in
+                    for index in 0..<300 {
+                        try db.execute(
+                            sql: "INSERT INTO strata_sync.state VALUES (?, ?)",
+                            arguments: ["key\(index)", String(repeating: "v", count: 1_000 + index)])
+                    }
+                }
+            }
+            let (pageSize, count) = try await pool.read { db in
+                (
+                    try Int.fetchOne(db, sql: "PRAGMA strata_sync.page_size"),
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM strata_sync.state WHERE key GLOB 'key*'")
+                )
+            }
+            #expect(pageSize == 16_384, "launch \(launch)")
+            #expect(count == 300, "launch \(launch)")
+            pool.close()
+        }
+        #expect(try Self.headerPageSize(of: Self.metadatabasePath(of: folder.databasePath)) == 16_384)
+    }
+
+    /// A file that exists but is empty (created by hand, or cut to nothing) holds no database
+    /// yet: it gets the new page size. A queue whose main file does not use WAL makes one too.
+    @Test(arguments: [false, true])
+    func anEmptyFileAndAQueueWithoutWALGetLargePages(emptyFileFirst: Bool) async throws {
+        let folder = try TemporaryDirectory()
+        defer { folder.remove() }
+        let metadatabase = try Self.metadatabasePath(of: folder.databasePath)
+        if emptyFileFirst { #expect(FileManager.default.createFile(atPath: metadatabase, contents: Data())) }
+        let queue = try DatabaseQueue(path: folder.databasePath)
+        let (pageSize, stored) = try await queue.writeWithoutTransaction { db in
+            try db.execute(sql: "PRAGMA journal_mode = DELETE")
+            try db.attachMetadatabase(containerIdentifier: Self.container)
+            try db.execute(sql: "INSERT INTO strata_sync.state VALUES ('k', 'v')")
+            return (
+                try Int.fetchOne(db, sql: "PRAGMA strata_sync.page_size"),
+                try String.fetchOne(db, sql: "SELECT value FROM strata_sync.state WHERE key = 'k'")
+            )
+        }
+        #expect(pageSize == 16_384)
+        #expect(stored == "v")
+        queue.close()
+        #expect(try Self.headerPageSize(of: metadatabase) == 16_384)
+    }
+
+    /// An in-memory database's metadatabase (previews, tests) takes the page size as well.
+    @Test func anInMemoryMetadatabaseHasLargePages() async throws {
+        let queue = try DatabaseQueue(named: "page-size-\(UUID().uuidString)")
+        let pageSize = try await queue.writeWithoutTransaction { db in
+            try db.attachMetadatabase(containerIdentifier: Self.container)
+            try db.execute(sql: "INSERT INTO strata_sync.state VALUES ('k', 'v')")
+            return try Int.fetchOne(db, sql: "PRAGMA strata_sync.page_size")
+        }
+        #expect(pageSize == 16_384)
+        queue.close()
+    }
 }
