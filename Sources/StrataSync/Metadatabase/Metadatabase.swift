@@ -26,7 +26,7 @@ public enum Metadatabase {
     /// 2 KB with a 36-character device id), and sending or receiving a record writes its row
     /// whole, once or twice: SQLite's work on those writes is most of the engine's. With
     /// 16 KB pages, the same 100,000 rows written as a first sync writes them (inserted, then
-    /// updated with the cloud's answers, in batches of 400) took 21–28 % less time (Python's
+    /// updated with the cloud's answers, in batches of 400) took about 21 % less time (Python's
     /// `sqlite3` on this SQLite: inserts 0.86 → 0.68 s, answers 1.39 → 1.10 s); the file is
     /// the same size. A metadatabase made by an earlier version keeps its 4,096 bytes.
     static let pageSize = 16_384
