@@ -35,6 +35,36 @@ struct FastJSONTests {
         }
     }
 
+    /// A record's text with its versions cut out of it (what the engine stores of a record it
+    /// receives) equals the two written apart, whether the versions are all different, all one
+    /// timestamp repeated (copied from the bytes written for the first), or alternate between
+    /// two; and reads back as `JSONDecoder` reads it.
+    @Test(arguments: ["random", "repeated", "alternating"])
+    func aRecordsTextWithItsVersionsEqualsTheTwoWrittenApart(versions shape: String) throws {
+        var random = SplitMix(seed: 20_261_127)
+        let nodes = ["0f3e8c1a-1234-4abc-8def-0123456789ab", "a", "é😀-device", String(repeating: "n", count: 200)]
+        for _ in 0..<1_000 {
+            var record = Self.record(&random)
+            if shape != "random" {
+                let stamps = (0..<2).map { _ in
+                    HybridTimestamp(
+                        milliseconds: Int64.random(in: 0...999_999_999_999, using: &random),
+                        counter: UInt32.random(in: 0...9, using: &random), node: nodes.randomElement(using: &random) ?? "a")
+                }
+                let columns = record.fields.keys.sorted() + ["extra-\(Int.random(in: 0..<5, using: &random))"]
+                record.fieldVersions = Dictionary(
+                    columns.enumerated().map { ($1, shape == "repeated" ? stamps[0] : stamps[$0 % 2]) }, uniquingKeysWith: { $1 })
+            }
+            let (text, versions) = record.text(withVersions: true)
+            #expect(text == (try FastJSON.text(of: record)))
+            #expect(versions == FastJSON.text(ofVersions: record.fieldVersions))
+            #expect(record.text(withVersions: false).versions == nil)
+            #expect(try Self.decoder().decode(CloudRecord.self, from: Data(text.utf8)) == record, "\(text)")
+            let decodedVersions = try Self.decoder().decode([String: HybridTimestamp].self, from: Data((versions ?? "").utf8))
+            #expect(decodedVersions == record.fieldVersions)
+        }
+    }
+
     @Test func equalRecordsWriteEqualBytes() throws {
         var random = SplitMix(seed: 7)
         for _ in 0..<200 {

@@ -192,6 +192,20 @@ extension CloudValue: FastJSONCodable {
 
 extension CloudRecord: FastJSONCodable {
     package func write(to writer: inout JSONWriter) {
+        _ = writeReturningVersions(to: &writer)
+    }
+
+    /// The record's JSON and, when `withVersions`, its field versions' JSON cut out of it:
+    /// equal to `FastJSON.text(ofVersions:)`, without writing the versions a second time (the
+    /// engine stores both for every record it receives).
+    package func text(withVersions: Bool) -> (record: String, versions: String?) {
+        var writer = JSONWriter(capacity: 1_024)
+        let versions = writeReturningVersions(to: &writer)
+        return (writer.text, withVersions ? writer.text(in: versions) : nil)
+    }
+
+    /// Writes the record; returns where its versions' object is in `writer`.
+    private func writeReturningVersions(to writer: inout JSONWriter) -> Range<Int> {
         // Sorted keys: changeTag, fieldVersions, fields, id, parent, type; nil optionals left out.
         writer.raw("{")
         if let changeTag {
@@ -200,7 +214,9 @@ extension CloudRecord: FastJSONCodable {
             writer.raw(",")
         }
         writer.raw("\"fieldVersions\":")
+        let versionsStart = writer.count
         writer.versions(fieldVersions)
+        let versions = versionsStart..<writer.count
         writer.raw(",\"fields\":")
         writer.object(fields) { writer, value in value.write(to: &writer) }
         writer.raw(",\"id\":")
@@ -212,6 +228,7 @@ extension CloudRecord: FastJSONCodable {
         writer.raw(",\"type\":")
         writer.string(type)
         writer.raw("}")
+        return versions
     }
 
     package init(reading reader: inout JSONReader) throws(JSONReaderError) {

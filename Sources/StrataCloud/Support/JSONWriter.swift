@@ -19,8 +19,21 @@ package struct JSONWriter {
 
     /// Writes again the bytes written at `range`: a value repeated is formatted once.
     package mutating func repeatBytes(at range: Range<Int>) {
-        bytes.reserveCapacity(bytes.count + range.count)
-        for index in range { bytes.append(bytes[index]) }
+        // One copy within the buffer, not an append per byte (a record's versions repeat one
+        // timestamp of some 50 bytes per field). `append(contentsOf: bytes[range])` would copy
+        // the whole buffer first: the slice shares it.
+        let start = bytes.count
+        bytes.append(contentsOf: repeatElement(0, count: range.count))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            (base + start).update(from: base + range.lowerBound, count: range.count)
+        }
+    }
+
+    /// The bytes written at `range`, as a `String`: a part of what was written, such as one
+    /// value of an object.
+    package func text(in range: Range<Int>) -> String {
+        String(decoding: bytes[range], as: UTF8.self)
     }
 
     /// The bytes as `Data`.

@@ -20,21 +20,17 @@ struct EncodedRecords: Sendable {
     private var texts: [CloudRecordID: Texts] = [:]
     /// The texts in the order of the records they were written for, with those records' ids:
     /// applying a page finds each record's by its position, without hashing its id.
-    private var ordered: [(id: CloudRecordID, texts: Texts)?] = []
+    private var ordered: [(id: CloudRecordID, texts: Texts)] = []
 
     init() {}
 
-    /// The JSON of `records`, with their versions alone when `withVersions`; a record that
-    /// does not encode is left out (it is encoded again, with its error, where it is stored).
+    /// The JSON of `records`, with their versions alone when `withVersions`.
     init(_ records: [CloudRecord], withVersions: Bool = true) {
         ordered.reserveCapacity(records.count)
         for record in records {
-            guard let text = try? SyncJSON.encode(record) else {
-                ordered.append(nil)
-                continue
-            }
-            let written = Texts(
-                record: text, versions: withVersions ? SyncJSON.encode(record.fieldVersions) : nil, changeTag: record.changeTag)
+            // Written by hand (never fails); the versions are cut from the record's text.
+            let (text, versions) = record.text(withVersions: withVersions)
+            let written = Texts(record: text, versions: versions, changeTag: record.changeTag)
             texts[record.id] = written
             ordered.append((record.id, written))
         }
@@ -43,9 +39,9 @@ struct EncodedRecords: Sendable {
     /// The JSON written for `record`, the record at `index` of those the texts were written
     /// for; nil when the record there is another one.
     func texts(at index: Int, of record: CloudRecord) -> Texts? {
-        guard ordered.indices.contains(index), let found = ordered[index], found.texts.changeTag == record.changeTag,
-            found.id == record.id
-        else { return nil }
+        guard ordered.indices.contains(index) else { return nil }
+        let found = ordered[index]
+        guard found.texts.changeTag == record.changeTag, found.id == record.id else { return nil }
         return found.texts
     }
 
