@@ -123,21 +123,18 @@ extension CloudSetup {
     /// inline where an app's take an allocation each. Derived from the name, so a run's
     /// devices keep their ids from phase to phase and from run to run.
     static func deviceID(_ name: String) -> String {
-        // Two FNV-1a hashes of the name, with different offsets: 128 bits.
+        // Two FNV-1a hashes of the name, with different offsets: 128 bits, as a UUID's text.
         func hash(_ offset: UInt64) -> UInt64 {
             name.utf8.reduce(offset) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
         }
-        let bits =
-            String(hash(0xcbf2_9ce4_8422_2325), radix: 16).leftPadded(to: 16)
-            + String(hash(0x8422_2325_cbf2_9ce4), radix: 16).leftPadded(to: 16)
-        let characters = Array(bits)
-        return [0..<8, 8..<12, 12..<16, 16..<20, 20..<32].map { String(characters[$0]) }.joined(separator: "-")
-    }
-}
-
-extension String {
-    fileprivate func leftPadded(to length: Int) -> String {
-        String(repeating: "0", count: max(0, length - count)) + self
+        let (high, low) = (hash(0xcbf2_9ce4_8422_2325), hash(0x8422_2325_cbf2_9ce4))
+        let bytes = (0..<16).map { index in UInt8(truncatingIfNeeded: (index < 8 ? high : low) >> (56 - 8 * (index % 8))) }
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9], bytes[10],
+                bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            )
+        ).uuidString.lowercased()
     }
 }
 

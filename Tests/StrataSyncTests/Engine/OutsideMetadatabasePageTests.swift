@@ -16,12 +16,9 @@ import Testing
 
     // MARK: - Helpers
 
-    /// The page size in a database file's header: bytes 16 and 17, big-endian, 1 for 65,536.
+    /// The page size in a database file's header (the reader the page-size suite uses).
     static func headerPageSize(of path: String) throws -> Int {
-        let header = try #require(FileManager.default.contents(atPath: path)).prefix(18)
-        try #require(header.count == 18, "the file \(path) has no header")
-        let size = Int(header[header.startIndex + 16]) << 8 | Int(header[header.startIndex + 17])
-        return size == 1 ? 65_536 : size
+        try MetadatabasePageSizeTests.headerPageSize(of: path)
     }
 
     static func metadatabasePath(of databasePath: String, container: String = container) throws -> String {
@@ -447,13 +444,8 @@ import Testing
         let engine = try await Self.engine(queue, cloud: MockCloud(identifier: Self.container), device: "a")
         try await Self.insert(queue, prefix: "n", count: 50)
         try await engine.sendChanges()
-        let (pageSize, mode, integrity) = try await queue.writeWithoutTransaction { db in
-            (
-                try Int.fetchOne(db, sql: "PRAGMA strata_sync.page_size"),
-                try String.fetchOne(db, sql: "PRAGMA strata_sync.journal_mode"),
-                try String.fetchAll(db, sql: "PRAGMA strata_sync.integrity_check")
-            )
-        }
+        let (pageSize, integrity) = try await Self.metadatabaseState(queue)
+        let mode = try await queue.writeWithoutTransaction { db in try String.fetchOne(db, sql: "PRAGMA strata_sync.journal_mode") }
         #expect(pageSize == 16_384)
         #expect(mode == "wal" || mode == "delete", "\(mode ?? "nil")")
         #expect(integrity == ["ok"])
@@ -485,12 +477,9 @@ import Testing
         let engine = try await Self.engine(writer, cloud: MockCloud(identifier: Self.container), device: "a")
         try await Self.insert(writer, prefix: "n", count: 40)
         try await engine.syncChanges()
-        let (pageSize, kept, integrity) = try await writer.writeWithoutTransaction { db in
-            (
-                try Int.fetchOne(db, sql: "PRAGMA strata_sync.page_size"),
-                try Int.fetchOne(db, sql: "SELECT count(*) FROM strata_sync.state WHERE key GLOB 'kept*'"),
-                try String.fetchAll(db, sql: "PRAGMA strata_sync.integrity_check")
-            )
+        let (pageSize, integrity) = try await Self.metadatabaseState(writer)
+        let kept = try await writer.writeWithoutTransaction { db in
+            try Int.fetchOne(db, sql: "SELECT count(*) FROM strata_sync.state WHERE key GLOB 'kept*'")
         }
         #expect(pageSize == 4_096)
         #expect(kept == 100)
