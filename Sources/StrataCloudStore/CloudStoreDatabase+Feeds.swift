@@ -210,6 +210,7 @@ extension CloudStoreDatabase {
         let since = tokenAccess < access ? 0 : start
         let bounds = PreparedStatements.ZonePageBounds(
             owner: zone.owner, zone: zone.name, recordsAfter: since, tombstonesAfter: start, limit: Int64(pageSize) + 1)
+        try await connection.run(PreparedStatements.ReadPagesInFeedOrder(), logger: logger)
         let rows =
             scope == .private
             ? try await connection.rows(of: PreparedStatements.OwnZonePage(bounds: bounds), logger: logger)

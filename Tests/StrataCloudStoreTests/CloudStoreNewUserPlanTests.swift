@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PostgresNIO
 import StrataCloud
 import Testing
@@ -69,12 +70,93 @@ struct CloudStoreNewUserPlanTests {
                 #expect(!plan.contains("Rows Removed by Filter"), "\(label) reads records it does not want:\n\(plan)")
             }
         }
-        let feed = try await Self.plan(
-            of: """
-                SELECT name FROM strata_cloud.records WHERE owner = '\(newcomer)' AND zone = 'z' AND sequence > 19000 AND sequence >= 0
-                ORDER BY sequence LIMIT 401
-                """, as: newcomer, in: fixture)
-        #expect(feed.contains("records_feed"), "the feed does not use its index:\n\(feed)")
+        // The page as the store reads it: its own statement, after the store's setting.
+        let page = try await fixture.store.transaction(as: newcomer) { connection in
+            try await connection.run(PreparedStatements.ReadPagesInFeedOrder(), logger: fixture.store.logger)
+            return try await Self.plan(
+                ofPrepared: PreparedStatements.OwnZonePage.sql, arguments: "'\(newcomer)', 'z', 19000, 19000, 401", on: connection,
+                logger: fixture.store.logger)
+        }
+        #expect(page.contains("records_feed"), "the page does not use its index:\n\(page)")
+        #expect(!Self.sorts(page), "the page sorts what its index orders:\n\(page)")
+    }
+
+    /// The shape of a service with many small users: PostgreSQL's statistics know them all,
+    /// and estimate any owner outside them at a handful of rows. A user who then writes
+    /// 20,000 records is read through the primary key and sorted, every one of their changes
+    /// after the token for each page of 400, unless sorting is priced out as the store does.
+    /// The tables are private copies (temporary, same columns and indexes) so that the
+    /// statistics are exactly these, whatever other tests wrote to the shared ones.
+    @Test(arguments: [false, true])
+    func aPageReadsInFeedOrderWhateverTheStatisticsBelieve(shared: Bool) async throws {
+        let fixture = try await StoreFixture()
+        defer { fixture.stop() }
+        let logger = fixture.store.logger
+        let statement = shared ? PreparedStatements.SharedZonePage.sql : PreparedStatements.OwnZonePage.sql
+        let privateStatement = statement.replacingOccurrences(of: "strata_cloud.", with: "pg_temp.")
+        #expect(privateStatement != statement)
+        let (before, after) = try await fixture.client.withConnection { connection in
+            try await connection.query("BEGIN", logger: logger)
+            for table in ["records", "tombstones", "departures"] {
+                try await connection.query(
+                    PostgresQuery(
+                        unsafeSQL: """
+                            CREATE TEMPORARY TABLE \(table) (LIKE strata_cloud.\(table) INCLUDING DEFAULTS INCLUDING CONSTRAINTS INCLUDING INDEXES)
+                            ON COMMIT DROP
+                            """), logger: logger)
+            }
+            // 3,000 users of 10 records each, their positions scattered: 30,000 rows, which
+            // ANALYZE reads whole (its sample is 300 × the statistics target of 100).
+            try await connection.query(
+                """
+                INSERT INTO records (owner, zone, name, type, fields, field_versions, change_tag, sequence, size)
+                SELECT 'small' || u, 'z', 'r' || i, 'games', '{}', '{}', 't', hashtext(u || '/' || i) & 1048575, 40
+                FROM generate_series(1, 10) i, generate_series(1, 3000) u
+                """, logger: logger)
+            try await connection.query("ANALYZE records", logger: logger)
+            try await connection.query(
+                """
+                INSERT INTO records (owner, zone, name, type, fields, field_versions, change_tag, sequence, size)
+                SELECT 'newcomer', 'z', 'r' || i, 'games', '{}', '{}', 't', i, 40 FROM generate_series(1, 20000) i
+                """, logger: logger)
+            let arguments = "'newcomer', 'z', 0, 0, 401"
+            let before = try await Self.plan(ofPrepared: privateStatement, arguments: arguments, on: connection, logger: logger)
+            try await connection.run(PreparedStatements.ReadPagesInFeedOrder(), logger: logger)
+            let after = try await Self.plan(ofPrepared: privateStatement, arguments: arguments, on: connection, logger: logger)
+            try await connection.query("ROLLBACK", logger: logger)
+            return (before, after)
+        }
+        // The shape misleads PostgreSQL: without the store's setting, the page sorts the
+        // user's every record (if this stops holding, the shape no longer tests anything).
+        #expect(Self.sorts(before) && before.contains("actual rows=20000"), "the shape no longer misleads the planner:\n\(before)")
+        #expect(after.contains("Index Scan using records_owner_zone_sequence_idx"), "the page does not use its index:\n\(after)")
+        #expect(!Self.sorts(after), "the page sorts what its index orders:\n\(after)")
+        #expect(!after.contains("actual rows=20000"), "the page reads the user's every record:\n\(after)")
+    }
+
+    /// Whether a plan has a sort node (a merge's `Sort Key` is not one).
+    static func sorts(_ plan: String) -> Bool {
+        plan.split(separator: "\n").contains { line in
+            let node = line.drop { $0 == " " || $0 == "-" || $0 == ">" }
+            return node.hasPrefix("Sort (") || node.hasPrefix("Incremental Sort (")
+        }
+    }
+
+    /// The plan of `sql` prepared and executed with `arguments`, on the caller's connection.
+    static func plan(
+        ofPrepared sql: String, arguments: String, on connection: PostgresConnection, logger: Logger
+    ) async throws
+        -> String
+    {
+        try await connection.query(PostgresQuery(unsafeSQL: "PREPARE plan_test AS \(sql)"), logger: logger)
+        var lines: [String] = []
+        for try await line in try await connection.query(
+            PostgresQuery(unsafeSQL: "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) EXECUTE plan_test(\(arguments))"), logger: logger
+        ).decode(String.self) {
+            lines.append(line)
+        }
+        try await connection.query("DEALLOCATE plan_test", logger: logger)
+        return lines.joined(separator: "\n")
     }
 
     static func plan(of sql: String, as user: String, in fixture: StoreFixture) async throws -> String {
