@@ -46,6 +46,50 @@ struct CloudStoreRecordTests {
             } == true)
     }
 
+    /// A request naming a record twice keeps its last save, with that save's own fields,
+    /// versions and size, whatever the order of the other saves. (Checked when the rows' JSON
+    /// was written before the transaction and found again by each save's place: a wrong place
+    /// stored an earlier save's columns.)
+    @Test(arguments: [["a1", "b1", "a2", "c1", "b2"], ["a1", "a2", "a3"], ["c1", "b1", "a1", "b2", "a2", "c2"]])
+    func eachSaveWritesItsOwnColumnsWhenARequestNamesARecordTwice(order: [String]) async throws {
+        let fixture = try await StoreFixture()
+        defer { fixture.stop() }
+        let alice = fixture.database("alice")
+        let zone = fixture.zone("games", of: "alice")
+        try await alice.saveZones([zone])
+        func save(_ label: String) -> CloudRecord {
+            let name = String(label.prefix(1))
+            let revision = Int(label.dropFirst()) ?? 0
+            let version = HybridTimestamp(milliseconds: 1_700_000_000_000 + Int64(revision), counter: UInt32(revision), node: label)
+            return CloudRecord(
+                id: CloudRecordID(name: "\(name):games", zone: zone), type: "games",
+                fields: [
+                    "title": .text(label), "round": .integer(Int64(revision)), "notes": .text(String(repeating: "n", count: revision * 7)),
+                ],
+                fieldVersions: ["title": version, "round": version, "notes": version])
+        }
+        let saves = order.map(save)
+        _ = try await alice.modifyRecords(saving: saves, deleting: [])
+        var last: [CloudRecordID: CloudRecord] = [:]
+        for record in saves { last[record.id] = record }
+        let fetched = try await alice.fetchRecords(Array(last.keys))
+        let changes = try await alice.fetchZoneChanges(zone, since: nil, limit: 100)
+        for (id, expected) in last {
+            let stored = try #require(try fetched[id]?.get(), "\(id.name)")
+            #expect(stored.fields == expected.fields, "\(id.name)")
+            #expect(stored.fieldVersions == expected.fieldVersions, "\(id.name)")
+            let paged = try #require(changes.changed.first { $0.id == id }, "\(id.name)")
+            #expect(paged.fields == expected.fields && paged.fieldVersions == expected.fieldVersions, "\(id.name)")
+            var size: Int64?
+            for try await stored in try await fixture.client.query(
+                "SELECT size FROM strata_cloud.records WHERE owner = \(zone.owner) AND zone = \(zone.name) AND name = \(id.name)"
+            ).decode(Int64.self) {
+                size = stored
+            }
+            #expect(size == Int64(expected.encodedSize), "\(id.name)")
+        }
+    }
+
     @Test func aZoneIsAtomicAndReferencesAreChecked() async throws {
         let fixture = try await StoreFixture()
         defer { fixture.stop() }
