@@ -48,6 +48,16 @@ public struct CloudStoreDatabase: CloudDatabase {
         guard !zones.isEmpty else { return }
         let names = zones.map(\.name)
         try await store.transaction(as: user) { connection in
+            // The zones' rows are locked first, as every write of their records locks them: a
+            // write holding one commits before anything below is read, so its records are
+            // deleted and its bytes freed with the rest. (Read before the lock, the sizes
+            // missed such a write's records, and the owner's stored bytes kept them for ever.)
+            // In name order, as two deletions of the same zones must take them.
+            try await connection.query(
+                """
+                SELECT name FROM strata_cloud.zones WHERE owner = \(user) AND name = ANY(\(names)) ORDER BY name FOR UPDATE
+                """,
+                logger: logger)
             // Participants of the zones' shares lose them with the zones: they hear it too.
             var participants: [String] = []
             for try await participant in try await connection.query(
