@@ -33,7 +33,7 @@ struct ZoneDeletionIntegrityTests {
     /// A deletion asked for while a write holds the zone's lock waits for it, then removes what
     /// it wrote and frees what it used: no row of the zone is left, and the owner's stored bytes
     /// come back to zero. With `balanced`, the write deletes a record as large as the one it
-    /// adds, so it changes no stored bytes and takes no lock on the owner's row.
+    /// adds and changes no stored bytes.
     @Test(arguments: [false, true])
     func aZoneDeletedWhileAWriteHoldsItsLockEndsWithoutTheWritesRows(balanced: Bool) async throws {
         let fixture = try await StoreFixture()
