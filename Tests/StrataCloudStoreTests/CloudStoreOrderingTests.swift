@@ -22,31 +22,18 @@ struct CloudStoreOrderingTests {
         try await alice.saveZones([zone])
         let start = try await alice.fetchZoneChanges(zone, since: nil, limit: 100).token
 
-        let (aHolds, aHolding) = AsyncStream<Void>.makeStream()
-        let (aReleased, releaseA) = AsyncStream<Void>.makeStream()
-        let held = Mutex(false)
-        fixture.store.beforeModifyCommit.withLock { hook in
-            hook = {
-                // Only the first writer waits.
-                guard
-                    held.withLock({ wasHeld in
-                        defer { wasHeld = true }; return !wasHeld
-                    })
-                else { return }
-                aHolding.yield()
-                for await _ in aReleased { break }
-            }
-        }
+        // Only the first writer waits.
+        let writeA = fixture.holdNextWriteBeforeCommit()
         let record: @Sendable (String) -> CloudRecord = { CloudRecord(id: CloudRecordID(name: $0, zone: zone), type: "games") }
         let writerA = Task { try await alice.modifyRecords(saving: [record("a")], deleting: []) }
-        for await _ in aHolds { break }
+        await writeA.waitUntilHeld()
         let writerB = Task { try await alice.modifyRecords(saving: [record("b")], deleting: []) }
         try await fixture.waitUntilSomeoneWaitsForALock()
 
         let during = try await alice.fetchZoneChanges(zone, since: start, limit: 100)
         #expect(during.changed.isEmpty)
 
-        releaseA.yield()
+        writeA.release.yield()
         _ = try await writerA.value
         _ = try await writerB.value
         let after = try await alice.fetchZoneChanges(zone, since: during.token, limit: 100)

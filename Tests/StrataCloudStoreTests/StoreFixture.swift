@@ -2,8 +2,10 @@ import Foundation
 import Logging
 import PostgresNIO
 import StrataCloud
-import StrataCloudStore
+import Synchronization
 import Testing
+
+@testable import StrataCloudStore
 
 /// The PostgreSQL server the tests use: `STRATA_TEST_POSTGRES` (a `postgres://` URL), which
 /// `Tests/test-all.sh` sets after starting a throwaway cluster.
@@ -48,6 +50,37 @@ struct StoreFixture {
     func zone(_ name: String, of owner: String) -> CloudZoneID { CloudZoneID(name: name, owner: user(owner)) }
 
     func stop() { runner.cancel() }
+
+    /// Makes the next write to reach its commit wait there, holding its zone's lock, until
+    /// the returned hold is released; later writes go through.
+    func holdNextWriteBeforeCommit() -> HeldWrite {
+        let (holds, holding) = AsyncStream<Void>.makeStream()
+        let (released, release) = AsyncStream<Void>.makeStream()
+        let held = Mutex(false)
+        store.beforeModifyCommit.withLock { hook in
+            hook = {
+                guard
+                    held.withLock({ wasHeld in
+                        defer { wasHeld = true }; return !wasHeld
+                    })
+                else { return }
+                holding.yield()
+                for await _ in released { break }
+            }
+        }
+        return HeldWrite(holds: holds, release: release)
+    }
+
+    /// A write held before its commit (``holdNextWriteBeforeCommit()``).
+    struct HeldWrite {
+        let holds: AsyncStream<Void>
+        let release: AsyncStream<Void>.Continuation
+
+        /// Returns once the write waits before its commit.
+        func waitUntilHeld() async {
+            for await _ in holds { break }
+        }
+    }
 
     /// Returns once some session of the server waits for a lock: a writer queued behind
     /// another's zone lock. Polls the server's lock table, which is the event itself.

@@ -1,7 +1,6 @@
 import Foundation
 import PostgresNIO
 import StrataCloud
-import Synchronization
 import Testing
 
 @testable import StrataCloudStore
@@ -44,20 +43,7 @@ struct ZoneDeletionIntegrityTests {
         let old = CloudRecord(id: CloudRecordID(name: "old", zone: zone), type: "games")
         _ = try await alice.modifyRecords(saving: [old], deleting: [])
 
-        let (holds, holding) = AsyncStream<Void>.makeStream()
-        let (released, release) = AsyncStream<Void>.makeStream()
-        let held = Mutex(false)
-        fixture.store.beforeModifyCommit.withLock { hook in
-            hook = {
-                guard
-                    held.withLock({ wasHeld in
-                        defer { wasHeld = true }; return !wasHeld
-                    })
-                else { return }
-                holding.yield()
-                for await _ in released { break }
-            }
-        }
+        let hold = fixture.holdNextWriteBeforeCommit()
         let saves =
             balanced
             ? [CloudRecord(id: CloudRecordID(name: "new", zone: zone), type: "games")]
@@ -65,10 +51,10 @@ struct ZoneDeletionIntegrityTests {
                 CloudRecord(id: CloudRecordID(name: "new\($0)", zone: zone), type: "games", fields: ["n": .integer(Int64($0))])
             }
         let writer = Task { try await alice.modifyRecords(saving: saves, deleting: [old.id]) }
-        for await _ in holds { break }
+        await hold.waitUntilHeld()
         let deleter = Task { try await alice.deleteZones([zone]) }
         try await fixture.waitUntilSomeoneWaitsForALock()
-        release.yield()
+        hold.release.yield()
         let written = try await writer.value
         #expect(written.saveResults.values.allSatisfy { if case .success = $0 { true } else { false } })
         try await deleter.value
