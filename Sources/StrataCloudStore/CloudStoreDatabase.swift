@@ -78,6 +78,16 @@ public struct CloudStoreDatabase: CloudDatabase {
                 "DELETE FROM strata_cloud.records WHERE owner = \(user) AND zone = ANY(\(names))", logger: logger)
             try await connection.query(
                 "DELETE FROM strata_cloud.tombstones WHERE owner = \(user) AND zone = ANY(\(names))", logger: logger)
+            // The zones' shares end with them, their participants with each share (`ON DELETE
+            // CASCADE`), and so do the records' departures. A share left behind applied again
+            // to the zone made anew under the same name: a record saved there under the old
+            // root's name was shared with the former participants, who had never been offered it.
+            try await connection.query(
+                """
+                WITH departed AS (DELETE FROM strata_cloud.departures WHERE owner = \(user) AND zone = ANY(\(names)) RETURNING 1)
+                DELETE FROM strata_cloud.shares WHERE owner = \(user) AND zone = ANY(\(names))
+                """,
+                logger: logger)
             let rows = try await connection.query(
                 """
                 UPDATE strata_cloud.zones SET deleted = true, sequence = sequence + 1, horizon = sequence + 1
