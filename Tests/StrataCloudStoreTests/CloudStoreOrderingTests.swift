@@ -25,8 +25,14 @@ struct CloudStoreOrderingTests {
         // Only the first writer waits.
         let writeA = fixture.holdNextWriteBeforeCommit()
         let record: @Sendable (String) -> CloudRecord = { CloudRecord(id: CloudRecordID(name: $0, zone: zone), type: "games") }
-        let writerA = Task { try await alice.modifyRecords(saving: [record("a")], deleting: []) }
-        await writeA.waitUntilHeld()
+        let writerA = Task {
+            defer { writeA.holding.finish() }
+            return try await alice.modifyRecords(saving: [record("a")], deleting: [])
+        }
+        guard await writeA.waitUntilHeld() else {
+            Issue.record("writer A never reached its commit: \(String(describing: await writerA.result))")
+            return
+        }
         let writerB = Task { try await alice.modifyRecords(saving: [record("b")], deleting: []) }
         try await fixture.waitUntilSomeoneWaitsForALock()
 

@@ -116,9 +116,7 @@ struct OutsideZoneDeletionAndPagesTests {
         try await alice.saveZones([a, b, c, keep])
         for zone in [a, b, c, keep] { try await Self.fill(zone, in: alice) }
 
-        let (holds, holding) = AsyncStream<Void>.makeStream()
-        let (released, release) = AsyncStream<Void>.makeStream()
-        Self.holdFirstCommit(of: fixture, holding: holding, until: released)
+        let hold = fixture.holdNextWriteBeforeCommit()
         let saves: [CloudRecord]
         let deletes: [CloudRecordID]
         switch write {
@@ -141,15 +139,10 @@ struct OutsideZoneDeletionAndPagesTests {
             deletes = []
         }
         let writer = Task {
-            defer { holding.finish() }
+            defer { hold.holding.finish() }
             return try await alice.modifyRecords(saving: saves, deleting: deletes)
         }
-        var reached = false
-        for await _ in holds {
-            reached = true
-            break
-        }
-        if !reached {
+        if await !hold.waitUntilHeld() {
             Issue.record("the write never reached its commit: \(String(describing: await writer.result))")
             return
         }
@@ -164,7 +157,7 @@ struct OutsideZoneDeletionAndPagesTests {
                 deleting: [CloudRecordID(name: "r3", zone: a)])
         }
         try await Self.waitUntil(in: fixture) { waiting in waiting >= 2 || finished.withLock { $0 } }
-        release.yield()
+        hold.release.yield()
 
         let written = try await writer.value
         #expect(written.saveResults.values.allSatisfy { if case .success = $0 { true } else { false } })
@@ -255,27 +248,20 @@ struct OutsideZoneDeletionAndPagesTests {
             saving: (1...5).map { Self.record("bob-before\($0)", in: games, parent: "root", payload: 80) }, deleting: [])
         #expect(before.saveResults.values.allSatisfy { if case .success = $0 { true } else { false } })
 
-        let (holds, holding) = AsyncStream<Void>.makeStream()
-        let (released, release) = AsyncStream<Void>.makeStream()
-        Self.holdFirstCommit(of: fixture, holding: holding, until: released)
+        let hold = fixture.holdNextWriteBeforeCommit()
         let writer = Task {
-            defer { holding.finish() }
+            defer { hold.holding.finish() }
             return try await bob.modifyRecords(
                 saving: (1...30).map { Self.record("bob\($0)", in: games, parent: "root", payload: 100) },
                 deleting: [CloudRecordID(name: "bob-before1", zone: games)])
         }
-        var reached = false
-        for await _ in holds {
-            reached = true
-            break
-        }
-        if !reached {
+        if await !hold.waitUntilHeld() {
             Issue.record("the write never reached its commit: \(String(describing: await writer.result))")
             return
         }
         let deleter = Task { try await alice.deleteZones([notes, games]) }
         try await fixture.waitUntilSomeoneWaitsForALock()
-        release.yield()
+        hold.release.yield()
         let written = try await writer.value
         #expect(written.saveResults.values.allSatisfy { if case .success = $0 { true } else { false } })
         try await deleter.value
@@ -774,22 +760,6 @@ struct OutsideZoneDeletionAndPagesTests {
         let records = try await database.fetchRecords(["root", "r1", "child1"].map { CloudRecordID(name: $0, zone: zone) })
         for (id, result) in records {
             if case .success = result { Issue.record("\(id.name) of the deleted zone is back", sourceLocation: sourceLocation) }
-        }
-    }
-
-    /// Holds the first modify commit of the fixture's store until `released` yields.
-    static func holdFirstCommit(of fixture: StoreFixture, holding: AsyncStream<Void>.Continuation, until released: AsyncStream<Void>) {
-        let held = Mutex(false)
-        fixture.store.beforeModifyCommit.withLock { hook in
-            hook = {
-                guard
-                    held.withLock({ wasHeld in
-                        defer { wasHeld = true }; return !wasHeld
-                    })
-                else { return }
-                holding.yield()
-                for await _ in released { break }
-            }
         }
     }
 

@@ -52,7 +52,9 @@ struct StoreFixture {
     func stop() { runner.cancel() }
 
     /// Makes the next write to reach its commit wait there, holding its zone's lock, until
-    /// the returned hold is released; later writes go through.
+    /// the returned hold is released; later writes go through. The task running the write
+    /// finishes `holding` when it ends, so that a write failing before its commit is reported
+    /// rather than waited for.
     func holdNextWriteBeforeCommit() -> HeldWrite {
         let (holds, holding) = AsyncStream<Void>.makeStream()
         let (released, release) = AsyncStream<Void>.makeStream()
@@ -68,17 +70,20 @@ struct StoreFixture {
                 for await _ in released { break }
             }
         }
-        return HeldWrite(holds: holds, release: release)
+        return HeldWrite(holds: holds, holding: holding, release: release)
     }
 
     /// A write held before its commit (``holdNextWriteBeforeCommit()``).
     struct HeldWrite {
         let holds: AsyncStream<Void>
+        let holding: AsyncStream<Void>.Continuation
         let release: AsyncStream<Void>.Continuation
 
-        /// Returns once the write waits before its commit.
-        func waitUntilHeld() async {
-            for await _ in holds { break }
+        /// Returns once the write waits before its commit: true; false when its task ended
+        /// first (and finished `holding`).
+        func waitUntilHeld() async -> Bool {
+            for await _ in holds { return true }
+            return false
         }
     }
 

@@ -50,8 +50,14 @@ struct ZoneDeletionIntegrityTests {
             : (1...50).map {
                 CloudRecord(id: CloudRecordID(name: "new\($0)", zone: zone), type: "games", fields: ["n": .integer(Int64($0))])
             }
-        let writer = Task { try await alice.modifyRecords(saving: saves, deleting: [old.id]) }
-        await hold.waitUntilHeld()
+        let writer = Task {
+            defer { hold.holding.finish() }
+            return try await alice.modifyRecords(saving: saves, deleting: [old.id])
+        }
+        guard await hold.waitUntilHeld() else {
+            Issue.record("the write never reached its commit: \(String(describing: await writer.result))")
+            return
+        }
         let deleter = Task { try await alice.deleteZones([zone]) }
         try await fixture.waitUntilSomeoneWaitsForALock()
         hold.release.yield()
