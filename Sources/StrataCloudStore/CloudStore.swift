@@ -101,9 +101,9 @@ public final class CloudStore: Sendable {
     /// operation: it runs as the connecting role.
     public func purgeTombstones(in zone: CloudZoneID) async throws {
         try await client.withTransaction(logger: logger) { connection in
-            try await connection.query(
+            try await connection.perform(
                 "DELETE FROM strata_cloud.tombstones WHERE owner = \(zone.owner) AND zone = \(zone.name)", logger: logger)
-            try await connection.query(
+            try await connection.perform(
                 """
                 UPDATE strata_cloud.zones SET sequence = sequence + 1, horizon = sequence + 1
                 WHERE owner = \(zone.owner) AND name = \(zone.name)
@@ -133,13 +133,13 @@ public final class CloudStore: Sendable {
                     // isolation level goes with BEGIN, and the role with the user (setting the
                     // `role` parameter locally is what SET LOCAL ROLE does). Every request
                     // pays them (issue #27: the push path makes several).
-                    try await connection.query(
+                    try await connection.perform(
                         repeatableRead ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN", logger: logger)
                     do {
                         try await connection.run(
                             PreparedStatements.ActAs(role: CloudStoreMigrations.requestRole, user: user), logger: logger)
                         let value = try await body(connection)
-                        try await connection.query("COMMIT", logger: logger)
+                        try await connection.perform("COMMIT", logger: logger)
                         return value
                     } catch {
                         if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }

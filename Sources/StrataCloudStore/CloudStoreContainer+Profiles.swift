@@ -12,7 +12,7 @@ extension CloudStoreContainer {
         let profile = try profile.validated()
         let (user, logger) = (user, store.logger)
         try await store.transaction(as: user) { connection in
-            try await connection.query(
+            try await connection.perform(
                 """
                 INSERT INTO strata_cloud.user_profiles (owner, display_name, email)
                 VALUES (\(user), \(profile.displayName), \(profile.email))

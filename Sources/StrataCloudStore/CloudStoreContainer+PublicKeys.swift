@@ -11,7 +11,7 @@ extension CloudStoreContainer {
         guard key.count == CloudPublicKeyError.requiredSize else { throw CloudPublicKeyError.wrongSize(key.count) }
         let (user, logger) = (user, store.logger)
         try await store.transaction(as: user) { connection in
-            try await connection.query(
+            try await connection.perform(
                 """
                 INSERT INTO strata_cloud.public_keys (owner, key) VALUES (\(user), \(key))
                 ON CONFLICT (owner) DO UPDATE SET key = excluded.key, updated_at = now()

@@ -54,7 +54,7 @@ public struct CloudStoreContainer: CloudContainer {
             guard accepted != nil, let share = try await CloudStoreDatabase.share(of: root, on: connection, logger: logger) else {
                 throw CloudError.unknownItem(root)
             }
-            try await connection.query(
+            try await connection.perform(
                 "SELECT strata_cloud.notify_zone_change(\(root.zone.owner), \(root.zone.name), \([user]))", logger: logger)
             return try await CloudStoreDatabase.named(share, on: connection, logger: logger).seen(by: user)
         }

@@ -49,7 +49,7 @@ extension CloudStoreDatabase {
                 for try await _ in inserted.decode(String.self) { isNew = true }
                 guard isNew else { continue }
                 for (index, chunk) in asset.chunks.enumerated() {
-                    try await connection.query(
+                    try await connection.perform(
                         """
                         INSERT INTO strata_cloud.asset_chunks (owner, hash, index, encoding, size, crc32, data)
                         VALUES (\(user), \(asset.hash), \(index), \(chunk.encoding), \(chunk.size), \(Int64(chunk.crc32)), \(chunk.data))

@@ -13,7 +13,7 @@ extension CloudStoreDatabase {
     public func modifyRecords(saving saves: [CloudRecord], deleting deletes: [CloudRecordID]) async throws -> CloudModifyResult {
         try store.limits.checkModify(saving: saves, deletingCount: deletes.count)
         var result = CloudModifyResult()
-        let zones = Set(saves.map(\.id.zone)).union(deletes.map(\.zone)).sorted { $0.description < $1.description }
+        let zones = ZoneLockOrder.sorted(saves.map(\.id.zone) + deletes.map(\.zone))
         for zone in zones {
             let zoneSaves = saves.filter { $0.id.zone == zone }
             let zoneDeletes = deletes.filter { $0.zone == zone }
@@ -66,10 +66,10 @@ extension CloudStoreDatabase {
             for deletion in plan.deletions {
                 let id = deletion.id
                 position += 1
-                try await connection.query(
+                try await connection.perform(
                     "DELETE FROM strata_cloud.records WHERE owner = \(zone.owner) AND zone = \(zone.name) AND name = \(id.name)",
                     logger: logger)
-                try await connection.query(
+                try await connection.perform(
                     """
                     INSERT INTO strata_cloud.tombstones (owner, zone, name, type, sequence, audience)
                     VALUES (\(zone.owner), \(zone.name), \(id.name), \(deletion.type), \(position), \(deletion.audience))
@@ -77,7 +77,7 @@ extension CloudStoreDatabase {
                     """,
                     logger: logger)
                 if deletion.endsShare {
-                    try await connection.query(
+                    try await connection.perform(
                         "DELETE FROM strata_cloud.shares WHERE owner = \(zone.owner) AND zone = \(zone.name) AND root = \(id.name)",
                         logger: logger)
                 }
@@ -93,7 +93,7 @@ extension CloudStoreDatabase {
             if !plan.touchedParents.isEmpty {
                 let base = position
                 position += Int64(plan.touchedParents.count)
-                try await connection.query(
+                try await connection.perform(
                     """
                     UPDATE strata_cloud.records r SET change_tag = 't' || (\(base) + found.ordinal), sequence = \(base) + found.ordinal
                     FROM (

@@ -33,7 +33,7 @@ extension CloudStoreDatabase {
                 "SELECT 1 FROM strata_cloud.shares WHERE owner = \(user) AND zone = \(root.zone.name) AND root = \(root.name)",
                 logger: logger
             ).decode(Int.self).reduce(true) { _, _ in false }
-            try await connection.query(
+            try await connection.perform(
                 """
                 INSERT INTO strata_cloud.shares (owner, zone, root, title, public_permission, change_tag, wrapped_keys)
                 VALUES (\(user), \(root.zone.name), \(root.name), \(saved.title), \(saved.publicPermission.rawValue), \(saved.changeTag ?? ""),
@@ -44,11 +44,11 @@ extension CloudStoreDatabase {
                 """,
                 logger: logger)
             let accessChanged = try await Self.accessChanged(of: root, on: connection, logger: logger)
-            try await connection.query(
+            try await connection.perform(
                 "DELETE FROM strata_cloud.share_participants WHERE owner = \(user) AND zone = \(root.zone.name) AND root = \(root.name)",
                 logger: logger)
             for (index, participant) in saved.participants.enumerated() {
-                try await connection.query(
+                try await connection.perform(
                     """
                     INSERT INTO strata_cloud.share_participants
                         (owner, zone, root, participant, role, permission, acceptance, access_changed, position)
@@ -65,7 +65,7 @@ extension CloudStoreDatabase {
             let leaving = Set(Self.audience(before, owner: user)).subtracting(Self.audience(saved.participants, owner: user))
             position = try await Self.recordDepartures(
                 under: root.name, in: root.zone, for: leaving, after: position, on: connection, logger: logger)
-            try await connection.query(
+            try await connection.perform(
                 "UPDATE strata_cloud.zones SET sequence = \(position) WHERE owner = \(user) AND name = \(root.zone.name)", logger: logger)
             try await Self.markChanged([root.zone.name], of: user, notifying: before.map(\.user), on: connection, logger: logger)
             return try await Self.named(saved, on: connection, logger: logger).seen(by: user)
@@ -104,7 +104,7 @@ extension CloudStoreDatabase {
                     left = result
                 }
                 guard left else { throw CloudError.unknownItem(root) }
-                try await connection.query(
+                try await connection.perform(
                     "SELECT strata_cloud.notify_zone_change(\(root.zone.owner), \(root.zone.name), \([user]))", logger: logger)
             }
         case .private:
@@ -116,7 +116,7 @@ extension CloudStoreDatabase {
                 let audience = Self.audience(participants, owner: user)
                 position = try await Self.recordDepartures(
                     under: root.name, in: root.zone, for: Set(audience), after: position, on: connection, logger: logger)
-                try await connection.query(
+                try await connection.perform(
                     "DELETE FROM strata_cloud.shares WHERE owner = \(user) AND zone = \(root.zone.name) AND root = \(root.name)",
                     logger: logger)
                 // The subtree falls back under the share its parent is under, if any.
@@ -137,7 +137,7 @@ extension CloudStoreDatabase {
                 } else {
                     try await Self.setShareRoot(nil, forSubtreeOf: root.name, in: root.zone, on: connection, logger: logger)
                 }
-                try await connection.query(
+                try await connection.perform(
                     "UPDATE strata_cloud.zones SET sequence = \(position) WHERE owner = \(user) AND name = \(root.zone.name)",
                     logger: logger)
                 try await Self.markChanged([root.zone.name], of: user, notifying: participants.map(\.user), on: connection, logger: logger)
@@ -249,7 +249,7 @@ extension CloudStoreDatabase {
     static func setShareRoot(
         _ root: String?, forSubtreeOf name: String, in zone: CloudZoneID, on connection: PostgresConnection, logger: Logger
     ) async throws {
-        try await connection.query(
+        try await connection.perform(
             """
             UPDATE strata_cloud.records r SET share_root = \(root)
             FROM strata_cloud.share_subtree(\(zone.owner), \(zone.name), \(name)) s

@@ -22,6 +22,9 @@ public struct CloudStoreDatabase: CloudDatabase {
         let (user, logger) = (user, logger)
         guard scope == .private, zones.allSatisfy({ $0.owner == user }) else { throw CloudError.permissionFailure(nil) }
         guard !zones.isEmpty else { return }
+        // Each statement below locks its zone's row: in the one order every request takes
+        // zones in (`ZoneLockOrder`), or two requests naming the same zones deadlock.
+        let zones = ZoneLockOrder.sorted(zones)
         try await store.transaction(as: user) { connection in
             try await Self.ensureUser(user, on: connection, logger: logger)
             var changed = false
@@ -52,10 +55,12 @@ public struct CloudStoreDatabase: CloudDatabase {
             // write holding one commits before anything below is read, so its records are
             // deleted and its bytes freed with the rest. (Read before the lock, the sizes
             // missed such a write's records, and the owner's stored bytes kept them for ever.)
-            // In name order, as two deletions of the same zones must take them.
-            try await connection.query(
+            // In the order of their names' bytes (`ZoneLockOrder`), whatever the database's
+            // collation, as every request takes zones.
+            try await connection.perform(
                 """
-                SELECT name FROM strata_cloud.zones WHERE owner = \(user) AND name = ANY(\(names)) ORDER BY name FOR UPDATE
+                SELECT name FROM strata_cloud.zones WHERE owner = \(user) AND name = ANY(\(names))
+                ORDER BY name COLLATE "C" FOR UPDATE
                 """,
                 logger: logger)
             // Participants of the zones' shares lose them with the zones: they hear it too.
@@ -74,15 +79,15 @@ public struct CloudStoreDatabase: CloudDatabase {
                 freed = size
             }
             try await CloudStoreDatabase.useBytes(-freed, of: user, quota: nil, on: connection, logger: logger)
-            try await connection.query(
+            try await connection.perform(
                 "DELETE FROM strata_cloud.records WHERE owner = \(user) AND zone = ANY(\(names))", logger: logger)
-            try await connection.query(
+            try await connection.perform(
                 "DELETE FROM strata_cloud.tombstones WHERE owner = \(user) AND zone = ANY(\(names))", logger: logger)
             // The zones' shares end with them, their participants with each share (`ON DELETE
             // CASCADE`), and so do the records' departures. A share left behind applied again
             // to the zone made anew under the same name: a record saved there under the old
             // root's name was shared with the former participants, who had never been offered it.
-            try await connection.query(
+            try await connection.perform(
                 """
                 WITH departed AS (DELETE FROM strata_cloud.departures WHERE owner = \(user) AND zone = ANY(\(names)) RETURNING 1)
                 DELETE FROM strata_cloud.shares WHERE owner = \(user) AND zone = ANY(\(names))
@@ -103,7 +108,7 @@ public struct CloudStoreDatabase: CloudDatabase {
     }
 
     static func ensureUser(_ user: String, on connection: PostgresConnection, logger: Logger) async throws {
-        try await connection.query(
+        try await connection.perform(
             "INSERT INTO strata_cloud.users (name) VALUES (\(user)) ON CONFLICT (name) DO NOTHING", logger: logger)
     }
 
@@ -113,9 +118,9 @@ public struct CloudStoreDatabase: CloudDatabase {
     static func markChanged(
         _ zones: [String], of owner: String, notifying extra: [String] = [], on connection: PostgresConnection, logger: Logger
     ) async throws {
-        try await connection.query("SELECT strata_cloud.mark_database_change(\(owner), \(zones))", logger: logger)
+        try await connection.perform("SELECT strata_cloud.mark_database_change(\(owner), \(zones))", logger: logger)
         for zone in zones {
-            try await connection.query("SELECT strata_cloud.notify_zone_change(\(owner), \(zone), \(extra))", logger: logger)
+            try await connection.perform("SELECT strata_cloud.notify_zone_change(\(owner), \(zone), \(extra))", logger: logger)
         }
     }
 

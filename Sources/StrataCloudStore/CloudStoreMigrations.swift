@@ -26,6 +26,8 @@ enum CloudStoreMigrations {
         Migration(version: 7, statements: CloudStoreKeysSchema.statements),
         // Users' profiles, which name share participants (CloudStoreProfilesSchema).
         Migration(version: 8, statements: CloudStoreProfilesSchema.statements),
+        // Accepting a share takes the zone before the share, as the owner's writes do.
+        Migration(version: 9, statements: CloudStoreLockOrderSchema.statements),
     ]
 
     /// Migration 6: the feed indexes become partial (`WHERE sequence >= 0`, which every
@@ -93,9 +95,9 @@ enum CloudStoreMigrations {
     /// The migrations' work, inside the caller's transaction.
     private static func apply(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
         do {
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtext('strata_cloud.migrate'))", logger: logger)
-            try await connection.query("CREATE SCHEMA IF NOT EXISTS strata_cloud", logger: logger)
-            try await connection.query(
+            try await connection.perform("SELECT pg_advisory_xact_lock(hashtext('strata_cloud.migrate'))", logger: logger)
+            try await connection.perform("CREATE SCHEMA IF NOT EXISTS strata_cloud", logger: logger)
+            try await connection.perform(
                 """
                 CREATE TABLE IF NOT EXISTS strata_cloud.migrations (
                     version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
@@ -110,9 +112,9 @@ enum CloudStoreMigrations {
             var done: [Int] = []
             for migration in all where !applied.contains(migration.version) {
                 for statement in migration.statements {
-                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    try await connection.perform(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
-                try await connection.query("INSERT INTO strata_cloud.migrations (version) VALUES (\(migration.version))", logger: logger)
+                try await connection.perform("INSERT INTO strata_cloud.migrations (version) VALUES (\(migration.version))", logger: logger)
                 logger.info("applied migration \(migration.version)")
                 done.append(migration.version)
             }

@@ -17,8 +17,11 @@ enum StoreFailure {
         case .server:
             guard let state = error.serverInfo?[.sqlState] else { return false }
             // 08: connection exception; 57P01-57P03: admin/crash shutdown, cannot connect now;
-            // 53: insufficient resources; 40001 and 40P01: serialization failure, deadlock.
-            return state.hasPrefix("08") || state.hasPrefix("57P") || state.hasPrefix("53") || state == "40001" || state == "40P01"
+            // 53: insufficient resources; 40001 and 40P01: serialization failure, deadlock;
+            // 57014: a statement cancelled (`statement_timeout`, an administrator's
+            // `pg_cancel_backend`); 55P03: a lock not granted in time (`lock_timeout`).
+            return state.hasPrefix("08") || state.hasPrefix("57P") || state.hasPrefix("53")
+                || ["40001", "40P01", "57014", "55P03"].contains(state)
         default:
             return false
         }

@@ -30,6 +30,19 @@ extension PostgresConnection {
         for try await _ in try await execute(statement, logger: logger) {}
     }
 
+    /// Runs a statement that returns nothing the caller needs, reading its rows to the end.
+    ///
+    /// PostgreSQL reports a failure during a statement that returns rows (`SELECT f(…)`, a
+    /// lock taken with `SELECT … FOR UPDATE`) after the statement's description, and
+    /// PostgresNIO hands it over with the rows: a sequence left unread drops it. The
+    /// transaction is aborted all the same, so the next statement fails with `25P02` (which
+    /// hides the cause, a deadlock or a timeout that a retry would get past), or, after the
+    /// last one, `COMMIT` answers with a rollback and no error. Every statement whose rows are
+    /// not read goes through here.
+    func perform(_ query: PostgresQuery, logger: Logger) async throws {
+        for try await _ in try await self.query(query, logger: logger) {}
+    }
+
     /// The rows of a prepared statement, decoded.
     func rows<Statement: PostgresPreparedStatement>(of statement: Statement, logger: Logger) async throws -> [Statement.Row] {
         var rows: [Statement.Row] = []

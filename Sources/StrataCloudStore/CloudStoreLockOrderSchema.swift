@@ -1,0 +1,42 @@
+/// Migration 9: accepting a share locks the zone's row before the share's, in the order every
+/// other request takes them (`ZoneLockOrder`).
+///
+/// Migration 2's `accept_share` locked the share first and the zone when it moved the zone's
+/// position. The owner saving or deleting that share, deleting its root record or deleting
+/// the zone locks the zone first and the share next: the two deadlocked, and PostgreSQL failed
+/// one of them after `deadlock_timeout`. The function is otherwise the same.
+enum CloudStoreLockOrderSchema {
+    static let statements: [String] = [
+        """
+        CREATE OR REPLACE FUNCTION strata_cloud.accept_share(p_owner text, p_zone text, p_root text) RETURNS bigint
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = '' AS $$
+        DECLARE
+            me text := current_setting('strata.user', true);
+            public_access text;
+            v_position bigint;
+        BEGIN
+            PERFORM 1 FROM strata_cloud.zones z WHERE z.owner = p_owner AND z.name = p_zone FOR UPDATE;
+            SELECT s.public_permission INTO public_access FROM strata_cloud.shares s
+            WHERE s.owner = p_owner AND s.zone = p_zone AND s.root = p_root FOR UPDATE;
+            IF NOT FOUND OR me IS NULL OR me = '' OR me = p_owner THEN RETURN NULL; END IF;
+            IF NOT EXISTS (SELECT 1 FROM strata_cloud.share_participants p
+                    WHERE p.owner = p_owner AND p.zone = p_zone AND p.root = p_root AND p.participant = me)
+                AND public_access = 'none' THEN
+                RETURN NULL;
+            END IF;
+            INSERT INTO strata_cloud.users (name) VALUES (me) ON CONFLICT (name) DO NOTHING;
+            UPDATE strata_cloud.zones SET sequence = sequence + 1 WHERE owner = p_owner AND name = p_zone
+                RETURNING sequence INTO v_position;
+            INSERT INTO strata_cloud.share_participants AS p
+                (owner, zone, root, participant, role, permission, acceptance, access_changed, position)
+            VALUES (p_owner, p_zone, p_root, me, 'publicUser', public_access, 'accepted', v_position,
+                (SELECT coalesce(max(q.position), 0) + 1 FROM strata_cloud.share_participants q
+                 WHERE q.owner = p_owner AND q.zone = p_zone AND q.root = p_root))
+            ON CONFLICT (owner, zone, root, participant) DO UPDATE SET acceptance = 'accepted', access_changed = v_position;
+            UPDATE strata_cloud.shares SET change_tag = 't' || v_position WHERE owner = p_owner AND zone = p_zone AND root = p_root;
+            RETURN v_position;
+        END
+        $$
+        """
+    ]
+}

@@ -1,0 +1,105 @@
+import Foundation
+import PostgresNIO
+import StrataCloud
+import Testing
+
+@testable import StrataCloudStore
+
+/// Every request that holds more than one lock takes them in one order: the zones' rows by the
+/// bytes of their names, then what hangs off a zone (its shares). Two requests taking the same
+/// two rows in opposite orders deadlock: PostgreSQL breaks the cycle only after
+/// `deadlock_timeout` (1 s by default) by failing one of them, which the client sees as a
+/// temporary failure and sends again.
+///
+/// Each test holds the row a request needs first from a session of its own, waits until the
+/// request is queued behind it, and then asks, without waiting (`NOWAIT`), for the row the
+/// request needs next: a request that took its locks out of order already holds it.
+@Suite(.enabled(if: TestPostgres.isAvailable, "needs STRATA_TEST_POSTGRES"), .timeLimit(.minutes(2)))
+struct ZoneLockOrderTests {
+    /// Pairs of zone names, the one whose bytes come first first. `"e\u{301}"` (a combining
+    /// accent) sorts before `"f"` by bytes, as PostgreSQL compares keys, but after it by
+    /// Swift's `<`, which compares canonical forms (`"é"`).
+    static let namePairs: [(String, String)] = [("a", "b"), ("B", "a"), ("e\u{301}", "f"), ("f", "\u{E9}"), ("a", "a!")]
+
+    @Test(arguments: 0..<namePairs.count)
+    func savingZonesNamedInAnyOrderLocksThemByTheirBytes(pair: Int) async throws {
+        let (first, second) = Self.namePairs[pair]
+        try await expectLockOrder(first: first, second: second) { alice, zones in try await alice.saveZones(zones) }
+    }
+
+    @Test(arguments: 0..<namePairs.count)
+    func deletingZonesNamedInAnyOrderLocksThemByTheirBytes(pair: Int) async throws {
+        let (first, second) = Self.namePairs[pair]
+        try await expectLockOrder(first: first, second: second) { alice, zones in try await alice.deleteZones(zones) }
+    }
+
+    /// Accepting a share takes the zone's row before the share's, as the owner's writes do
+    /// (saving or deleting the share, deleting its root, deleting the zone).
+    @Test func acceptingAShareLocksTheZoneBeforeTheShare() async throws {
+        let fixture = try await StoreFixture()
+        defer { fixture.stop() }
+        let alice = fixture.database("alice")
+        let (participant, zone) = (fixture.user("bob"), fixture.zone("games", of: "alice"))
+        try await alice.saveZones([zone])
+        let root = CloudRecordID(name: "root", zone: zone)
+        _ = try await alice.modifyRecords(saving: [CloudRecord(id: root, type: "games")], deleting: [])
+        var share = CloudShare(rootRecordID: root, title: "games")
+        share.participants.append(CloudShare.Participant(user: participant, permission: .readWrite))
+        share = try await alice.saveShare(share)
+
+        let holder = try await RowHolder.hold(Self.zoneRow(zone), in: fixture)
+        defer { holder.release() }
+        let accepting = Task { try await fixture.store.container(for: participant).acceptShare(url: share.url) }
+        try await holder.waitUntilSomeoneWaits(in: fixture)
+        let shareRow: PostgresQuery =
+            "SELECT 1 FROM strata_cloud.shares WHERE owner = \(zone.owner) AND zone = \(zone.name) AND root = \(root.name) FOR UPDATE NOWAIT"
+        #expect(try await Self.canLock(shareRow, in: fixture), "accept_share holds the share while it waits for the zone")
+        holder.release()
+        let accepted = try await accepting.value
+        #expect(accepted.participants.contains { $0.user == participant && $0.acceptance == .accepted })
+    }
+
+    /// Zones `first` and `second` exist; `first` is held elsewhere; `request` names them in the
+    /// opposite order and must wait for `first` without holding `second`.
+    private func expectLockOrder(
+        first: String, second: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ request: @escaping @Sendable (CloudStoreDatabase, [CloudZoneID]) async throws -> Void
+    ) async throws {
+        let fixture = try await StoreFixture()
+        defer { fixture.stop() }
+        let alice = fixture.database("alice")
+        let (firstZone, secondZone) = (fixture.zone(first, of: "alice"), fixture.zone(second, of: "alice"))
+        try await alice.saveZones([firstZone, secondZone])
+        let holder = try await RowHolder.hold(Self.zoneRow(firstZone), in: fixture)
+        defer { holder.release() }
+        let requesting = Task { try await request(alice, [secondZone, firstZone]) }
+        try await holder.waitUntilSomeoneWaits(in: fixture)
+        let secondIsFree = try await Self.canLock(Self.zoneRow(secondZone, nowait: true), in: fixture)
+        holder.release()
+        try await requesting.value
+        #expect(secondIsFree, "zone \"\(second)\" was locked while the request waited for \"\(first)\"", sourceLocation: sourceLocation)
+    }
+
+    static func zoneRow(_ zone: CloudZoneID, nowait: Bool = false) -> PostgresQuery {
+        nowait
+            ? "SELECT 1 FROM strata_cloud.zones WHERE owner = \(zone.owner) AND name = \(zone.name) FOR UPDATE NOWAIT"
+            : "SELECT 1 FROM strata_cloud.zones WHERE owner = \(zone.owner) AND name = \(zone.name) FOR UPDATE"
+    }
+
+    /// Whether `query`, a `FOR UPDATE NOWAIT`, gets its rows at once; false when another
+    /// transaction holds one (`55P03`, lock not available).
+    static func canLock(_ query: PostgresQuery, in fixture: StoreFixture) async throws -> Bool {
+        try await fixture.client.withConnection { connection in
+            try await connection.query("BEGIN", logger: fixture.logger)
+            do {
+                // The lock's failure arrives with the rows: a sequence left unread drops it.
+                for try await _ in try await connection.query(query, logger: fixture.logger) {}
+                try await connection.query("ROLLBACK", logger: fixture.logger)
+                return true
+            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55P03" {
+                try await connection.query("ROLLBACK", logger: fixture.logger)
+                return false
+            }
+        }
+    }
+}
