@@ -182,7 +182,7 @@ extension CloudStoreDatabase {
         // Bounded before any arithmetic: a limit of Int.max must not overflow `pageSize + 1`.
         let pageSize = min(max(1, limit), CloudStore.maximumPageSize)
         var zoneState: (sequence: Int64, horizon: Int64)?
-        for try await (sequence, horizon) in try await connection.execute(
+        for try await (sequence, horizon, _) in try await connection.execute(
             PreparedStatements.ZoneState(owner: zone.owner, zone: zone.name), logger: logger)
         {
             zoneState = (sequence, horizon)
@@ -210,7 +210,6 @@ extension CloudStoreDatabase {
         let since = tokenAccess < access ? 0 : start
         let bounds = PreparedStatements.ZonePageBounds(
             owner: zone.owner, zone: zone.name, recordsAfter: since, tombstonesAfter: start, limit: Int64(pageSize) + 1)
-        try await connection.run(PreparedStatements.ReadPagesInFeedOrder(), logger: logger)
         let rows =
             scope == .private
             ? try await connection.rows(of: PreparedStatements.OwnZonePage(bounds: bounds), logger: logger)

@@ -70,9 +70,12 @@ struct CloudStoreNewUserPlanTests {
                 #expect(!plan.contains("Rows Removed by Filter"), "\(label) reads records it does not want:\n\(plan)")
             }
         }
-        // The page as the store reads it: its own statement, after the store's setting.
+        // The page as the store reads it: its own statement, after the zone's state the store
+        // reads first (which turns sorting off).
         let page = try await fixture.store.transaction(as: newcomer) { connection in
-            try await connection.run(PreparedStatements.ReadPagesInFeedOrder(), logger: fixture.store.logger)
+            let state = try await connection.rows(
+                of: PreparedStatements.ZoneState(owner: newcomer, zone: "z"), logger: fixture.store.logger)
+            #expect(state.count == 1 && state.first?.2 == "off", "\(state)")
             return try await Self.plan(
                 ofPrepared: PreparedStatements.OwnZonePage.sql, arguments: "'\(newcomer)', 'z', 19000, 19000, 401", on: connection,
                 logger: fixture.store.logger)
@@ -87,6 +90,40 @@ struct CloudStoreNewUserPlanTests {
     /// after the token for each page of 400, unless sorting is priced out as the store does.
     /// The tables are private copies (temporary, same columns and indexes) so that the
     /// statistics are exactly these, whatever other tests wrote to the shared ones.
+    /// The zone's state, which the store reads before each page, turns sorting off for that
+    /// transaction only: the next transaction, on whichever connection, sorts again.
+    @Test func sortingIsOffForThePagesTransactionOnly() async throws {
+        let fixture = try await StoreFixture()
+        defer { fixture.stop() }
+        let alice = fixture.database("alice")
+        let zone = fixture.zone("z", of: "alice")
+        try await alice.saveZones([zone])
+        let inside = try await fixture.store.transaction(as: zone.owner) { connection in
+            let before = try await Self.sortSetting(on: connection, fixture: fixture)
+            let state = try await connection.rows(
+                of: PreparedStatements.ZoneState(owner: zone.owner, zone: zone.name), logger: fixture.store.logger)
+            return (before, state.map(\.2), try await Self.sortSetting(on: connection, fixture: fixture))
+        }
+        #expect(inside.0 == "on" && inside.1 == ["off"] && inside.2 == "off", "\(inside)")
+        for _ in 0..<4 {
+            _ = try await alice.fetchZoneChanges(zone, since: nil, limit: 10)
+            let after = try await fixture.store.transaction(as: zone.owner) { connection in
+                try await Self.sortSetting(on: connection, fixture: fixture)
+            }
+            #expect(after == "on")
+        }
+    }
+
+    static func sortSetting(on connection: PostgresConnection, fixture: StoreFixture) async throws -> String {
+        var setting = ""
+        for try await value in try await connection.query("SELECT current_setting('enable_sort')", logger: fixture.store.logger)
+            .decode(String.self)
+        {
+            setting = value
+        }
+        return setting
+    }
+
     @Test(arguments: [false, true])
     func aPageReadsInFeedOrderWhateverTheStatisticsBelieve(shared: Bool) async throws {
         let fixture = try await StoreFixture()
@@ -121,7 +158,7 @@ struct CloudStoreNewUserPlanTests {
                 """, logger: logger)
             let arguments = "'newcomer', 'z', 0, 0, 401"
             let before = try await Self.plan(ofPrepared: privateStatement, arguments: arguments, on: connection, logger: logger)
-            try await connection.run(PreparedStatements.ReadPagesInFeedOrder(), logger: logger)
+            try await connection.perform(PostgresQuery(unsafeSQL: "SELECT " + PreparedStatements.readPagesInFeedOrder), logger: logger)
             let after = try await Self.plan(ofPrepared: privateStatement, arguments: arguments, on: connection, logger: logger)
             try await connection.query("ROLLBACK", logger: logger)
             return (before, after)

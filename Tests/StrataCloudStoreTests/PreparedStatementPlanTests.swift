@@ -61,7 +61,8 @@ struct PreparedStatementPlanTests {
                 let logger = fixture.store.logger
                 try await connection.query("SET LOCAL plan_cache_mode = force_generic_plan", logger: logger)
                 if Self.zonePages.contains(statement.sql) {
-                    try await connection.run(PreparedStatements.ReadPagesInFeedOrder(), logger: logger)
+                    try await connection.perform(
+                        PostgresQuery(unsafeSQL: "SELECT " + PreparedStatements.readPagesInFeedOrder), logger: logger)
                 }
                 try await connection.query(PostgresQuery(unsafeSQL: "PREPARE plan_test_\(index) AS \(statement.sql)"), logger: logger)
                 var lines: [String] = []
@@ -95,6 +96,6 @@ struct PreparedStatementPlanTests {
             "\(indexChecked)")
     }
 
-    /// The pages, which the store reads with sorting priced out (``PreparedStatements/ReadPagesInFeedOrder``).
+    /// The pages, which the store reads with sorting priced out (``PreparedStatements/readPagesInFeedOrder``, set by ``PreparedStatements/ZoneState``).
     static let zonePages: Set<String> = [PreparedStatements.OwnZonePage.sql, PreparedStatements.SharedZonePage.sql]
 }

@@ -26,11 +26,15 @@ extension PreparedStatements {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
-    /// A zone's position and horizon, when it exists and the user sees it.
+    /// A zone's position and horizon, when it exists and the user sees it; read before each
+    /// page of the zone, it also turns sorting off for the rest of the page's transaction
+    /// (``readPagesInFeedOrder``), in the same round trip.
     struct ZoneState: PostgresPreparedStatement {
         static let name = "strata_zone_state"
-        static let sql = "SELECT sequence, horizon FROM strata_cloud.zones WHERE owner = $1 AND name = $2 AND NOT deleted"
-        typealias Row = (Int64, Int64)
+        static let sql = """
+            SELECT sequence, horizon, \(readPagesInFeedOrder) FROM strata_cloud.zones WHERE owner = $1 AND name = $2 AND NOT deleted
+            """
+        typealias Row = (Int64, Int64, String)
 
         var owner: String
         var zone: String
@@ -52,16 +56,11 @@ extension PreparedStatements {
     /// index, and the page then reads every change of the zone after the token: 20,000 rows
     /// for a page of 400, and a first sync's download slowed with the square of its size. The
     /// feed index gives the order a page needs, so with sorting priced out that plan is the
-    /// only one left; a sort no plan can avoid is still done. `SET LOCAL` in one round trip,
-    /// before the page's own statement is planned.
-    struct ReadPagesInFeedOrder: PostgresPreparedStatement {
-        static let name = "strata_read_pages_in_feed_order"
-        static let sql = "SELECT set_config('enable_sort', 'off', true)"
-        typealias Row = String
-
-        func makeBindings() throws -> PostgresBindings { PostgresBindings() }
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
-    }
+    /// only one left; a sort no plan can avoid is still done. `SET LOCAL`, evaluated once for
+    /// the zone's row by ``ZoneState``, which every page reads first: before the page's own
+    /// statement is planned, and without a round trip of its own. (A zone with no row has no
+    /// page to read: the request fails first.)
+    static let readPagesInFeedOrder = "set_config('enable_sort', 'off', true)"
 
     /// Where a page of a zone's changes starts, and how many rows it reads at most.
     struct ZonePageBounds {
