@@ -35,10 +35,16 @@ extension CloudStoreDatabase {
         for asset in assets where !readable.contains(asset.hash) && !asset.isSealed {
             if let mismatch = await AssetContentCheck.mismatch(of: asset) { throw CloudError.invalidAsset(asset.hash, reason: mismatch) }
         }
+        // Each asset's row is locked as it is inserted, and the owner's user row when the bytes
+        // are counted: the assets in the order of their hashes' bytes, the user row once, last.
+        // (Counted asset by asset, an upload held the user row while it asked for its next
+        // asset, and two uploads sharing an asset deadlocked.)
+        let unread = assets.filter { !readable.contains($0.hash) }.sorted { $0.hash.utf8.lexicographicallyPrecedes($1.hash.utf8) }
         try await store.transaction(as: user) { connection in
             try await Self.ensureUser(user, on: connection, logger: logger)
+            var stored: Int64 = 0
             // Content the user can read already (theirs, or a peer's) is not stored again.
-            for asset in assets where !readable.contains(asset.hash) {
+            for asset in unread {
                 let inserted = try await connection.query(
                     """
                     INSERT INTO strata_cloud.assets (owner, hash, size, chunk_size) VALUES (\(user), \(asset.hash), \(asset.size), \(asset.chunkSize))
@@ -56,8 +62,9 @@ extension CloudStoreDatabase {
                         """,
                         logger: logger)
                 }
-                try await Self.useBytes(Int64(asset.storedSize), of: user, quota: quota, on: connection, logger: logger)
+                stored += Int64(asset.storedSize)
             }
+            if stored > 0 { try await Self.useBytes(stored, of: user, quota: quota, on: connection, logger: logger) }
         }
     }
 

@@ -103,9 +103,8 @@ extension CloudStoreDatabase {
                 ).decode(Bool.self) {
                     left = result
                 }
+                // (`leave_share` hints the participant's devices itself, when they did leave.)
                 guard left else { throw CloudError.unknownItem(root) }
-                try await connection.perform(
-                    "SELECT strata_cloud.notify_zone_change(\(root.zone.owner), \(root.zone.name), \([user]))", logger: logger)
             }
         case .private:
             guard root.zone.owner == user else { throw CloudError.permissionFailure(root) }

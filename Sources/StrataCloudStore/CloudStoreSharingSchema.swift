@@ -148,62 +148,13 @@ enum CloudStoreSharingSchema {
         // Accepts a share for the request user: an invited participant, or anyone when the
         // share is public. Runs as the schema's owner because a public user is on no list yet;
         // the zone's next position marks when their access began, so their feed restarts.
-        """
-        CREATE FUNCTION strata_cloud.accept_share(p_owner text, p_zone text, p_root text) RETURNS bigint
-        LANGUAGE plpgsql SECURITY DEFINER SET search_path = '' AS $$
-        DECLARE
-            me text := current_setting('strata.user', true);
-            public_access text;
-            v_position bigint;
-        BEGIN
-            SELECT s.public_permission INTO public_access FROM strata_cloud.shares s
-            WHERE s.owner = p_owner AND s.zone = p_zone AND s.root = p_root FOR UPDATE;
-            IF NOT FOUND OR me IS NULL OR me = '' OR me = p_owner THEN RETURN NULL; END IF;
-            IF NOT EXISTS (SELECT 1 FROM strata_cloud.share_participants p
-                    WHERE p.owner = p_owner AND p.zone = p_zone AND p.root = p_root AND p.participant = me)
-                AND public_access = 'none' THEN
-                RETURN NULL;
-            END IF;
-            INSERT INTO strata_cloud.users (name) VALUES (me) ON CONFLICT (name) DO NOTHING;
-            UPDATE strata_cloud.zones SET sequence = sequence + 1 WHERE owner = p_owner AND name = p_zone
-                RETURNING sequence INTO v_position;
-            INSERT INTO strata_cloud.share_participants AS p
-                (owner, zone, root, participant, role, permission, acceptance, access_changed, position)
-            VALUES (p_owner, p_zone, p_root, me, 'publicUser', public_access, 'accepted', v_position,
-                (SELECT coalesce(max(q.position), 0) + 1 FROM strata_cloud.share_participants q
-                 WHERE q.owner = p_owner AND q.zone = p_zone AND q.root = p_root))
-            ON CONFLICT (owner, zone, root, participant) DO UPDATE SET acceptance = 'accepted', access_changed = v_position;
-            UPDATE strata_cloud.shares SET change_tag = 't' || v_position WHERE owner = p_owner AND zone = p_zone AND root = p_root;
-            RETURN v_position;
-        END
-        $$
-        """,
-        // A participant leaves a share, for themselves only: the shared records depart from
-        // their feed. Returns false when they were not on it (true when the share is gone already).
-        """
-        CREATE FUNCTION strata_cloud.leave_share(p_owner text, p_zone text, p_root text) RETURNS boolean
-        LANGUAGE plpgsql SECURITY DEFINER SET search_path = '' AS $$
-        DECLARE
-            me text := current_setting('strata.user', true);
-            v_position bigint;
-        BEGIN
-            IF NOT EXISTS (SELECT 1 FROM strata_cloud.shares s WHERE s.owner = p_owner AND s.zone = p_zone AND s.root = p_root) THEN
-                RETURN true;
-            END IF;
-            IF NOT EXISTS (SELECT 1 FROM strata_cloud.share_participants p
-                    WHERE p.owner = p_owner AND p.zone = p_zone AND p.root = p_root AND p.participant = me AND me <> p_owner) THEN
-                RETURN false;
-            END IF;
-            SELECT z.sequence INTO v_position FROM strata_cloud.zones z WHERE z.owner = p_owner AND z.name = p_zone FOR UPDATE;
-            UPDATE strata_cloud.share_participants SET acceptance = 'removed'
-            WHERE owner = p_owner AND zone = p_zone AND root = p_root AND participant = me;
-            v_position := strata_cloud.record_departures(p_owner, p_zone, p_root, ARRAY[me], v_position);
-            UPDATE strata_cloud.shares SET change_tag = 't' || v_position WHERE owner = p_owner AND zone = p_zone AND root = p_root;
-            UPDATE strata_cloud.zones SET sequence = v_position WHERE owner = p_owner AND name = p_zone;
-            RETURN true;
-        END
-        $$
-        """,
+        // The text migration 9 writes over the earlier version (which locked the share
+        // before the zone): a new database has it from the start.
+        CloudStoreLockOrderSchema.acceptShare,
+        // A participant leaves a share, for themselves only. The text migration 9 writes over
+        // the earlier version (which read the share before taking the zone): a new database
+        // has it from the start.
+        CloudStoreLockOrderSchema.leaveShare,
     ]
 
     /// Marks the records under a shared root (``functions``' `share_subtree`) as gone from

@@ -257,7 +257,7 @@ struct OutsideLockOrderAndFailureTests {
         let zones = Self.scrambledNames.map { fixture.zone($0, of: "alice") }
         try await alice.saveZones(zones)
         let byBytes = zones.sorted { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }
-        let holder = try await RowHolder.hold(Self.zoneRow(byBytes[held]), in: fixture)
+        let holder = try await RowHolder.hold(LockProbe.zoneRow(byBytes[held]), in: fixture)
         defer { holder.release() }
         let requesting = Task {
             if request == .saveZones { try await alice.saveZones(zones) } else { try await alice.deleteZones(zones) }
@@ -265,7 +265,7 @@ struct OutsideLockOrderAndFailureTests {
         try await holder.waitUntilSomeoneWaits(in: fixture)
         var lockedByRequest: [String] = []
         for zone in byBytes where zone != byBytes[held] {
-            if try await !Self.canLock(Self.zoneRow(zone, nowait: true), in: fixture) { lockedByRequest.append(zone.name) }
+            if try await !LockProbe.canLock(LockProbe.zoneRow(zone, nowait: true), in: fixture) { lockedByRequest.append(zone.name) }
         }
         holder.release()
         try await requesting.value
@@ -297,7 +297,7 @@ struct OutsideLockOrderAndFailureTests {
             ("bob", "SELECT 1 FROM strata_cloud.users WHERE name = \(bob) FOR NO KEY UPDATE NOWAIT"),
         ]
         var held: [String] = []
-        for (name, probe) in probes where try await !Self.canLock(probe, in: fixture) { held.append(name) }
+        for (name, probe) in probes where try await !LockProbe.canLock(probe, in: fixture) { held.append(name) }
         holder.release()
         try await requesting.value
         #expect(held.isEmpty, "\(request) held \(held) while it waited for the zone")
@@ -350,6 +350,9 @@ struct OutsideLockOrderAndFailureTests {
             switch failure {
             case .lockTimeout: try await TimedStore(setting: "lock_timeout", fixture: fixture)
             case .statementTimeout: try await TimedStore(setting: "statement_timeout", fixture: fixture)
+            // The request's sessions look for the cycle after 50 ms, not PostgreSQL's 1 s: the
+            // same failure, found sooner (28 cases).
+            case .deadlock: try await TimedStore(setting: "deadlock_timeout", fixture: fixture)
             default: nil
             }
         defer { timed?.stop() }
@@ -414,7 +417,7 @@ struct OutsideLockOrderAndFailureTests {
         let saves = [second, first].map { zone in
             CloudRecord(id: CloudRecordID(name: "r", zone: zone), type: "games", fields: ["title": .text(zone.name)])
         }
-        let holder = try await RowHolder.hold(Self.zoneRow(second), in: fixture)
+        let holder = try await RowHolder.hold(LockProbe.zoneRow(second), in: fixture)
         defer { holder.release() }
         let sending = Task { try await alice.modifyRecords(saving: saves, deleting: []) }
         let waiter = try #require(try await holder.waiter(in: fixture))
@@ -444,6 +447,39 @@ struct OutsideLockOrderAndFailureTests {
         try await Self.expectAccounting(of: fixture.user("alice"), in: fixture)
     }
 
+    /// A participant leaves a share the owner ends at the same time: after it (`false`), or
+    /// queued behind the owner's request on the zone's row (`true`). `leave_share` answers
+    /// "true when the share is gone already", and MockCloud (the reference) returns
+    /// success for a share that is gone: the leave must succeed, not fail.
+    @Test(arguments: [false, true])
+    func leavingAShareTheOwnerEndsSucceeds(raced: Bool) async throws {
+        let fixture = try await StoreFixture()
+        defer { fixture.stop() }
+        let world = try await World.make(in: fixture, bobAccepts: true)
+        let owner = fixture.database("alice")
+        if raced {
+            let holder = try await RowHolder.hold("SELECT 1 FROM strata_cloud.users WHERE name = \(world.alice) FOR SHARE", in: fixture)
+            defer { holder.release() }
+            let ending = Task { try await owner.deleteShare(rootRecordID: world.root) }
+            try await holder.waitUntilSomeoneWaits(in: fixture)
+            let leaving = Task { try await fixture.store.sharedDatabase(of: world.bob).deleteShare(rootRecordID: world.root) }
+            try await Self.waitUntil(blockedBehind: holder.pid, atLeast: 2, in: fixture)
+            holder.release()
+            try await holder.task.value
+            try await ending.value
+            let outcome = await leaving.result
+            if case .failure(let error) = outcome { Issue.record("bob's leave failed: \(String(reflecting: error))") }
+        } else {
+            try await owner.deleteShare(rootRecordID: world.root)
+            do {
+                try await fixture.store.sharedDatabase(of: world.bob).deleteShare(rootRecordID: world.root)
+            } catch {
+                Issue.record("bob's leave failed: \(String(reflecting: error))")
+            }
+        }
+        #expect(try await world.isDone(.deleteShare, in: fixture))
+    }
+
     // MARK: - 3. Everything at once
 
     /// Eight clients (the owner, two participants) send 20 requests each, chosen by a seed,
@@ -467,7 +503,7 @@ struct OutsideLockOrderAndFailureTests {
             for user in [bob, carol] { _ = try await fixture.store.container(for: user).acceptShare(url: share.url) }
         }
         let store = fixture.store
-        let unexpected = Mutex<[String]>([])
+        let unexpected = Collected()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<8 {
                 group.addTask {
@@ -516,14 +552,14 @@ struct OutsideLockOrderAndFailureTests {
                             continue
                         } catch {
                             let text = "worker \(worker) step \(step) choice \(choice): \(String(reflecting: error).prefix(300))"
-                            unexpected.withLock { $0.append(text) }
+                            unexpected.list.withLock { $0.append(text) }
                         }
                     }
                 }
             }
             try await group.waitForAll()
         }
-        let failures = unexpected.withLock { $0 }
+        let failures = unexpected.list.withLock { $0 }
         #expect(failures.isEmpty, "\(failures.count) requests failed: \(failures.prefix(5))")
         try await Self.expectAccounting(of: fixture.user("alice"), in: fixture)
         try await Self.expectNoOrphans(of: fixture.user("alice"), in: fixture)
@@ -636,12 +672,6 @@ struct OutsideLockOrderAndFailureTests {
         Issue.record("fewer than \(count) sessions ever waited behind \(pid)")
     }
 
-    static func zoneRow(_ zone: CloudZoneID, nowait: Bool = false) -> PostgresQuery {
-        nowait
-            ? "SELECT 1 FROM strata_cloud.zones WHERE owner = \(zone.owner) AND name = \(zone.name) FOR UPDATE NOWAIT"
-            : "SELECT 1 FROM strata_cloud.zones WHERE owner = \(zone.owner) AND name = \(zone.name) FOR UPDATE"
-    }
-
     /// Whether `query`, a `... NOWAIT` lock, gets its rows at once.
     static func canLock(_ query: PostgresQuery, in fixture: StoreFixture) async throws -> Bool {
         try await fixture.client.withConnection { connection in
@@ -707,6 +737,11 @@ struct OutsideLockOrderAndFailureTests {
             """, fixture)
         #expect(rootless == 0, "\(rootless) shares outlive their root", sourceLocation: sourceLocation)
     }
+}
+
+/// Failures collected from concurrent workers.
+final class Collected: Sendable {
+    let list = Mutex<[String]>([])
 }
 
 /// A seeded generator: the same requests for the same seed.

@@ -47,13 +47,13 @@ struct ZoneLockOrderTests {
         share.participants.append(CloudShare.Participant(user: participant, permission: .readWrite))
         share = try await alice.saveShare(share)
 
-        let holder = try await RowHolder.hold(Self.zoneRow(zone), in: fixture)
+        let holder = try await RowHolder.hold(LockProbe.zoneRow(zone), in: fixture)
         defer { holder.release() }
         let accepting = Task { try await fixture.store.container(for: participant).acceptShare(url: share.url) }
         try await holder.waitUntilSomeoneWaits(in: fixture)
         let shareRow: PostgresQuery =
             "SELECT 1 FROM strata_cloud.shares WHERE owner = \(zone.owner) AND zone = \(zone.name) AND root = \(root.name) FOR UPDATE NOWAIT"
-        #expect(try await Self.canLock(shareRow, in: fixture), "accept_share holds the share while it waits for the zone")
+        #expect(try await LockProbe.canLock(shareRow, in: fixture), "accept_share holds the share while it waits for the zone")
         holder.release()
         let accepted = try await accepting.value
         #expect(accepted.participants.contains { $0.user == participant && $0.acceptance == .accepted })
@@ -70,36 +70,14 @@ struct ZoneLockOrderTests {
         let alice = fixture.database("alice")
         let (firstZone, secondZone) = (fixture.zone(first, of: "alice"), fixture.zone(second, of: "alice"))
         try await alice.saveZones([firstZone, secondZone])
-        let holder = try await RowHolder.hold(Self.zoneRow(firstZone), in: fixture)
+        let holder = try await RowHolder.hold(LockProbe.zoneRow(firstZone), in: fixture)
         defer { holder.release() }
         let requesting = Task { try await request(alice, [secondZone, firstZone]) }
         try await holder.waitUntilSomeoneWaits(in: fixture)
-        let secondIsFree = try await Self.canLock(Self.zoneRow(secondZone, nowait: true), in: fixture)
+        let secondIsFree = try await LockProbe.canLock(LockProbe.zoneRow(secondZone, nowait: true), in: fixture)
         holder.release()
         try await requesting.value
         #expect(secondIsFree, "zone \"\(second)\" was locked while the request waited for \"\(first)\"", sourceLocation: sourceLocation)
     }
 
-    static func zoneRow(_ zone: CloudZoneID, nowait: Bool = false) -> PostgresQuery {
-        nowait
-            ? "SELECT 1 FROM strata_cloud.zones WHERE owner = \(zone.owner) AND name = \(zone.name) FOR UPDATE NOWAIT"
-            : "SELECT 1 FROM strata_cloud.zones WHERE owner = \(zone.owner) AND name = \(zone.name) FOR UPDATE"
-    }
-
-    /// Whether `query`, a `FOR UPDATE NOWAIT`, gets its rows at once; false when another
-    /// transaction holds one (`55P03`, lock not available).
-    static func canLock(_ query: PostgresQuery, in fixture: StoreFixture) async throws -> Bool {
-        try await fixture.client.withConnection { connection in
-            try await connection.query("BEGIN", logger: fixture.logger)
-            do {
-                // The lock's failure arrives with the rows: a sequence left unread drops it.
-                for try await _ in try await connection.query(query, logger: fixture.logger) {}
-                try await connection.query("ROLLBACK", logger: fixture.logger)
-                return true
-            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55P03" {
-                try await connection.query("ROLLBACK", logger: fixture.logger)
-                return false
-            }
-        }
-    }
 }
