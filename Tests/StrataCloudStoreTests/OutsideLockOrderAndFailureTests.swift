@@ -672,21 +672,6 @@ struct OutsideLockOrderAndFailureTests {
         Issue.record("fewer than \(count) sessions ever waited behind \(pid)")
     }
 
-    /// Whether `query`, a `... NOWAIT` lock, gets its rows at once.
-    static func canLock(_ query: PostgresQuery, in fixture: StoreFixture) async throws -> Bool {
-        try await fixture.client.withConnection { connection in
-            try await connection.query("BEGIN", logger: fixture.logger)
-            do {
-                for try await _ in try await connection.query(query, logger: fixture.logger) {}
-                try await connection.query("ROLLBACK", logger: fixture.logger)
-                return true
-            } catch let error as PSQLError where error.serverInfo?[.sqlState] == "55P03" {
-                try await connection.query("ROLLBACK", logger: fixture.logger)
-                return false
-            }
-        }
-    }
-
     static func count(_ query: PostgresQuery, _ fixture: StoreFixture) async throws -> Int {
         var rows = 0
         for try await _ in try await fixture.client.query(query, logger: fixture.logger) { rows += 1 }

@@ -29,16 +29,10 @@ struct ShareLeavingTests {
     }
 
     static func sharedWithBob(in fixture: StoreFixture) async throws -> (CloudRecordID, String) {
-        let alice = fixture.database("alice")
-        let (bob, zone) = (fixture.user("bob"), fixture.zone("games", of: "alice"))
-        try await alice.saveZones([zone])
-        let root = CloudRecordID(name: "root", zone: zone)
-        _ = try await alice.modifyRecords(saving: [CloudRecord(id: root, type: "games")], deleting: [])
-        var share = CloudShare(rootRecordID: root, title: "games")
-        share.participants.append(CloudShare.Participant(user: bob, permission: .readOnly))
-        share = try await alice.saveShare(share)
+        let bob = fixture.user("bob")
+        let share = try await fixture.aliceSharesARoot(with: bob, permission: .readOnly)
         _ = try await fixture.store.container(for: bob).acceptShare(url: share.url)
-        return (root, bob)
+        return (share.rootRecordID, bob)
     }
 
     @Test func aParticipantLeavingIsHeardByTheirDevices() async throws {

@@ -51,6 +51,19 @@ struct StoreFixture {
 
     func stop() { runner.cancel() }
 
+    /// Alice's zone `games` holding a record `root`, shared with `participant`, who has not
+    /// accepted yet.
+    func aliceSharesARoot(with participant: String, permission: CloudShare.Permission = .readWrite) async throws -> CloudShare {
+        let alice = database("alice")
+        let zone = zone("games", of: "alice")
+        try await alice.saveZones([zone])
+        let root = CloudRecordID(name: "root", zone: zone)
+        _ = try await alice.modifyRecords(saving: [CloudRecord(id: root, type: "games")], deleting: [])
+        var share = CloudShare(rootRecordID: root, title: "games")
+        share.participants.append(CloudShare.Participant(user: participant, permission: permission))
+        return try await alice.saveShare(share)
+    }
+
     /// Makes the next write to reach its commit wait there, holding its zone's lock, until
     /// the returned hold is released; later writes go through. The task running the write
     /// finishes `holding` when it ends, so that a write failing before its commit is reported

@@ -38,14 +38,9 @@ struct ZoneLockOrderTests {
     @Test func acceptingAShareLocksTheZoneBeforeTheShare() async throws {
         let fixture = try await StoreFixture()
         defer { fixture.stop() }
-        let alice = fixture.database("alice")
-        let (participant, zone) = (fixture.user("bob"), fixture.zone("games", of: "alice"))
-        try await alice.saveZones([zone])
-        let root = CloudRecordID(name: "root", zone: zone)
-        _ = try await alice.modifyRecords(saving: [CloudRecord(id: root, type: "games")], deleting: [])
-        var share = CloudShare(rootRecordID: root, title: "games")
-        share.participants.append(CloudShare.Participant(user: participant, permission: .readWrite))
-        share = try await alice.saveShare(share)
+        let participant = fixture.user("bob")
+        let share = try await fixture.aliceSharesARoot(with: participant)
+        let (root, zone) = (share.rootRecordID, share.rootRecordID.zone)
 
         let holder = try await RowHolder.hold(LockProbe.zoneRow(zone), in: fixture)
         defer { holder.release() }
