@@ -8,9 +8,9 @@ import StrataCloud
 /// Swift's `<` compares canonical forms (`"e\u{301}"` sorts as `"é"`, after `"f"`), and a
 /// database's own collation may sort `"B"` after `"a"`: neither is the bytes' order.
 ///
-/// Every lock a request takes follows from it: zones first, in this order; then the owner's
-/// user row (stored bytes, the database feed); then what hangs off a zone (its shares and
-/// their participants).
+/// Every lock a request takes follows from it: zones first, in this order (an upload's
+/// assets instead, by the bytes of their hashes); then the owner's user row (stored bytes, the
+/// database feed), once; then what hangs off a zone (its shares and their participants).
 enum ZoneLockOrder {
     /// `zones` once each, in lock order.
     static func sorted(_ zones: [CloudZoneID]) -> [CloudZoneID] {
