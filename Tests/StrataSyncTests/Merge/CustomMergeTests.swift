@@ -29,6 +29,38 @@ struct CustomMergeTests {
         #expect(taken == CustomMerge.Decision(value: .integer(9), version: Self.at(8), localWins: false))
     }
 
+    /// An incoming edit this device already knows (its own save coming back after it edited
+    /// the row again, or a page applied twice) keeps the local value without the function.
+    @Test func anIncomingEditAlreadyKnownKeepsTheLocalValueWithoutTheFunction() {
+        let echo = CustomMerge.decide(
+            local: .integer(1), localVersion: Self.at(8), incoming: .integer(9), incomingVersion: Self.at(5),
+            knownVersion: Self.at(5), merge: Self.never)
+        #expect(echo == CustomMerge.Decision(value: nil, version: Self.at(8), localWins: true))
+        let older = CustomMerge.decide(
+            local: .integer(1), localVersion: Self.at(8), incoming: .integer(9), incomingVersion: Self.at(4),
+            knownVersion: Self.at(5), merge: Self.never)
+        #expect(older == CustomMerge.Decision(value: nil, version: Self.at(8), localWins: true))
+        let same = CustomMerge.decide(
+            local: .integer(9), localVersion: Self.at(8), incoming: .integer(9), incomingVersion: Self.at(5),
+            knownVersion: Self.at(5), merge: Self.never)
+        #expect(same == CustomMerge.Decision(value: nil, version: Self.at(8), localWins: false))
+    }
+
+    /// An edit newer than the one known is news (another device's, made before or after the
+    /// local edit): it goes to the function as before.
+    @Test(arguments: [(5, 8, 6), (5, 8, 9), (3, 8, 4)] as [(Int64, Int64, Int64)])
+    func anIncomingEditNotYetKnownStillGoesToTheFunction(known: Int64, local: Int64, incoming: Int64) {
+        var called = false
+        _ = CustomMerge.decide(
+            local: .integer(1), localVersion: Self.at(local), incoming: .integer(9), incomingVersion: Self.at(incoming),
+            knownVersion: Self.at(known)
+        ) { _, incoming in
+            called = true
+            return incoming.value
+        }
+        #expect(called, "known \(known), local \(local), incoming \(incoming)")
+    }
+
     @Test func theFunctionSeesBothValuesWithTheirVersions() {
         var seen: [MergeCandidate] = []
         _ = CustomMerge.decide(local: .text("a"), localVersion: Self.at(1, "x"), incoming: .text("b"), incomingVersion: Self.at(2, "y")) {

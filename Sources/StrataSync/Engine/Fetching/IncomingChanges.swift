@@ -328,6 +328,8 @@ struct IncomingChanges {
         incoming record: CloudRecord, table: SyncedTable, outcome: inout FieldMerge.Outcome, in db: Database
     ) throws -> [String: CounterState] {
         var states: [String: CounterState] = [:]
+        // Read once, for the first custom column: what the cloud last sent or acknowledged.
+        var lastKnown: CloudRecord??
         for (index, column) in columns.enumerated() {
             guard let rule = rules[column] else { continue }
             let local = existing?[index]
@@ -335,9 +337,16 @@ struct IncomingChanges {
             switch rule {
             case .custom(let merge):
                 let incoming = try record.fields[column].map { try columnValue($0, column: column, of: table, record: record.id, in: db) }
+                let known: CloudRecord?
+                if let read = lastKnown {
+                    known = read
+                } else {
+                    known = try metadata.serverRecord()
+                    lastKnown = .some(known)
+                }
                 let decision = CustomMerge.decide(
                     local: local, localVersion: localVersion, incoming: incoming, incomingVersion: record.fieldVersions[column],
-                    merge: merge)
+                    knownVersion: known?.fieldVersions[column], merge: merge)
                 if let value = decision.value { outcome.incomingWins[column] = CloudValue(value) }
                 if let version = decision.version { outcome.versions[column] = version }
                 if decision.localWins { outcome.localWins = true }
