@@ -53,6 +53,9 @@ enum CloudStoreLockOrderSchema {
     /// participant or anyone when the share is public; the zone's next position, or NULL when
     /// the user may not join. Migration 2 creates it too, so a new database has this version
     /// from the start.
+    ///
+    /// A URL naming no share returns before taking any lock: a stranger cannot hold another
+    /// user's zone. The share is read again, and locked, under the zone's lock.
     static let acceptShare = """
         CREATE OR REPLACE FUNCTION strata_cloud.accept_share(p_owner text, p_zone text, p_root text) RETURNS bigint
         LANGUAGE plpgsql SECURITY DEFINER SET search_path = '' AS $$
@@ -61,6 +64,9 @@ enum CloudStoreLockOrderSchema {
             public_access text;
             v_position bigint;
         BEGIN
+            IF NOT EXISTS (SELECT 1 FROM strata_cloud.shares s WHERE s.owner = p_owner AND s.zone = p_zone AND s.root = p_root) THEN
+                RETURN NULL;
+            END IF;
             PERFORM 1 FROM strata_cloud.zones z WHERE z.owner = p_owner AND z.name = p_zone FOR UPDATE;
             SELECT s.public_permission INTO public_access FROM strata_cloud.shares s
             WHERE s.owner = p_owner AND s.zone = p_zone AND s.root = p_root FOR UPDATE;

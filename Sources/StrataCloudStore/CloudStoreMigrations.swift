@@ -26,7 +26,7 @@ enum CloudStoreMigrations {
         Migration(version: 7, statements: CloudStoreKeysSchema.statements),
         // Users' profiles, which name share participants (CloudStoreProfilesSchema).
         Migration(version: 8, statements: CloudStoreProfilesSchema.statements),
-        // Accepting a share takes the zone before the share, as the owner's writes do.
+        // Accepting and leaving a share take the zone before the share, as the owner's writes do.
         Migration(version: 9, statements: CloudStoreLockOrderSchema.statements),
     ]
 

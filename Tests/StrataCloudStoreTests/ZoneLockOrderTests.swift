@@ -54,6 +54,21 @@ struct ZoneLockOrderTests {
         #expect(accepted.participants.contains { $0.user == participant && $0.acceptance == .accepted })
     }
 
+    /// A URL naming no share is refused without waiting for the zone it names: a stranger
+    /// cannot hold another user's zone by asking to join what is not shared. (Before, the
+    /// request waited here for the held zone.)
+    @Test func acceptingAShareThatIsNotThereTakesNoLock() async throws {
+        let fixture = try await StoreFixture()
+        defer { fixture.stop() }
+        let share = try await fixture.aliceSharesARoot(with: fixture.user("bob"))
+        let unshared = CloudShare(rootRecordID: CloudRecordID(name: "other", zone: share.rootRecordID.zone))
+        let holder = try await RowHolder.hold(LockProbe.zoneRow(share.rootRecordID.zone), in: fixture)
+        defer { holder.release() }
+        await #expect(throws: CloudError.self) {
+            _ = try await fixture.store.container(for: fixture.user("mallory")).acceptShare(url: unshared.url)
+        }
+    }
+
     /// Zones `first` and `second` exist; `first` is held elsewhere; `request` names them in the
     /// opposite order and must wait for `first` without holding `second`.
     private func expectLockOrder(
