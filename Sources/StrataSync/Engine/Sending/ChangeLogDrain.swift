@@ -18,13 +18,24 @@ enum ChangeLogDrain {
     ///   - policies: the merge policies: edits of counter columns go to this device's lane
     ///     (``CounterStore/recordLocalEdits(_:metadata:schema:clock:in:)``), with versions from
     ///     `clock`; without a clock, counters are not looked at.
+    ///   - limit: how many entries at most, or with `wholeTransactions`, about how many.
+    ///   - wholeTransactions: the batch ends where a local transaction ends: it takes the rest
+    ///     of its last entry's transaction, up to `limit` more entries. A transaction longer
+    ///     than that is cut (only a send drains so, and such a
+    ///     transaction goes to the cloud in pieces anyway; see ``DrainWhileSending``).
     static func drainBatch(
         in db: Database, schema: SyncSchema, zone: CloudZoneID, node: String, policies: ColumnPolicies = ColumnPolicies(),
-        clock: HybridLogicalClock? = nil
+        clock: HybridLogicalClock? = nil, limit: Int = batchSize, wholeTransactions: Bool = false
     ) throws -> Bool {
         let drained = try drainedThrough(in: db)
-        let entries = try ChangeLog.entries(in: db, node: node, after: drained, limit: batchSize)
-        guard let last = entries.last else { return false }
+        var entries = try ChangeLog.entries(in: db, node: node, after: drained, limit: limit)
+        guard var last = entries.last else { return false }
+        if wholeTransactions && entries.count == limit {
+            // A transaction's entries are consecutive: SQLite has one writer at a time.
+            let rest = try ChangeLog.entries(in: db, node: node, after: last.sequence, limit: limit)
+            entries += rest.prefix { $0.transaction == last.transaction }
+            if let end = entries.last { last = end }
+        }
         // Entries from other processes carry their own clocks' versions: what this engine
         // stamps next (counter lanes, its own changes) orders after them.
         if let clock, let newest = entries.lazy.map(\.version).max() { clock.observe(newest) }

@@ -78,13 +78,41 @@ extension SyncEngine {
         }) {}
     }
 
+    /// Starts a send's draining: a long log drains its first stretch only, to drain the rest
+    /// while the send goes (``DrainWhileSending``); any other drains whole first. Returns how
+    /// many entries the send leaves to drain as it goes.
+    private func startDraining(into zone: CloudZoneID) async throws -> Int {
+        let stretch = DrainWhileSending.stretch(batchSize: configuration.batchSize)
+        let left = try await database.write { db -> Int? in
+            guard try DrainWhileSending.applies(stretch: stretch, in: db) else { return nil }
+            _ = try self.drainStretch(into: zone, in: db)
+            return try DrainWhileSending.undrainedCount(in: db)
+        }
+        if let left { return left }
+        try await drainChangeLog(into: zone)
+        return 0
+    }
+
+    /// Drains the next stretch of a long log, in the caller's transaction; returns whether
+    /// entries are left.
+    private func drainStretch(into zone: CloudZoneID, in db: Database) throws -> Bool {
+        _ = try ChangeLogDrain.drainBatch(
+            in: db, schema: schema, zone: zone, node: deviceID, policies: columnPolicies, clock: clock,
+            limit: DrainWhileSending.stretch(batchSize: configuration.batchSize), wholeTransactions: true)
+        try persistClock(in: db)
+        return try DrainWhileSending.hasUndrained(in: db)
+    }
+
     /// Returns how many records still wait, counted in the send's last access.
     private func send() async throws -> Int {
         let user = try await availableUser()
         let zone = defaultZone(for: user)
         let schema = self.schema
         let node = deviceID
-        try await drainChangeLog(into: zone)
+        let undrained = try await startDraining(into: zone)
+        // Whether the send still drains the log as it goes: the answers to each batch accepted
+        // whole bring the next stretch; any other answer, a fetch, or an empty batch drain on.
+        var draining = undrained > 0
         // Another device may have rotated a key since the last send.
         keyring?.recheckCurrentKeys(now: configuration.physicalTime())
         try await leaveDeletedShares(user: user)
@@ -102,7 +130,12 @@ extension SyncEngine {
         builder.policies = columnPolicies
         builder.blobAssetThreshold = configuration.blobAssetThreshold
         let outgoing = builder
-        let pendingAtStart = startSendProgress(pendingByZone)
+        var waiting = pendingByZone
+        // Each entry left in the log is a record of its own (``DrainWhileSending/applies(stretch:in:)``),
+        // counted in the default zone until drained (a child of a shared record goes to its
+        // parent's zone, and the totals grow there as it is sent).
+        if undrained > 0 { waiting[zone, default: 0] += undrained }
+        let pendingAtStart = startSendProgress(waiting)
         defer { finishSendProgress() }
         var plan = SendPlan(batchSize: configuration.batchSize, pending: pendingAtStart)
         // One batch travels while the engine records the answers to the one before and builds
@@ -118,6 +151,10 @@ extension SyncEngine {
             if inFlight == nil {
                 let (batchLimit, leftOut) = (plan.limit, plan.leftOut)
                 let built = try await database.write { db in try outgoing.nextBatch(limit: batchLimit, excluding: leftOut, in: db) }
+                if built.isEmpty && draining {
+                    draining = try await database.write { db in try self.drainStretch(into: zone, in: db) }
+                    continue
+                }
                 let heldBefore = plan.heldBack.count
                 let offered = Self.admitted(built, by: &plan)
                 // All held back behind a parent that failed: built again without them, which
@@ -165,7 +202,7 @@ extension SyncEngine {
             func settleBeside() async throws -> Bool {
                 guard let batch = beside else { return true }
                 beside = nil
-                return try await takeAnswer(to: batch, plan: &plan, zone: zone, node: node, cloud: cloud)
+                return try await takeAnswer(to: batch, plan: &plan, draining: &draining, zone: zone, node: node, cloud: cloud)
             }
             let result: CloudModifyResult
             let encoding: Task<EncodedRecords, Never>
@@ -212,23 +249,27 @@ extension SyncEngine {
                 }
                 let outcome: SendOutcome
                 do {
-                    outcome = try await recordAnswers(result, of: items, encoded: await encoding.value, zone: zone, node: node)
+                    outcome = try await recordAnswers(
+                        result, of: items, encoded: await encoding.value, zone: zone, node: node, draining: draining)
                 } catch {
                     _ = await inFlight?.answer()
                     throw error
                 }
+                draining = outcome.drainsOn
                 logEvents(outcome.events, title: "sent")
                 recordSendProgress(outcome)
-                if inFlight == nil { break sending }
+                if inFlight == nil && !draining { break sending }
                 continue
             }
             let outcome: SendOutcome
             do {
-                outcome = try await recordAnswers(result, of: items, encoded: await encoding.value, zone: zone, node: node)
+                outcome = try await recordAnswers(
+                    result, of: items, encoded: await encoding.value, zone: zone, node: node, draining: draining)
             } catch {
                 _ = await beside?.answer()
                 throw error
             }
+            draining = outcome.drainsOn
             logEvents(outcome.events, title: "sent")
             recordSendProgress(outcome)
             plan.failedBeforeReachingTheCloud(outcome.failedBeforeReachingTheCloud)
@@ -246,8 +287,10 @@ extension SyncEngine {
         }
         // Entries drained while answers were recorded leave the log now, in the first access
         // of the moves' clean-up, which ends by counting what still waits.
-        let pending = try await deleteOldCopiesOfMovedRecords(
+        var pending = try await deleteOldCopiesOfMovedRecords(
             user: user, limit: plan.limit, rounds: plan.maximumRounds, removingDrainedEntries: true)
+        // A send stopped before it drained the whole log: what it left there waits too.
+        if draining { pending += try await readOnWriter { db in try DrainWhileSending.undrainedCount(in: db) } }
         switch plan.ending {
         case .done: return pending
         case .stalled(let records, let lastFailure):
@@ -308,13 +351,14 @@ extension SyncEngine {
     /// permission), its records are the plan's permanent failures and the send stops, to report
     /// them in `sendFailed`; a transient failure is thrown. Returns whether the send goes on.
     private func takeAnswer(
-        to batch: BatchInFlight, plan: inout SendPlan, zone: CloudZoneID, node: String, cloud: any CloudDatabase
+        to batch: BatchInFlight, plan: inout SendPlan, draining: inout Bool, zone: CloudZoneID, node: String, cloud: any CloudDatabase
     ) async throws -> Bool {
         let names = batch.items.map(\.metadata.name.text)
         switch await batch.answer() {
         case .success(let answered):
             let outcome = try await recordAnswers(
-                answered.result, of: batch.items, encoded: await answered.encoding.value, zone: zone, node: node)
+                answered.result, of: batch.items, encoded: await answered.encoding.value, zone: zone, node: node, draining: draining)
+            draining = outcome.drainsOn
             logEvents(outcome.events, title: "sent")
             recordSendProgress(outcome)
             plan.failedBeforeReachingTheCloud(outcome.failedBeforeReachingTheCloud)
@@ -384,8 +428,14 @@ extension SyncEngine {
 
     /// Writes the answers to a batch, with what merging the server's copies needs (their
     /// assets and large BLOBs, downloaded first), in one transaction.
+    ///
+    /// The log is drained first, whole: merging a server's copy must see every local edit
+    /// committed before, or an older value could win over an edit still in the log. While a
+    /// send drains a long log as it goes (`draining`, ``DrainWhileSending``), answers that
+    /// accepted every record merge nothing and bring only the log's next stretch.
     private func recordAnswers(
-        _ result: CloudModifyResult, of items: [OutgoingChanges.Item], encoded: EncodedRecords, zone: CloudZoneID, node: String
+        _ result: CloudModifyResult, of items: [OutgoingChanges.Item], encoded: EncodedRecords, zone: CloudZoneID, node: String,
+        draining: Bool = false
     ) async throws -> SendOutcome {
         let cloud = self.cloud.privateDatabase
         // Server copies to merge may refer to content this device lacks.
@@ -402,12 +452,20 @@ extension SyncEngine {
             arrivedBlobs.merge(try await transfer.downloadBlobs(in: copies, schema: schema)) { $1 }
         }
         let (assets, blobs) = (arrivedAssets, arrivedBlobs)
+        let drainsStretch = draining && Self.acceptedWhole(result, items)
         return try await ChangeCapture.withoutCapture {
             try await self.database.write { db in
-                try ChangeLogDrain.drainAll(
-                    in: db, schema: schema, zone: zone, node: node, policies: self.columnPolicies, clock: self.clock)
+                var drainsOn = false
+                if drainsStretch {
+                    drainsOn = try self.drainStretch(into: zone, in: db)
+                } else {
+                    try ChangeLogDrain.drainAll(
+                        in: db, schema: schema, zone: zone, node: node, policies: self.columnPolicies, clock: self.clock)
+                }
                 for asset in assets { try db.insertStoredAsset(asset) }
-                return try self.record(result, of: items, blobs: blobs, encoded: encoded, in: db)
+                var outcome = try self.record(result, of: items, blobs: blobs, encoded: encoded, in: db)
+                outcome.drainsOn = drainsOn
+                return outcome
             }
         }
     }
@@ -483,6 +541,8 @@ extension SyncEngine {
         var events: [SyncEvent] = []
         /// Records the cloud accepted, per zone: what progress counts as sent.
         var accepted: [CloudZoneID: Int] = [:]
+        /// Whether the log still holds entries the send drains as it goes (``DrainWhileSending``).
+        var drainsOn = false
     }
 
     /// Records the cloud's answers to a batch, in one transaction.
