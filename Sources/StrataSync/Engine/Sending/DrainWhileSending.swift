@@ -17,10 +17,11 @@ import StrataSQLite
 /// drained. So a send drains as it goes only when no record waits from before and no record
 /// is named twice in the log; otherwise it drains everything first, as it always did.
 enum DrainWhileSending {
-    /// How many log entries one stretch takes: at least two batches, so a stretch drained
-    /// while one batch travels keeps the next ones fed, and a cut transaction is always
-    /// longer than a request.
-    static func stretch(batchSize: Int) -> Int { max(1_000, 2 * max(1, batchSize)) }
+    /// How many log entries one stretch takes: half a batch more than a batch. Each batch's
+    /// answers bring one stretch and let one batch go, so the drained records stay ahead of
+    /// the batches without the device draining far ahead while the cloud waits for its next
+    /// request. A transaction cut between stretches is longer than a request.
+    static func stretch(batchSize: Int) -> Int { max(500, max(1, batchSize) + max(1, batchSize) / 2) }
 
     /// Whether the log holds entries not drained yet.
     static func hasUndrained(in db: Database) throws -> Bool {
