@@ -71,9 +71,14 @@ struct DrainWhileSendingTests {
         let toSendAtFirst = Mutex<Int?>(nil)
     }
 
+    /// What a test does to a modify request before it goes on: the request's number (from
+    /// 1), its saves, the cloud, and the phone.
+    typealias Alter =
+        @Sendable (_ number: Int, _ saving: [CloudRecord], _ next: any CloudDatabase, _ phone: SyncTestDevice?) async throws -> Void
+
     static func container(
         _ cloud: MockCloud, requests: Requests, device: @escaping @Sendable () -> SyncTestDevice?,
-        alter: (@Sendable (_ number: Int, _ saving: [CloudRecord], _ next: any CloudDatabase) async throws -> Void)? = nil
+        alter: Alter? = nil
     ) -> InterceptingContainer {
         InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
             let number = requests.count.add(1, ordering: .sequentiallyConsistent).newValue
@@ -86,9 +91,33 @@ struct DrainWhileSendingTests {
             requests.firstCarried.withLock { carried in
                 for record in saving where carried[record.id.name] == nil { carried[record.id.name] = number }
             }
-            try await alter?(number, saving, next)
+            try await alter?(number, saving, next, device())
             return try await next.modifyRecords(saving: saving, deleting: deleting)
         }
+    }
+
+    /// A phone over a new `MockCloud`, its modify requests seen (and altered by `alter`) on
+    /// the way, without end-to-end encryption so the test reads the records it sends.
+    static func phone(
+        batchSize: Int,
+        alter: Alter? = nil
+    ) async throws -> (cloud: MockCloud, requests: Requests, phone: SyncTestDevice) {
+        let cloud = MockCloud()
+        let requests = Requests()
+        let box = Mutex<SyncTestDevice?>(nil)
+        let container = Self.container(cloud, requests: requests, device: { box.withLock { $0 } }, alter: alter)
+        let phone = try await SyncTestDevice("phone", container: container, batchSize: batchSize, encryption: .disabled)
+        box.withLock { $0 = phone }
+        return (cloud, requests, phone)
+    }
+
+    /// A new device fetching everything ends with the phone's rows; returns it.
+    @discardableResult
+    static func expectAFreshDeviceMatches(_ phone: SyncTestDevice, in cloud: MockCloud) async throws -> SyncTestDevice {
+        let fresh = try await SyncTestDevice("tablet", cloud: cloud, encryption: .disabled)
+        try await fresh.engine.fetchChanges()
+        #expect(try await fresh.rows() == phone.rows())
+        return fresh
     }
 
     /// Each local transaction no larger than a request arrived in one request.
@@ -105,12 +134,7 @@ struct DrainWhileSendingTests {
     /// and everything arrives.
     @Test(arguments: [(7, UInt64(1)), (50, 2), (400, 3), (400, 4), (500, 5), (500, 6)])
     func aLongLogIsSentWhileItDrains(batchSize: Int, seed: UInt64) async throws {
-        let cloud = MockCloud()
-        let requests = Requests()
-        let box = Mutex<SyncTestDevice?>(nil)
-        let container = Self.container(cloud, requests: requests, device: { box.withLock { $0 } })
-        let phone = try await SyncTestDevice("phone", container: container, batchSize: batchSize, encryption: .disabled)
-        box.withLock { $0 = phone }
+        let (cloud, requests, phone) = try await Self.phone(batchSize: batchSize)
         let sizes = Self.sizes(seed: seed, total: 1_800, batchSize: batchSize, giant: 2_150)
         let transactions = try await Self.insert(sizes: sizes, into: phone)
         let total = sizes.reduce(0, +)
@@ -122,9 +146,7 @@ struct DrainWhileSendingTests {
         #expect(try await phone.pending() == 0)
         #expect(cloud.records(in: Self.zone).count == total)
         #expect(try await phone.database.read { db in try ChangeLog.count(in: db) } == 1)
-        let fresh = try await SyncTestDevice("tablet", cloud: cloud, encryption: .disabled)
-        try await fresh.engine.fetchChanges()
-        #expect(try await fresh.rows() == phone.rows())
+        try await Self.expectAFreshDeviceMatches(phone, in: cloud)
     }
 
     /// A record edited again further down the log would go with that later edit before the
@@ -135,12 +157,7 @@ struct DrainWhileSendingTests {
         ("DELETE FROM players WHERE id = 'g1p0'", "g1p0", true),
     ])
     func aRecordLoggedTwiceDrainsTheLogFirst(edit: String, player: String, deletes: Bool) async throws {
-        let cloud = MockCloud()
-        let requests = Requests()
-        let box = Mutex<SyncTestDevice?>(nil)
-        let container = Self.container(cloud, requests: requests, device: { box.withLock { $0 } })
-        let phone = try await SyncTestDevice("phone", container: container, batchSize: 50, encryption: .disabled)
-        box.withLock { $0 = phone }
+        let (cloud, requests, phone) = try await Self.phone(batchSize: 50)
         var transactions = try await Self.insert(sizes: Array(repeating: 30, count: 50), into: phone)
         // The edit, with a new game of its own, in one transaction at the end of the log.
         try await phone.database.write { db in
@@ -156,9 +173,7 @@ struct DrainWhileSendingTests {
         #expect(requests.undrainedAtFirst.withLock { $0 } == false)
         Self.expectWhole(transactions, batchSize: 50, requests: requests)
         #expect(try await phone.pending() == 0)
-        let fresh = try await SyncTestDevice("tablet", cloud: cloud, encryption: .disabled)
-        try await fresh.engine.fetchChanges()
-        #expect(try await fresh.rows() == phone.rows())
+        try await Self.expectAFreshDeviceMatches(phone, in: cloud)
     }
 
     /// Records waiting from a send that failed: the log behind them drains whole first (a
@@ -168,7 +183,7 @@ struct DrainWhileSendingTests {
         let requests = Requests()
         let box = Mutex<SyncTestDevice?>(nil)
         let failFirst = Atomic<Bool>(true)
-        let container = Self.container(cloud, requests: requests, device: { box.withLock { $0 } }) { _, _, _ in
+        let container = Self.container(cloud, requests: requests, device: { box.withLock { $0 } }) { _, _, _, _ in
             if failFirst.exchange(false, ordering: .sequentiallyConsistent) { throw CloudError.networkFailure }
         }
         let phone = try await SyncTestDevice("phone", container: container, batchSize: 50, encryption: .disabled)
@@ -194,14 +209,9 @@ struct DrainWhileSendingTests {
     /// and the next send sends it: nothing is lost, nothing is sent twice as a new record.
     @Test(arguments: [2, 5, 9])
     func aSendThatFailsWhileDrainingLeavesTheRestWaiting(failing request: Int) async throws {
-        let cloud = MockCloud()
-        let requests = Requests()
-        let box = Mutex<SyncTestDevice?>(nil)
-        let container = Self.container(cloud, requests: requests, device: { box.withLock { $0 } }) { number, _, _ in
+        let (cloud, requests, phone) = try await Self.phone(batchSize: 100) { number, _, _, _ in
             if number == request { throw CloudError.serviceUnavailable(retryAfter: nil) }
         }
-        let phone = try await SyncTestDevice("phone", container: container, batchSize: 100, encryption: .disabled)
-        box.withLock { $0 = phone }
         let transactions = try await Self.insert(sizes: Array(repeating: 20, count: 150), into: phone)
         await #expect(throws: (any Error).self) { try await phone.engine.sendChanges() }
         let waiting = try await phone.pending()
@@ -217,10 +227,7 @@ struct DrainWhileSendingTests {
     /// the log drains whole before the merge; the send goes on and everything converges.
     @Test(arguments: [1, 3, 6])
     func aConflictWhileDrainingMergesAfterTheWholeLog(at request: Int) async throws {
-        let cloud = MockCloud()
-        let requests = Requests()
-        let box = Mutex<SyncTestDevice?>(nil)
-        let container = Self.container(cloud, requests: requests, device: { box.withLock { $0 } }) { number, saving, next in
+        let (cloud, requests, phone) = try await Self.phone(batchSize: 100) { number, saving, next, _ in
             guard number == request, var first = saving.first else { return }
             // The same record, saved first by another device with an older edit of a field.
             first.changeTag = nil
@@ -228,16 +235,12 @@ struct DrainWhileSendingTests {
             first.fieldVersions["title"] = HybridTimestamp(packedTime: 1, node: "laptop")
             _ = try await next.modifyRecords(saving: [first], deleting: [])
         }
-        let phone = try await SyncTestDevice("phone", container: container, batchSize: 100, encryption: .disabled)
-        box.withLock { $0 = phone }
         _ = try await Self.insert(sizes: Array(repeating: 20, count: 150), into: phone)
         try await phone.engine.sendChanges()
         #expect(try await phone.pending() == 0)
         #expect(cloud.records(in: Self.zone).count == 3_000)
         #expect(try await phone.strings("SELECT title FROM games WHERE title = 'theirs'").isEmpty)
-        let fresh = try await SyncTestDevice("tablet", cloud: cloud, encryption: .disabled)
-        try await fresh.engine.fetchChanges()
-        #expect(try await fresh.rows() == phone.rows())
+        try await Self.expectAFreshDeviceMatches(phone, in: cloud)
     }
 
     /// The app writes while the send drains: an edit of a record already sent, one of a
@@ -245,11 +248,8 @@ struct DrainWhileSendingTests {
     /// every device ends the same.
     @Test(arguments: [2, 4, 7])
     func writesDuringTheSendAreSentToo(at request: Int) async throws {
-        let cloud = MockCloud()
-        let requests = Requests()
-        let box = Mutex<SyncTestDevice?>(nil)
-        let container = Self.container(cloud, requests: requests, device: { box.withLock { $0 } }) { number, _, _ in
-            guard number == request, let phone = box.withLock({ $0 }) else { return }
+        let (cloud, requests, phone) = try await Self.phone(batchSize: 100) { number, _, _, phone in
+            guard number == request, let phone else { return }
             // Detached: the request's task carries the engine's mark, whose writes are not
             // captured; the app's are.
             try await Task.detached {
@@ -260,16 +260,12 @@ struct DrainWhileSendingTests {
                 }
             }.value
         }
-        let phone = try await SyncTestDevice("phone", container: container, batchSize: 100, encryption: .disabled)
-        box.withLock { $0 = phone }
         _ = try await Self.insert(sizes: Array(repeating: 20, count: 150), into: phone)
         try await phone.engine.sendChanges()
         try await phone.engine.sendChanges()
         #expect(try await phone.pending() == 0)
         #expect(cloud.records(in: Self.zone).count == 3_001)
-        let fresh = try await SyncTestDevice("tablet", cloud: cloud, encryption: .disabled)
-        try await fresh.engine.fetchChanges()
-        #expect(try await fresh.rows() == phone.rows())
+        let fresh = try await Self.expectAFreshDeviceMatches(phone, in: cloud)
         #expect(try await fresh.strings("SELECT title FROM games WHERE id = 'g0'") == ["edited early"])
         #expect(try await fresh.strings("SELECT name FROM players WHERE id = 'g149p3'") == ["edited late"])
     }
