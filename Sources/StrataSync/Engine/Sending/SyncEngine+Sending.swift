@@ -80,22 +80,34 @@ extension SyncEngine {
 
     /// Starts a send's draining: a long log drains its first stretch only, to drain the rest
     /// while the send goes (``DrainWhileSending``); any other drains whole first. Returns how
-    /// many entries the send leaves to drain as it goes.
-    private func startDraining(into zone: CloudZoneID) async throws -> Int {
+    /// many entries the send leaves to drain as it goes, and the log's last entry when it
+    /// started (nil when it drained whole).
+    private func startDraining(into zone: CloudZoneID) async throws -> (undrained: Int, logEnd: Int64?) {
         let stretch = DrainWhileSending.stretch(batchSize: configuration.batchSize)
-        let left = try await database.write { db -> Int? in
+        let started = try await database.write { db -> (Int, Int64)? in
             guard try DrainWhileSending.applies(stretch: stretch, in: db) else { return nil }
-            _ = try self.drainStretch(into: zone, in: db)
-            return try DrainWhileSending.undrainedCount(in: db)
+            let logEnd = try ChangeLog.lastSequence(in: db)
+            _ = try self.drainStretch(into: zone, through: logEnd, in: db)
+            return (try DrainWhileSending.undrainedCount(in: db), logEnd)
         }
-        if let left { return left }
+        if let started { return started }
         try await drainChangeLog(into: zone)
-        return 0
+        return (0, nil)
     }
 
     /// Drains the next stretch of a long log, in the caller's transaction; returns whether
-    /// entries are left.
-    private func drainStretch(into zone: CloudZoneID, in db: Database) throws -> Bool {
+    /// entries are left to drain so. `logEnd`: the log's last entry when the send started.
+    ///
+    /// An entry past it is the app's, written during the send: the record it changed may be
+    /// drained already, and a batch reading that row would carry part of the app's
+    /// transaction without the rest, still far down the log. The log is then drained whole,
+    /// as a send did before it drained as it went, and the send stops draining so.
+    private func drainStretch(into zone: CloudZoneID, through logEnd: Int64, in db: Database) throws -> Bool {
+        if try ChangeLog.lastSequence(in: db) > logEnd {
+            try ChangeLogDrain.drainAll(in: db, schema: schema, zone: zone, node: deviceID, policies: columnPolicies, clock: clock)
+            try persistClock(in: db)
+            return false
+        }
         _ = try ChangeLogDrain.drainBatch(
             in: db, schema: schema, zone: zone, node: deviceID, policies: columnPolicies, clock: clock,
             limit: DrainWhileSending.stretch(batchSize: configuration.batchSize), wholeTransactions: true)
@@ -109,10 +121,11 @@ extension SyncEngine {
         let zone = defaultZone(for: user)
         let schema = self.schema
         let node = deviceID
-        let undrained = try await startDraining(into: zone)
-        // Whether the send still drains the log as it goes: the answers to each batch accepted
-        // whole bring the next stretch; any other answer, a fetch, or an empty batch drain on.
-        var draining = undrained > 0
+        let (undrained, logEnd) = try await startDraining(into: zone)
+        // While the send drains the log as it goes, the log's last entry when it started: the
+        // answers to each batch accepted whole bring the next stretch, and an empty batch
+        // drains on; any other answer, or a write of the app's, drains the rest (nil then).
+        var draining = undrained > 0 ? logEnd : nil
         // Another device may have rotated a key since the last send.
         keyring?.recheckCurrentKeys(now: configuration.physicalTime())
         try await leaveDeletedShares(user: user)
@@ -151,8 +164,9 @@ extension SyncEngine {
             if inFlight == nil {
                 let (batchLimit, leftOut) = (plan.limit, plan.leftOut)
                 let built = try await database.write { db in try outgoing.nextBatch(limit: batchLimit, excluding: leftOut, in: db) }
-                if built.isEmpty && draining {
-                    draining = try await database.write { db in try self.drainStretch(into: zone, in: db) }
+                if built.isEmpty, let through = draining {
+                    let goesOn = try await database.write { db in try self.drainStretch(into: zone, through: through, in: db) }
+                    draining = goesOn ? through : nil
                     continue
                 }
                 let heldBefore = plan.heldBack.count
@@ -255,10 +269,10 @@ extension SyncEngine {
                     _ = await inFlight?.answer()
                     throw error
                 }
-                draining = outcome.drainsOn
+                draining = outcome.drainsOn ? draining : nil
                 logEvents(outcome.events, title: "sent")
                 recordSendProgress(outcome)
-                if inFlight == nil && !draining { break sending }
+                if inFlight == nil && draining == nil { break sending }
                 continue
             }
             let outcome: SendOutcome
@@ -269,7 +283,7 @@ extension SyncEngine {
                 _ = await beside?.answer()
                 throw error
             }
-            draining = outcome.drainsOn
+            draining = outcome.drainsOn ? draining : nil
             logEvents(outcome.events, title: "sent")
             recordSendProgress(outcome)
             plan.failedBeforeReachingTheCloud(outcome.failedBeforeReachingTheCloud)
@@ -290,7 +304,7 @@ extension SyncEngine {
         var pending = try await deleteOldCopiesOfMovedRecords(
             user: user, limit: plan.limit, rounds: plan.maximumRounds, removingDrainedEntries: true)
         // A send stopped before it drained the whole log: what it left there waits too.
-        if draining { pending += try await readOnWriter { db in try DrainWhileSending.undrainedCount(in: db) } }
+        if draining != nil { pending += try await readOnWriter { db in try DrainWhileSending.undrainedCount(in: db) } }
         switch plan.ending {
         case .done: return pending
         case .stalled(let records, let lastFailure):
@@ -351,14 +365,14 @@ extension SyncEngine {
     /// permission), its records are the plan's permanent failures and the send stops, to report
     /// them in `sendFailed`; a transient failure is thrown. Returns whether the send goes on.
     private func takeAnswer(
-        to batch: BatchInFlight, plan: inout SendPlan, draining: inout Bool, zone: CloudZoneID, node: String, cloud: any CloudDatabase
+        to batch: BatchInFlight, plan: inout SendPlan, draining: inout Int64?, zone: CloudZoneID, node: String, cloud: any CloudDatabase
     ) async throws -> Bool {
         let names = batch.items.map(\.metadata.name.text)
         switch await batch.answer() {
         case .success(let answered):
             let outcome = try await recordAnswers(
                 answered.result, of: batch.items, encoded: await answered.encoding.value, zone: zone, node: node, draining: draining)
-            draining = outcome.drainsOn
+            draining = outcome.drainsOn ? draining : nil
             logEvents(outcome.events, title: "sent")
             recordSendProgress(outcome)
             plan.failedBeforeReachingTheCloud(outcome.failedBeforeReachingTheCloud)
@@ -435,7 +449,7 @@ extension SyncEngine {
     /// accepted every record merge nothing and bring only the log's next stretch.
     private func recordAnswers(
         _ result: CloudModifyResult, of items: [OutgoingChanges.Item], encoded: EncodedRecords, zone: CloudZoneID, node: String,
-        draining: Bool = false
+        draining: Int64? = nil
     ) async throws -> SendOutcome {
         let cloud = self.cloud.privateDatabase
         // Server copies to merge may refer to content this device lacks.
@@ -452,12 +466,12 @@ extension SyncEngine {
             arrivedBlobs.merge(try await transfer.downloadBlobs(in: copies, schema: schema)) { $1 }
         }
         let (assets, blobs) = (arrivedAssets, arrivedBlobs)
-        let drainsStretch = draining && Self.acceptedWhole(result, items)
+        let drainsStretch = Self.acceptedWhole(result, items) ? draining : nil
         return try await ChangeCapture.withoutCapture {
             try await self.database.write { db in
                 var drainsOn = false
-                if drainsStretch {
-                    drainsOn = try self.drainStretch(into: zone, in: db)
+                if let through = drainsStretch {
+                    drainsOn = try self.drainStretch(into: zone, through: through, in: db)
                 } else {
                     try ChangeLogDrain.drainAll(
                         in: db, schema: schema, zone: zone, node: node, policies: self.columnPolicies, clock: self.clock)
