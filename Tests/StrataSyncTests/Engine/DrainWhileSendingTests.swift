@@ -22,17 +22,22 @@ struct DrainWhileSendingTests {
     }
 
     /// Games and players in transactions of the given sizes (a game, then `size - 1` of its
-    /// players), numbered from `first`.
-    static func insert(sizes: [Int], into device: SyncTestDevice, first: Int = 0) async throws -> [LocalTransaction] {
+    /// players; with `childrenFirst`, the players first, foreign keys deferred), numbered from
+    /// `first`.
+    static func insert(
+        sizes: [Int], into device: SyncTestDevice, first: Int = 0, childrenFirst: Bool = false
+    ) async throws -> [LocalTransaction] {
         var transactions: [LocalTransaction] = []
         for (offset, size) in sizes.enumerated() {
             let game = "g\(first + offset)"
-            var sql = "INSERT INTO games (id, title, score) VALUES ('\(game)', 'Game', \(offset));"
+            let gameSQL = "INSERT INTO games (id, title, score) VALUES ('\(game)', 'Game', \(offset));"
             var names = [RecordName(table: "games", primaryKey: game).text]
+            var players = ""
             for player in 0..<max(0, size - 1) {
-                sql += "INSERT INTO players (id, gameID, name) VALUES ('\(game)p\(player)', '\(game)', 'P');"
+                players += "INSERT INTO players (id, gameID, name) VALUES ('\(game)p\(player)', '\(game)', 'P');"
                 names.append(RecordName(table: "players", primaryKey: "\(game)p\(player)").text)
             }
+            let sql = childrenFirst ? "PRAGMA defer_foreign_keys = ON;" + players + gameSQL : gameSQL + players
             try await device.database.write { [sql] db in try db.execute(sql: sql) }
             transactions.append(LocalTransaction(names: names))
         }

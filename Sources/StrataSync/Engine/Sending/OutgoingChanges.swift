@@ -141,18 +141,7 @@ struct OutgoingChanges {
         var unexamined = chosen.filter { $0.pendingOperation == .save }
         var added = false
         while let child = unexamined.popLast() {
-            guard let table = schema.table(named: child.name.table) else { continue }
-            let values: [DatabaseValue]?
-            if let known = rows[child.name] {
-                values = known
-            } else {
-                values = try IncomingChanges.localValues(of: child.name, table: table, in: db)
-                rows[child.name] = .some(values)
-            }
-            guard let reference = table.parent, let values, let index = table.sql.parentValueIndex else { continue }
-            let value = values[index]
-            guard value != .null else { continue }
-            let parentName = RecordName(table: reference.parentTable, primaryKey: CloudValue(value).keyText)
+            guard let parentName = try rowParent(of: child.name, rows: &rows, in: db) else { continue }
             guard !names.contains(parentName), !inFlight.contains(parentName.text), examined.insert(parentName).inserted,
                 let parent = try RecordMetadata.fetchPendingSave(parentName, in: db)
             else { continue }
@@ -165,6 +154,21 @@ struct OutgoingChanges {
         return Array(sortedForSending(batch).prefix(limit))
     }
 
+    /// The parent a record's row names now (nil: no parent table, no row, or no parent), the
+    /// row read once into `rows`.
+    private func rowParent(of name: RecordName, rows: inout [RecordName: [DatabaseValue]?], in db: Database) throws -> RecordName? {
+        guard let table = schema.table(named: name.table) else { return nil }
+        let values: [DatabaseValue]?
+        if let known = rows[name] {
+            values = known
+        } else {
+            values = try IncomingChanges.localValues(of: name, table: table, in: db)
+            rows[name] = .some(values)
+        }
+        guard let reference = table.parent, let values, let index = table.sql.parentValueIndex, values[index] != .null else { return nil }
+        return RecordName(table: reference.parentTable, primaryKey: CloudValue(values[index]).keyText)
+    }
+
     /// `candidates` (in sending order) without the saves whose row's parent is `inFlight` or
     /// left out before them, until none is left out anew (rows of a table that are each
     /// other's parents may sort a child first). Each row read stays in `rows`.
@@ -173,18 +177,7 @@ struct OutgoingChanges {
     ) throws -> [RecordMetadata] {
         var parents: [RecordName: String] = [:]
         for candidate in candidates where candidate.pendingOperation == .save {
-            guard let table = schema.table(named: candidate.name.table), let reference = table.parent,
-                let index = table.sql.parentValueIndex
-            else { continue }
-            let values: [DatabaseValue]?
-            if let known = rows[candidate.name] {
-                values = known
-            } else {
-                values = try IncomingChanges.localValues(of: candidate.name, table: table, in: db)
-                rows[candidate.name] = .some(values)
-            }
-            guard let values, values[index] != .null else { continue }
-            parents[candidate.name] = RecordName(table: reference.parentTable, primaryKey: CloudValue(values[index]).keyText).text
+            parents[candidate.name] = try rowParent(of: candidate.name, rows: &rows, in: db)?.text
         }
         var leftOut = inFlight
         var kept = candidates
