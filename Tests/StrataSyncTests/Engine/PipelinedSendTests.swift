@@ -184,45 +184,4 @@ struct PipelinedSendTests {
         #expect(followingNames.isDisjoint(with: inFlight))
         #expect(followingNames.union(inFlight) == Set(keys.map { "\($0):games" }))
     }
-
-    /// The pieces of a transaction larger than a request may go in any order: the batch built
-    /// behind one in flight leaves out the children of its records (and takes others from
-    /// further on), so the two travel together instead of one after the other. The new games'
-    /// players sort first, so the batch would otherwise be all children of the batch in flight.
-    @Test(arguments: [10, 50])
-    func theBatchBehindLeavesOutChildrenOfTheBatchInFlight(batchSize: Int) async throws {
-        let cloud = MockCloud()
-        let phone = try await SyncTestDevice("phone", cloud: cloud, batchSize: batchSize, encryption: .disabled)
-        var old = ""
-        for game in 0..<batchSize { old += "INSERT INTO games (id, title) VALUES ('old\(game)', 'Old');" }
-        try await phone.database.write { [old] db in try db.execute(sql: old) }
-        try await phone.engine.sendChanges()
-        // One transaction: new games, one player each (sorting first), and two players for
-        // every game sent before.
-        var sql = ""
-        for game in 0..<batchSize {
-            sql += "INSERT INTO games (id, title) VALUES ('new\(game)', 'New');"
-            sql += "INSERT INTO players (id, gameID, name) VALUES ('a-new\(game)', 'new\(game)', 'P');"
-            for player in 0..<2 {
-                sql += "INSERT INTO players (id, gameID, name) VALUES ('z-old\(game)-\(player)', 'old\(game)', 'P');"
-            }
-        }
-        try await phone.database.write { [sql] db in try db.execute(sql: sql) }
-        try await phone.engine.drainChangeLog()
-        let outgoing = OutgoingChanges(schema: phone.engine.schema)
-        let (first, following) = try await phone.database.write { db in
-            let first = try outgoing.nextBatch(limit: batchSize, in: db)
-            let following = try outgoing.batch(following: ExactNames(first.map(\.metadata.name.text)), limit: batchSize, in: db)
-            return (first, following ?? [])
-        }
-        let inFlight = Set(first.map(\.metadata.name.text))
-        #expect(inFlight == Set((0..<batchSize).map { "new\($0):games" }))
-        #expect(following.count == batchSize)
-        #expect(following.allSatisfy { $0.record?.parent.map { !inFlight.contains($0.name) } ?? true })
-        #expect(SyncEngine.independent(following, of: first))
-        // Sent, everything arrives and nothing is refused for a missing parent.
-        try await phone.engine.sendChanges()
-        #expect(try await phone.pending() == 0)
-        #expect(cloud.records(in: Self.zone).count == 5 * batchSize)
-    }
 }

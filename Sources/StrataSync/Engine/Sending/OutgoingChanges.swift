@@ -54,7 +54,6 @@ struct OutgoingChanges {
         let pending = try RecordMetadata.fetchPending(limit: limit + 1, excluding: inFlight, in: db)
         let lastMayBeCut = pending.count > limit
         var chosen: [RecordMetadata] = []
-        var inPieces = false
         var index = pending.startIndex
         while index < pending.endIndex {
             let transaction = pending[index].pendingTransaction
@@ -66,26 +65,13 @@ struct OutgoingChanges {
                 chosen += group
             } else {
                 // A transaction larger than a request goes in pieces, parents first.
-                if chosen.isEmpty {
-                    chosen = Array(sortedForSending(Array(group)).prefix(limit))
-                    inPieces = true
-                }
+                if chosen.isEmpty { chosen = Array(sortedForSending(Array(group)).prefix(limit)) }
                 break
             }
             index = end
         }
         // Each saved row is read once, here or while its parents are looked for.
         var rows: [RecordName: [DatabaseValue]?] = [:]
-        if policy == .refuse && inPieces, let transaction = chosen.first?.pendingTransaction {
-            // The batch behind one in flight, from a transaction sent in pieces anyway: its
-            // pieces need not keep their order, so it leaves out the children of records in
-            // flight (and theirs), and goes beside the one in flight instead of after its
-            // answer. A wider window keeps it full (Performance.md, fourteenth round).
-            let window = try RecordMetadata.fetchPending(limit: 2 * limit, excluding: inFlight, in: db)
-                .filter { $0.pendingTransaction == transaction }
-            chosen = try withoutChildren(of: inFlight, in: sortedForSending(window), rows: &rows, in: db)
-            chosen = Array(chosen.prefix(limit))
-        }
         chosen = try withPendingParents(of: chosen, excluding: inFlight, limit: limit, rows: &rows, in: db)
         var items: [Item] = []
         var parentZones = ExactKeyed<CloudZoneID?>()
@@ -141,7 +127,18 @@ struct OutgoingChanges {
         var unexamined = chosen.filter { $0.pendingOperation == .save }
         var added = false
         while let child = unexamined.popLast() {
-            guard let parentName = try rowParent(of: child.name, rows: &rows, in: db) else { continue }
+            guard let table = schema.table(named: child.name.table) else { continue }
+            let values: [DatabaseValue]?
+            if let known = rows[child.name] {
+                values = known
+            } else {
+                values = try IncomingChanges.localValues(of: child.name, table: table, in: db)
+                rows[child.name] = .some(values)
+            }
+            guard let reference = table.parent, let values, let index = table.sql.parentValueIndex else { continue }
+            let value = values[index]
+            guard value != .null else { continue }
+            let parentName = RecordName(table: reference.parentTable, primaryKey: CloudValue(value).keyText)
             guard !names.contains(parentName), !inFlight.contains(parentName.text), examined.insert(parentName).inserted,
                 let parent = try RecordMetadata.fetchPendingSave(parentName, in: db)
             else { continue }
@@ -152,44 +149,6 @@ struct OutgoingChanges {
         }
         guard added, batch.count > limit else { return batch }
         return Array(sortedForSending(batch).prefix(limit))
-    }
-
-    /// The parent a record's row names now (nil: no parent table, no row, or no parent), the
-    /// row read once into `rows`.
-    private func rowParent(of name: RecordName, rows: inout [RecordName: [DatabaseValue]?], in db: Database) throws -> RecordName? {
-        guard let table = schema.table(named: name.table) else { return nil }
-        let values: [DatabaseValue]?
-        if let known = rows[name] {
-            values = known
-        } else {
-            values = try IncomingChanges.localValues(of: name, table: table, in: db)
-            rows[name] = .some(values)
-        }
-        guard let reference = table.parent, let values, let index = table.sql.parentValueIndex, values[index] != .null else { return nil }
-        return RecordName(table: reference.parentTable, primaryKey: CloudValue(values[index]).keyText)
-    }
-
-    /// `candidates` (in sending order) without the saves whose row's parent is `inFlight` or
-    /// left out before them, until none is left out anew (rows of a table that are each
-    /// other's parents may sort a child first). Each row read stays in `rows`.
-    private func withoutChildren(
-        of inFlight: ExactNames, in candidates: [RecordMetadata], rows: inout [RecordName: [DatabaseValue]?], in db: Database
-    ) throws -> [RecordMetadata] {
-        var parents: [RecordName: String] = [:]
-        for candidate in candidates where candidate.pendingOperation == .save {
-            parents[candidate.name] = try rowParent(of: candidate.name, rows: &rows, in: db)?.text
-        }
-        var leftOut = inFlight
-        var kept = candidates
-        while true {
-            let before = kept.count
-            kept.removeAll { candidate in
-                guard let parent = parents[candidate.name], leftOut.contains(parent) else { return false }
-                leftOut.insert(candidate.name.text)
-                return true
-            }
-            if kept.count == before { return kept }
-        }
     }
 
     /// Deletes first, children before parents; then saves, parents before children.
