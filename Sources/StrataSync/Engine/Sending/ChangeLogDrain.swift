@@ -21,8 +21,8 @@ enum ChangeLogDrain {
     ///   - limit: how many entries at most, or with `wholeTransactions`, about how many.
     ///   - wholeTransactions: the batch ends where a local transaction ends: it takes the rest
     ///     of its last entry's transaction, up to `limit` more entries. A transaction longer
-    ///     than that is cut (only a send drains so, and such a
-    ///     transaction goes to the cloud in pieces anyway; see ``DrainWhileSending``).
+    ///     than that is cut: only a send drains so, and such a transaction goes to the cloud
+    ///     in pieces anyway (``DrainWhileSending``).
     static func drainBatch(
         in db: Database, schema: SyncSchema, zone: CloudZoneID, node: String, policies: ColumnPolicies = ColumnPolicies(),
         clock: HybridLogicalClock? = nil, limit: Int = batchSize, wholeTransactions: Bool = false

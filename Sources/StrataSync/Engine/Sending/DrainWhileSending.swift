@@ -7,11 +7,14 @@ import StrataSQLite
 /// 16 µs a record on the device (issue #27), a second and a half at 100,000 records, while
 /// the service and PostgreSQL waited for the first request. Instead, a send that starts on a
 /// long log drains one stretch, sends it, and drains the next stretch while its requests
-/// travel (``SyncEngine`` after recording each batch's answers).
+/// travel (``SyncEngine`` after recording each batch's answers). A write of the app's during
+/// such a send lands at the end of the log and may change a row drained already: the rest of
+/// the log is then drained whole at once.
 ///
 /// What a stretch may hold is what keeps a local transaction whole: each stretch ends where a
 /// local transaction ends (``ChangeLogDrain/drainBatch(in:schema:zone:node:policies:clock:limit:wholeTransactions:)``),
-/// except inside a transaction longer than a stretch, which goes to the cloud in pieces anyway.
+/// except inside a transaction longer than two stretches, which goes to the cloud in pieces
+/// anyway.
 /// A batch reads its rows as they are now, though, and a row edited again further down the
 /// log would carry that later edit to the cloud before the rest of its transaction was even
 /// drained. So a send drains as it goes only when no record waits from before and no record
