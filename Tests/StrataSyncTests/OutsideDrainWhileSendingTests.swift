@@ -83,6 +83,13 @@ struct OutsideDrainWhileSendingTests {
         return (cloud, phone)
     }
 
+    /// A phone over a new `MockCloud`, its requests only seen.
+    static func plainPhone(batchSize: Int, seen: Seen) async throws -> (MockCloud, SyncTestDevice) {
+        let cloud = MockCloud()
+        let container = Self.container(cloud, seen: seen, device: { nil })
+        return (cloud, try await SyncTestDevice("phone", container: container, batchSize: batchSize, encryption: .disabled))
+    }
+
     /// Statements run as the app runs them, in one transaction: detached from the engine's
     /// request, whose task carries the engine's mark (its writes are not captured).
     static func writeAsTheApp(_ phone: SyncTestDevice, _ statements: String...) async throws {
@@ -402,10 +409,8 @@ struct OutsideDrainWhileSendingTests {
     /// before their parent is even drained. Everything arrives and a fresh device converges.
     @Test(arguments: [2, 50, 333, 400])
     func childrenBeforeParentsInATransactionCutBetweenStretches(batchSize: Int) async throws {
-        let cloud = MockCloud()
         let seen = Seen()
-        let container = Self.container(cloud, seen: seen, device: { nil })
-        let phone = try await SyncTestDevice("phone", container: container, batchSize: batchSize, encryption: .disabled)
+        let (cloud, phone) = try await Self.plainPhone(batchSize: batchSize, seen: seen)
         let stretch = DrainWhileSending.stretch(batchSize: batchSize)
         var transactions = try await Self.insert(sizes: Array(repeating: 7, count: 40), into: phone)
         // The giant: players of 30 games first, then the games.
@@ -434,10 +439,8 @@ struct OutsideDrainWhileSendingTests {
     /// stretches, so not cut): each arrives whole, parents with their children.
     @Test(arguments: [(100, UInt64(3)), (400, 4), (7, 5)])
     func childrenFirstTransactionsAroundAStretchEnd(batchSize: Int, seed: UInt64) async throws {
-        let cloud = MockCloud()
         let seen = Seen()
-        let container = Self.container(cloud, seen: seen, device: { nil })
-        let phone = try await SyncTestDevice("phone", container: container, batchSize: batchSize, encryption: .disabled)
+        let (cloud, phone) = try await Self.plainPhone(batchSize: batchSize, seen: seen)
         let stretch = DrainWhileSending.stretch(batchSize: batchSize)
         var sizes = Self.seededSizes(seed: seed, total: stretch - 20, batchSize: batchSize)
         sizes += [min(batchSize, 60), stretch - 1, stretch, stretch + 1, 2 * stretch - 3, 1, batchSize]
@@ -454,10 +457,8 @@ struct OutsideDrainWhileSendingTests {
     /// batch sizes 1, 2, either side of where a stretch stops being 500, and at the default.
     @Test(arguments: [(1, false), (2, false), (333, false), (334, false), (335, false), (400, false), (400, true)])
     func transactionsOfStretchSize(batchSize: Int, drainWholeFirst: Bool) async throws {
-        let cloud = MockCloud()
         let seen = Seen()
-        let container = Self.container(cloud, seen: seen, device: { nil })
-        let phone = try await SyncTestDevice("phone", container: container, batchSize: batchSize, encryption: .disabled)
+        let (cloud, phone) = try await Self.plainPhone(batchSize: batchSize, seen: seen)
         let stretch = DrainWhileSending.stretch(batchSize: batchSize)
         let sizes =
             batchSize <= 2
@@ -511,7 +512,7 @@ struct OutsideDrainWhileSendingTests {
                 added += 1
             }
         }
-        let undrained = try await phone.database.read { db in try DrainWhileSending.undrainedCount(in: db) }
+        let undrained = try await phone.database.read { db in try ChangeLogDrain.undrainedCount(in: db) }
         #expect(undrained > DrainWhileSending.stretch(batchSize: 100))
         try await phone.engine.sendChanges()
         Self.expectWhole(transactions, batchSize: 100, seen: seen)

@@ -204,11 +204,7 @@ public final class SyncEngine: Sendable, Observable {
 
     private func pendingCountMarked() async throws -> Int {
         try await database.write { db in
-            let drained = try ChangeLogDrain.drainedThrough(in: db)
-            let undrained =
-                try Int.fetchOne(
-                    db, sql: "SELECT count(*) FROM main.\(ChangeLog.tableName) WHERE sequence > ?", arguments: [drained]) ?? 0
-            return try RecordMetadata.pendingCount(in: db) + undrained
+            try RecordMetadata.pendingCount(in: db) + ChangeLogDrain.undrainedCount(in: db)
         }
     }
 

@@ -88,7 +88,7 @@ struct DrainWhileSendingTests {
         InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
             let number = requests.count.add(1, ordering: .sequentiallyConsistent).newValue
             if number == 1, let device = device() {
-                let undrained = try await device.database.write { db in try DrainWhileSending.hasUndrained(in: db) }
+                let undrained = try await device.database.write { db in try ChangeLogDrain.hasUndrained(in: db) }
                 requests.undrainedAtFirst.withLock { $0 = undrained }
                 let toSend = device.engine.status.progress.toSend
                 requests.toSendAtFirst.withLock { $0 = toSend }

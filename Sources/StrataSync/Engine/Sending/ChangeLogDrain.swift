@@ -130,6 +130,17 @@ enum ChangeLogDrain {
         try ChangeLog.removeEntries(before: drainedThrough(in: db), in: db)
     }
 
+    /// Whether the log holds entries not drained yet.
+    static func hasUndrained(in db: Database) throws -> Bool {
+        try ChangeLog.lastSequence(in: db) > drainedThrough(in: db)
+    }
+
+    /// The log entries not drained yet.
+    static func undrainedCount(in db: Database) throws -> Int {
+        try Int.fetchOne(
+            db, sql: "SELECT count(*) FROM main.\(ChangeLog.tableName) WHERE sequence > ?", arguments: [drainedThrough(in: db)]) ?? 0
+    }
+
     /// How far the metadatabase has drained the log.
     static func drainedThrough(in db: Database) throws -> Int64 {
         Int64(try EngineState.value(EngineState.drainedThrough, in: db) ?? "0") ?? 0

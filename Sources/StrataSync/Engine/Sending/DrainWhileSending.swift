@@ -26,18 +26,6 @@ enum DrainWhileSending {
     /// request. A transaction cut between stretches is longer than a request.
     static func stretch(batchSize: Int) -> Int { max(500, max(1, batchSize) + max(1, batchSize) / 2) }
 
-    /// Whether the log holds entries not drained yet.
-    static func hasUndrained(in db: Database) throws -> Bool {
-        try ChangeLog.lastSequence(in: db) > ChangeLogDrain.drainedThrough(in: db)
-    }
-
-    /// The log entries not drained yet.
-    static func undrainedCount(in db: Database) throws -> Int {
-        let drained = try ChangeLogDrain.drainedThrough(in: db)
-        return try Int.fetchOne(db, sql: "SELECT count(*) FROM main.\(ChangeLog.tableName) WHERE sequence > ?", arguments: [drained])
-            ?? 0
-    }
-
     /// Whether a send starting now may drain as it goes: the log holds more than one stretch,
     /// no record waits from before, and no record has two entries left in the log. Read in
     /// the caller's transaction, on the writer.

@@ -88,7 +88,7 @@ extension SyncEngine {
             guard try DrainWhileSending.applies(stretch: stretch, in: db) else { return nil }
             let logEnd = try ChangeLog.lastSequence(in: db)
             _ = try self.drainStretch(into: zone, through: logEnd, in: db)
-            return (try DrainWhileSending.undrainedCount(in: db), logEnd)
+            return (try ChangeLogDrain.undrainedCount(in: db), logEnd)
         }
         if let started { return started }
         try await drainChangeLog(into: zone)
@@ -112,7 +112,7 @@ extension SyncEngine {
             in: db, schema: schema, zone: zone, node: deviceID, policies: columnPolicies, clock: clock,
             limit: DrainWhileSending.stretch(batchSize: configuration.batchSize), wholeTransactions: true)
         try persistClock(in: db)
-        return try DrainWhileSending.hasUndrained(in: db)
+        return try ChangeLogDrain.hasUndrained(in: db)
     }
 
     /// Returns how many records still wait, counted in the send's last access.
@@ -304,7 +304,7 @@ extension SyncEngine {
         var pending = try await deleteOldCopiesOfMovedRecords(
             user: user, limit: plan.limit, rounds: plan.maximumRounds, removingDrainedEntries: true)
         // A send stopped before it drained the whole log: what it left there waits too.
-        if draining != nil { pending += try await readOnWriter { db in try DrainWhileSending.undrainedCount(in: db) } }
+        if draining != nil { pending += try await readOnWriter { db in try ChangeLogDrain.undrainedCount(in: db) } }
         switch plan.ending {
         case .done: return pending
         case .stalled(let records, let lastFailure):
