@@ -82,15 +82,27 @@ extension SyncEngine {
     /// while the send goes (``DrainWhileSending``); any other drains whole first. Returns how
     /// many entries the send leaves to drain as it goes, and the log's last entry when it
     /// started (nil when it drained whole).
+    ///
+    /// A short log (a push) drains in the transaction that checks the log: one transaction
+    /// before the first batch instead of three. Its entries leave the log in the send's
+    /// clean-up, after the request, where the drain's second transaction
+    /// (``ChangeLogDrain``) costs the push nothing; a send that ends before it leaves them to
+    /// the next drain, which deletes them without applying them again.
     private func startDraining(into zone: CloudZoneID) async throws -> (undrained: Int, logEnd: Int64?) {
         let stretch = DrainWhileSending.stretch(batchSize: configuration.batchSize)
-        let started = try await database.write { db -> (Int, Int64)? in
-            guard try DrainWhileSending.applies(stretch: stretch, in: db) else { return nil }
-            let logEnd = try ChangeLog.lastSequence(in: db)
-            _ = try self.drainStretch(into: zone, through: logEnd, in: db)
-            return (try ChangeLogDrain.undrainedCount(in: db), logEnd)
+        let (schema, node, policies, clock) = (self.schema, deviceID, columnPolicies, self.clock)
+        let started = try await database.write { db -> (undrained: Int, logEnd: Int64?)? in
+            if try DrainWhileSending.applies(stretch: stretch, in: db) {
+                let logEnd = try ChangeLog.lastSequence(in: db)
+                _ = try self.drainStretch(into: zone, through: logEnd, in: db)
+                return (try ChangeLogDrain.undrainedCount(in: db), logEnd)
+            }
+            _ = try ChangeLogDrain.drainBatch(in: db, schema: schema, zone: zone, node: node, policies: policies, clock: clock)
+            try self.persistClock(in: db)
+            return try ChangeLogDrain.hasUndrained(in: db) ? nil : (0, nil)
         }
         if let started { return started }
+        // Longer than a drain's transaction, and not drained as the send goes.
         try await drainChangeLog(into: zone)
         return (0, nil)
     }
@@ -264,12 +276,11 @@ extension SyncEngine {
                 let outcome: SendOutcome
                 do {
                     outcome = try await recordAnswers(
-                        result, of: items, encoded: await encoding.value, zone: zone, node: node, draining: draining)
+                        result, of: items, encoded: await encoding.value, zone: zone, node: node, draining: &draining)
                 } catch {
                     _ = await inFlight?.answer()
                     throw error
                 }
-                draining = outcome.drainsOn ? draining : nil
                 logEvents(outcome.events, title: "sent")
                 recordSendProgress(outcome)
                 if inFlight == nil && draining == nil { break sending }
@@ -278,12 +289,11 @@ extension SyncEngine {
             let outcome: SendOutcome
             do {
                 outcome = try await recordAnswers(
-                    result, of: items, encoded: await encoding.value, zone: zone, node: node, draining: draining)
+                    result, of: items, encoded: await encoding.value, zone: zone, node: node, draining: &draining)
             } catch {
                 _ = await beside?.answer()
                 throw error
             }
-            draining = outcome.drainsOn ? draining : nil
             logEvents(outcome.events, title: "sent")
             recordSendProgress(outcome)
             plan.failedBeforeReachingTheCloud(outcome.failedBeforeReachingTheCloud)
@@ -371,8 +381,7 @@ extension SyncEngine {
         switch await batch.answer() {
         case .success(let answered):
             let outcome = try await recordAnswers(
-                answered.result, of: batch.items, encoded: await answered.encoding.value, zone: zone, node: node, draining: draining)
-            draining = outcome.drainsOn ? draining : nil
+                answered.result, of: batch.items, encoded: await answered.encoding.value, zone: zone, node: node, draining: &draining)
             logEvents(outcome.events, title: "sent")
             recordSendProgress(outcome)
             plan.failedBeforeReachingTheCloud(outcome.failedBeforeReachingTheCloud)
@@ -446,10 +455,11 @@ extension SyncEngine {
     /// The log is drained first, whole: merging a server's copy must see every local edit
     /// committed before, or an older value could win over an edit still in the log. While a
     /// send drains a long log as it goes (`draining`, ``DrainWhileSending``), answers that
-    /// accepted every record merge nothing and bring only the log's next stretch.
+    /// accepted every record merge nothing and bring only the log's next stretch; `draining`
+    /// becomes nil once the log is drained whole.
     private func recordAnswers(
         _ result: CloudModifyResult, of items: [OutgoingChanges.Item], encoded: EncodedRecords, zone: CloudZoneID, node: String,
-        draining: Int64? = nil
+        draining: inout Int64?
     ) async throws -> SendOutcome {
         let cloud = self.cloud.privateDatabase
         // Server copies to merge may refer to content this device lacks.
@@ -467,7 +477,7 @@ extension SyncEngine {
         }
         let (assets, blobs) = (arrivedAssets, arrivedBlobs)
         let drainsStretch = Self.acceptedWhole(result, items) ? draining : nil
-        return try await ChangeCapture.withoutCapture {
+        let outcome = try await ChangeCapture.withoutCapture {
             try await self.database.write { db in
                 var drainsOn = false
                 if let through = drainsStretch {
@@ -482,6 +492,8 @@ extension SyncEngine {
                 return outcome
             }
         }
+        if !outcome.drainsOn { draining = nil }
+        return outcome
     }
 
     /// The first refusal among a batch's answers, for ``SyncEngineError/sendStalled(pendingCount:records:lastFailure:)``.
