@@ -150,11 +150,15 @@ struct ShortLogSendTests {
         seen.commitsBefore.store(phone.database.changeHub.commitCount, ordering: .sequentiallyConsistent)
         try await phone.engine.sendChanges()
         #expect(seen.undrained.withLock { $0 } == 0)
+        // The drain, the first batch, and the batch built behind it while the first request
+        // travels, which may or may not have committed when the request is seen; past the
+        // limit, the drain's second transaction and the one that finds the log drained come
+        // first (the path before this change took those three for any log).
         let commits = try #require(seen.commits.withLock { $0 })
         if entries <= ChangeLogDrain.batchSize {
-            #expect(commits <= 2, "\(commits) commits before the request")
+            #expect(commits <= 3, "\(commits) commits before the request")
         } else {
-            #expect(commits > 2, "\(commits) commits before the request")
+            #expect(commits >= 4, "\(commits) commits before the request")
         }
         #expect(try await phone.pending() == 0)
         #expect(cloud.records(in: Self.zone).count == entries - 1)
