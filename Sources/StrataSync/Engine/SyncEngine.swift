@@ -190,7 +190,8 @@ public final class SyncEngine: Sendable, Observable {
         try await sendChanges()
     }
 
-    /// How many local records wait to be sent (after draining the change log).
+    /// How many local records wait to be sent: those a send left pending and those changed
+    /// in the change log since, each record once however often it changed.
     public func pendingCount() async throws -> Int {
         try await markedAsEngine { try await pendingCountMarked() }
     }
@@ -203,8 +204,9 @@ public final class SyncEngine: Sendable, Observable {
     }
 
     private func pendingCountMarked() async throws -> Int {
-        try await database.write { db in
-            try RecordMetadata.pendingCount(in: db) + ChangeLogDrain.undrainedCount(in: db)
+        let schema = self.schema
+        return try await database.write { db in
+            try RecordMetadata.pendingCount(in: db) + ChangeLogDrain.undrainedRecordsNotPending(in: db, schema: schema)
         }
     }
 

@@ -141,6 +141,29 @@ enum ChangeLogDrain {
             db, sql: "SELECT count(*) FROM main.\(ChangeLog.tableName) WHERE sequence > ?", arguments: [drainedThrough(in: db)]) ?? 0
     }
 
+    /// How many records the undrained entries change that do not wait to be sent already:
+    /// each record once, however many entries name it, and not when its metadata is pending
+    /// (an edit of a record a failed send left pending). Entries of tables `schema` does not
+    /// sync are left out, as the drain leaves them. What ``SyncEngine/pendingCount()`` adds
+    /// to the pending metadata.
+    static func undrainedRecordsNotPending(in db: Database, schema: SyncSchema) throws -> Int {
+        var tables = JSONWriter(capacity: schema.tables.count * 24)
+        tables.array(schema.tables) { writer, table in writer.string(table.name) }
+        return try Int.fetchOne(
+            db,
+            sql: """
+                SELECT count(*) FROM (
+                    SELECT DISTINCT tableName, primaryKey FROM main.\(ChangeLog.tableName)
+                    WHERE sequence > ? AND tableName IN (SELECT value FROM json_each(?))
+                ) AS entry
+                WHERE NOT EXISTS (
+                    SELECT 1 FROM \(MetadatabaseTable.metadata.qualifiedName) AS metadata
+                    WHERE metadata.recordType = entry.tableName AND metadata.recordPrimaryKey = entry.primaryKey
+                        AND metadata.pendingOperation IS NOT NULL)
+                """,
+            arguments: [drainedThrough(in: db), tables.text]) ?? 0
+    }
+
     /// How far the metadatabase has drained the log.
     static func drainedThrough(in db: Database) throws -> Int64 {
         Int64(try EngineState.value(EngineState.drainedThrough, in: db) ?? "0") ?? 0
