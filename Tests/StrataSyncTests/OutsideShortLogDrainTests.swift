@@ -33,6 +33,42 @@ struct OutsideShortLogDrainTests {
         }
     }
 
+    /// An app's files in a folder of their own, and a copy of them taken at one moment: what
+    /// a process killed then leaves on disk. The shared-memory index is left out, as after a
+    /// crash (SQLite rebuilds it from the WAL).
+    struct FilesOnDisk: Sendable {
+        let directory: TemporaryDirectory
+        let original: String
+        let copy: String
+
+        init() throws {
+            directory = try TemporaryDirectory()
+            original = directory.path("original")
+            copy = directory.path("copy")
+            try FileManager.default.createDirectory(atPath: original, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        }
+
+        var appPath: String { original + "/app.sqlite" }
+        var copiedAppPath: String { copy + "/app.sqlite" }
+
+        /// Copies the files as they are now; returns their names. It blocks: call it off the
+        /// cooperative pool (``copyAside()``).
+        func copyNow() throws -> [String] {
+            let names = try FileManager.default.contentsOfDirectory(atPath: original).filter { !$0.hasSuffix("-shm") }
+            for name in names { try FileManager.default.copyItem(atPath: original + "/" + name, toPath: copy + "/" + name) }
+            return names
+        }
+
+        /// ``copyNow()`` on a thread of its own.
+        func copyAside() async throws -> [String] {
+            let files = self
+            return try await runOnBackgroundThread { try files.copyNow() }
+        }
+
+        func remove() { directory.remove() }
+    }
+
     static func container(_ cloud: MockCloud, _ hooks: Hooks) -> InterceptingContainer {
         InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
             let number = hooks.count.add(1, ordering: .sequentiallyConsistent).newValue
@@ -229,15 +265,11 @@ struct OutsideShortLogDrainTests {
     /// meets its own copies, when the cloud had applied the request).
     @Test(arguments: [false, true])
     func aProcessKilledWhileThePushsRequestTravels(cloudApplied: Bool) async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let original = directory.path("original")
-        let copy = directory.path("copy")
-        try FileManager.default.createDirectory(atPath: original, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        let files = try FilesOnDisk()
+        defer { files.remove() }
         let cloud = MockCloud()
         let hooks = Hooks()
-        let phone = try await Self.phone(cloud, hooks, database: DatabaseQueue(path: original + "/app.sqlite"))
+        let phone = try await Self.phone(cloud, hooks, database: DatabaseQueue(path: files.appPath))
         try await phone.engine.sendChanges()
         try await Self.writeAsTheApp(
             phone, "INSERT INTO games (id, title, score) VALUES ('g1', 'A', 1), ('g2', 'B', 2)",
@@ -249,11 +281,7 @@ struct OutsideShortLogDrainTests {
             if cloudApplied { _ = try await forward() }
             // The process dies here: what is on disk now is what the next launch finds. The
             // shared-memory index is left behind, as after a crash (the WAL is recovered).
-            let names = try await runOnBackgroundThread {
-                let names = try FileManager.default.contentsOfDirectory(atPath: original).filter { !$0.hasSuffix("-shm") }
-                for name in names { try FileManager.default.copyItem(atPath: original + "/" + name, toPath: copy + "/" + name) }
-                return names
-            }
+            let names = try await files.copyAside()
             copied.withLock { $0 = names }
             throw CloudError.networkFailure
         }
@@ -261,7 +289,7 @@ struct OutsideShortLogDrainTests {
         #expect(copied.withLock { $0 }.contains { $0.contains("metadata") }, "copied: \(copied.withLock { $0 })")
         hooks.arm(nil)
         // The next launch, over the files as they were.
-        let relaunched = try await Self.phone(cloud, Hooks(), database: DatabaseQueue(path: copy + "/app.sqlite"), schema: "")
+        let relaunched = try await Self.phone(cloud, Hooks(), database: DatabaseQueue(path: files.copiedAppPath), schema: "")
         #expect(try await Self.logEntries(relaunched) >= 5)
         #expect(try await Self.undrained(relaunched) == 0)
         #expect(
@@ -286,15 +314,11 @@ struct OutsideShortLogDrainTests {
     /// sends them; nothing is applied twice, nothing lost.
     @Test(arguments: [false, true])
     func anotherProcessWritesWhileThePushTravelsThenTheAppIsKilled(cloudApplied: Bool) async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let original = directory.path("original")
-        let copy = directory.path("copy")
-        try FileManager.default.createDirectory(atPath: original, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        let files = try FilesOnDisk()
+        defer { files.remove() }
         let cloud = MockCloud()
         let hooks = Hooks()
-        let path = original + "/app.sqlite"
+        let path = files.appPath
         let phone = try await Self.phone(cloud, hooks, database: DatabaseQueue(path: path))
         try await phone.engine.sendChanges()
         try await Self.writeAsTheApp(
@@ -316,16 +340,12 @@ struct OutsideShortLogDrainTests {
                     )
                 }
             }.value
-            try await runOnBackgroundThread {
-                for name in try FileManager.default.contentsOfDirectory(atPath: original) where !name.hasSuffix("-shm") {
-                    try FileManager.default.copyItem(atPath: original + "/" + name, toPath: copy + "/" + name)
-                }
-            }
+            _ = try await files.copyAside()
             throw CloudError.networkFailure
         }
         await #expect(throws: CloudError.networkFailure) { try await phone.engine.sendChanges() }
         hooks.arm(nil)
-        let relaunched = try await Self.phone(cloud, Hooks(), database: DatabaseQueue(path: copy + "/app.sqlite"), schema: "")
+        let relaunched = try await Self.phone(cloud, Hooks(), database: DatabaseQueue(path: files.copiedAppPath), schema: "")
         #expect(try await Self.undrained(relaunched) == 3)
         #expect(try await Self.revisions(relaunched) == ["g1:games": 1, "g2:games": 1, "p1:players": 1])
         try await relaunched.engine.sendChanges()
@@ -341,15 +361,11 @@ struct OutsideShortLogDrainTests {
     /// relaunched engine has nothing to send, counts nothing pending, and its next push sends
     /// only the edit made after the relaunch: the entries left in the log are not applied again.
     @Test func aProcessKilledBetweenTheAnswersAndTheCleanUp() async throws {
-        let directory = try TemporaryDirectory()
-        defer { directory.remove() }
-        let original = directory.path("original")
-        let copy = directory.path("copy")
-        try FileManager.default.createDirectory(atPath: original, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: copy, withIntermediateDirectories: true)
+        let files = try FilesOnDisk()
+        defer { files.remove() }
         let cloud = MockCloud()
         let hooks = Hooks()
-        let phone = try await Self.phone(cloud, hooks, database: DatabaseQueue(path: original + "/app.sqlite"))
+        let phone = try await Self.phone(cloud, hooks, database: DatabaseQueue(path: files.appPath))
         try await phone.engine.sendChanges()
         try await Self.writeAsTheApp(
             phone, "INSERT INTO games (id, title, score) VALUES ('g1', 'A', 1), ('g2', 'B', 2)",
@@ -360,9 +376,8 @@ struct OutsideShortLogDrainTests {
             db.addTrace { event in
                 guard event.sql.contains(cleanUp), !copied.withLock({ $0 }) else { return }
                 do {
-                    for name in try FileManager.default.contentsOfDirectory(atPath: original) where !name.hasSuffix("-shm") {
-                        try FileManager.default.copyItem(atPath: original + "/" + name, toPath: copy + "/" + name)
-                    }
+                    // The trace runs on the writer's own thread, which may block.
+                    _ = try files.copyNow()
                     copied.withLock { $0 = true }
                 } catch {
                     Issue.record("copy failed: \(error)")
@@ -374,7 +389,7 @@ struct OutsideShortLogDrainTests {
         #expect(cloud.records(in: Self.zone).count == 3)
         let sent = Mutex<[String]>([])
         let relaunchHooks = Hooks()
-        let relaunched = try await Self.phone(cloud, relaunchHooks, database: DatabaseQueue(path: copy + "/app.sqlite"), schema: "")
+        let relaunched = try await Self.phone(cloud, relaunchHooks, database: DatabaseQueue(path: files.copiedAppPath), schema: "")
         relaunchHooks.arm { _, _, forward in
             sent.withLock { $0 += ["request"] }
             return try await forward()
