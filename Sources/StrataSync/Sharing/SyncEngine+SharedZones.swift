@@ -20,20 +20,24 @@ extension SyncEngine {
         return result
     }
 
-    /// A participant who deleted a shared root leaves its share: the share ends for them, and
-    /// the root's subtree goes from this device without deleting anything in the cloud.
-    func leaveDeletedShares(user: String) async throws {
-        let roots = try await readOnWriter { db in
-            try db.fetchAll(
-                sql: """
-                    SELECT recordType, recordPrimaryKey, zoneName, ownerName FROM \(MetadatabaseTable.metadata.qualifiedName)
-                    WHERE pendingOperation = 'delete' AND share IS NOT NULL AND ownerName <> ?
-                    """,
-                arguments: [user]
-            ) { row in
-                (SyncMetadata.ID(recordType: try row[0], recordPrimaryKey: try row[1]), CloudZoneID(name: try row[2], owner: try row[3]))
-            }
+    /// The shared roots a participant deleted, which a send leaves instead of deleting: the
+    /// share ends for them, and the root's subtree goes from this device without deleting
+    /// anything in the cloud (``leaveShares(of:)``).
+    static func deletedSharedRoots(user: String, in db: Database) throws -> [(root: SyncMetadata.ID, zone: CloudZoneID)] {
+        try db.fetchAll(
+            sql: """
+                SELECT recordType, recordPrimaryKey, zoneName, ownerName FROM \(MetadatabaseTable.metadata.qualifiedName)
+                WHERE pendingOperation = 'delete' AND share IS NOT NULL AND ownerName <> ?
+                """,
+            arguments: [user]
+        ) { row in
+            (SyncMetadata.ID(recordType: try row[0], recordPrimaryKey: try row[1]), CloudZoneID(name: try row[2], owner: try row[3]))
         }
+    }
+
+    /// Leaves the shares of `roots` (``deletedSharedRoots(user:in:)``), each root's subtree
+    /// forgotten on this device once the cloud ended the share for this user.
+    func leaveShares(of roots: [(root: SyncMetadata.ID, zone: CloudZoneID)]) async throws {
         for (id, zone) in roots {
             try await cloud.sharedDatabase.deleteShare(rootRecordID: CloudRecordID(name: id.description, zone: zone))
             try await database.write { db in

@@ -78,33 +78,60 @@ extension SyncEngine {
         }) {}
     }
 
-    /// Starts a send's draining: a long log drains its first stretch only, to drain the rest
-    /// while the send goes (``DrainWhileSending``); any other drains whole first. Returns how
-    /// many entries the send leaves to drain as it goes, and the log's last entry when it
-    /// started (nil when it drained whole).
+    /// What a send finds before its first batch, read in the transaction that drains.
+    struct SendStart {
+        /// Entries left to drain as the send goes (``DrainWhileSending``); 0 when it drained whole.
+        var undrained = 0
+        /// The log's last entry when the send started, while it drains as it goes.
+        var logEnd: Int64?
+        var zoneCreated = false
+        /// What waits in each zone, drained entries included.
+        var pendingByZone: [CloudZoneID: Int] = [:]
+        /// Shared roots this participant deleted: their shares to leave first.
+        var sharesToLeave: [(root: SyncMetadata.ID, zone: CloudZoneID)] = []
+    }
+
+    /// Starts a send: a long log drains its first stretch only, to drain the rest while the
+    /// send goes (``DrainWhileSending``); any other drains whole first. The same access reads
+    /// whether the zone exists, what waits in each zone and which shares to leave.
     ///
-    /// A short log (a push) drains in the transaction that checks the log: one transaction
-    /// before the first batch instead of three. Its entries leave the log in the send's
-    /// clean-up, after the request, where the drain's second transaction
-    /// (``ChangeLogDrain``) costs the push nothing; a send that ends before it leaves them to
-    /// the next drain, which deletes them without applying them again.
-    private func startDraining(into zone: CloudZoneID) async throws -> (undrained: Int, logEnd: Int64?) {
+    /// A short log (a push) drains in the transaction that checks the log: one access before
+    /// the first batch where there were five (a check, the drain, the drained entries'
+    /// deletion, the shares, the zone and counts). Its entries leave the log in the send's
+    /// clean-up, after the request, where the drain's second transaction (``ChangeLogDrain``)
+    /// costs the push nothing; a send that ends before it leaves them to the next drain, which
+    /// deletes them without applying them again.
+    private func startSending(into zone: CloudZoneID, user: String) async throws -> SendStart {
         let stretch = DrainWhileSending.stretch(batchSize: configuration.batchSize)
         let (schema, node, policies, clock) = (self.schema, deviceID, columnPolicies, self.clock)
-        let started = try await database.write { db -> (undrained: Int, logEnd: Int64?)? in
+        let zoneKey = EngineState.zoneCreated(zone)
+        @Sendable func read(_ start: inout SendStart, in db: Database) throws {
+            start.zoneCreated = try EngineState.value(zoneKey, in: db) != nil
+            start.pendingByZone = try RecordMetadata.pendingCountsByZone(in: db)
+            start.sharesToLeave = try Self.deletedSharedRoots(user: user, in: db)
+        }
+        let started = try await database.write { db -> SendStart? in
+            var start = SendStart()
             if try DrainWhileSending.applies(stretch: stretch, in: db) {
-                let logEnd = try ChangeLog.lastSequence(in: db)
-                _ = try self.drainStretch(into: zone, through: logEnd, in: db)
-                return (try ChangeLogDrain.undrainedCount(in: db), logEnd)
+                start.logEnd = try ChangeLog.lastSequence(in: db)
+                _ = try self.drainStretch(into: zone, through: start.logEnd ?? 0, in: db)
+                start.undrained = try ChangeLogDrain.undrainedCount(in: db)
+            } else {
+                _ = try ChangeLogDrain.drainBatch(in: db, schema: schema, zone: zone, node: node, policies: policies, clock: clock)
+                try self.persistClock(in: db)
+                if try ChangeLogDrain.hasUndrained(in: db) { return nil }
             }
-            _ = try ChangeLogDrain.drainBatch(in: db, schema: schema, zone: zone, node: node, policies: policies, clock: clock)
-            try self.persistClock(in: db)
-            return try ChangeLogDrain.hasUndrained(in: db) ? nil : (0, nil)
+            try read(&start, in: db)
+            return start
         }
         if let started { return started }
         // Longer than a drain's transaction, and not drained as the send goes.
         try await drainChangeLog(into: zone)
-        return (0, nil)
+        return try await readOnWriter { db in
+            var start = SendStart()
+            try read(&start, in: db)
+            return start
+        }
     }
 
     /// Drains the next stretch of a long log, in the caller's transaction; returns whether
@@ -133,21 +160,23 @@ extension SyncEngine {
         let zone = defaultZone(for: user)
         let schema = self.schema
         let node = deviceID
-        let (undrained, logEnd) = try await startDraining(into: zone)
+        let start = try await startSending(into: zone, user: user)
+        let undrained = start.undrained
         // While the send drains the log as it goes, the log's last entry when it started: the
         // answers to each batch accepted whole bring the next stretch, and an empty batch
         // drains on; any other answer, or a write of the app's, drains the rest (nil then).
-        var draining = undrained > 0 ? logEnd : nil
+        var draining = undrained > 0 ? start.logEnd : nil
         // Another device may have rotated a key since the last send.
         keyring?.recheckCurrentKeys(now: configuration.physicalTime())
-        try await leaveDeletedShares(user: user)
+        var pendingByZone = start.pendingByZone
+        if !start.sharesToLeave.isEmpty {
+            try await leaveShares(of: start.sharesToLeave)
+            // Leaving forgot the roots' subtrees, pending records among them.
+            pendingByZone = try await readOnWriter { db in try RecordMetadata.pendingCountsByZone(in: db) }
+        }
         let cloud = self.cloud.privateDatabase
         let zoneKey = EngineState.zoneCreated(zone)
-        // Whether the zone exists and what waits in each zone, in one access.
-        let (zoneCreated, pendingByZone) = try await readOnWriter { db in
-            (try EngineState.value(zoneKey, in: db) != nil, try RecordMetadata.pendingCountsByZone(in: db))
-        }
-        if !zoneCreated {
+        if !start.zoneCreated {
             try await cloud.saveZones([zone])
             try await database.write { db in try EngineState.set(zoneKey, to: "1", in: db) }
         }
