@@ -101,6 +101,16 @@ struct OutsideShortLogDrainTests {
         }.value
     }
 
+    /// A phone over `files` whose zone exists, with two games and `players` written as the app
+    /// writes them, not sent yet.
+    static func phoneOnDisk(_ files: FilesOnDisk, _ cloud: MockCloud, _ hooks: Hooks, players: String) async throws -> SyncTestDevice {
+        let phone = try await Self.phone(cloud, hooks, database: DatabaseQueue(path: files.appPath))
+        try await phone.engine.sendChanges()
+        try await Self.writeAsTheApp(
+            phone, "INSERT INTO games (id, title, score) VALUES ('g1', 'A', 1), ('g2', 'B', 2)", "INSERT INTO players VALUES \(players)")
+        return phone
+    }
+
     static func logEntries(_ device: SyncTestDevice) async throws -> Int {
         try await device.database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM main.\(ChangeLog.tableName)") ?? 0 }
     }
@@ -269,11 +279,7 @@ struct OutsideShortLogDrainTests {
         defer { files.remove() }
         let cloud = MockCloud()
         let hooks = Hooks()
-        let phone = try await Self.phone(cloud, hooks, database: DatabaseQueue(path: files.appPath))
-        try await phone.engine.sendChanges()
-        try await Self.writeAsTheApp(
-            phone, "INSERT INTO games (id, title, score) VALUES ('g1', 'A', 1), ('g2', 'B', 2)",
-            "INSERT INTO players VALUES ('p1', 'g1', 'P'), ('p2', 'g2', 'Q')")
+        let phone = try await Self.phoneOnDisk(files, cloud, hooks, players: "('p1', 'g1', 'P'), ('p2', 'g2', 'Q')")
         try await Self.writeAsTheApp(phone, "UPDATE games SET score = 5 WHERE id = 'g1'")
         let copied = Mutex<[String]>([])
         hooks.arm { number, _, forward in
@@ -319,11 +325,7 @@ struct OutsideShortLogDrainTests {
         let cloud = MockCloud()
         let hooks = Hooks()
         let path = files.appPath
-        let phone = try await Self.phone(cloud, hooks, database: DatabaseQueue(path: path))
-        try await phone.engine.sendChanges()
-        try await Self.writeAsTheApp(
-            phone, "INSERT INTO games (id, title, score) VALUES ('g1', 'A', 1), ('g2', 'B', 2)",
-            "INSERT INTO players VALUES ('p1', 'g1', 'P')")
+        let phone = try await Self.phoneOnDisk(files, cloud, hooks, players: "('p1', 'g1', 'P')")
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             if db.role.canWrite { try db.addSyncCaptureFunctions() }
@@ -365,11 +367,7 @@ struct OutsideShortLogDrainTests {
         defer { files.remove() }
         let cloud = MockCloud()
         let hooks = Hooks()
-        let phone = try await Self.phone(cloud, hooks, database: DatabaseQueue(path: files.appPath))
-        try await phone.engine.sendChanges()
-        try await Self.writeAsTheApp(
-            phone, "INSERT INTO games (id, title, score) VALUES ('g1', 'A', 1), ('g2', 'B', 2)",
-            "INSERT INTO players VALUES ('p1', 'g1', 'P')")
+        let phone = try await Self.phoneOnDisk(files, cloud, hooks, players: "('p1', 'g1', 'P')")
         let copied = Mutex<Bool>(false)
         let cleanUp = "DELETE FROM main.\(ChangeLog.tableName) WHERE sequence < ?"
         try await phone.database.write { db in

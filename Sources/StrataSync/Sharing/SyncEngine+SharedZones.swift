@@ -20,10 +20,13 @@ extension SyncEngine {
         return result
     }
 
+    /// A shared root this participant deleted, and the zone it lives in.
+    typealias DeletedSharedRoot = (root: SyncMetadata.ID, zone: CloudZoneID)
+
     /// The shared roots a participant deleted, which a send leaves instead of deleting: the
     /// share ends for them, and the root's subtree goes from this device without deleting
     /// anything in the cloud (``leaveShares(of:)``).
-    static func deletedSharedRoots(user: String, in db: Database) throws -> [(root: SyncMetadata.ID, zone: CloudZoneID)] {
+    static func deletedSharedRoots(user: String, in db: Database) throws -> [DeletedSharedRoot] {
         try db.fetchAll(
             sql: """
                 SELECT recordType, recordPrimaryKey, zoneName, ownerName FROM \(MetadatabaseTable.metadata.qualifiedName)
@@ -37,7 +40,7 @@ extension SyncEngine {
 
     /// Leaves the shares of `roots` (``deletedSharedRoots(user:in:)``), each root's subtree
     /// forgotten on this device once the cloud ended the share for this user.
-    func leaveShares(of roots: [(root: SyncMetadata.ID, zone: CloudZoneID)]) async throws {
+    func leaveShares(of roots: [DeletedSharedRoot]) async throws {
         for (id, zone) in roots {
             try await cloud.sharedDatabase.deleteShare(rootRecordID: CloudRecordID(name: id.description, zone: zone))
             try await database.write { db in

@@ -88,7 +88,7 @@ extension SyncEngine {
         /// What waits in each zone, drained entries included.
         var pendingByZone: [CloudZoneID: Int] = [:]
         /// Shared roots this participant deleted: their shares to leave first.
-        var sharesToLeave: [(root: SyncMetadata.ID, zone: CloudZoneID)] = []
+        var sharesToLeave: [DeletedSharedRoot] = []
     }
 
     /// Starts a send: a long log drains its first stretch only, to drain the rest while the
@@ -113,8 +113,9 @@ extension SyncEngine {
         let started = try await database.write { db -> SendStart? in
             var start = SendStart()
             if try DrainWhileSending.applies(stretch: stretch, in: db) {
-                start.logEnd = try ChangeLog.lastSequence(in: db)
-                _ = try self.drainStretch(into: zone, through: start.logEnd ?? 0, in: db)
+                let logEnd = try ChangeLog.lastSequence(in: db)
+                start.logEnd = logEnd
+                _ = try self.drainStretch(into: zone, through: logEnd, in: db)
                 start.undrained = try ChangeLogDrain.undrainedCount(in: db)
             } else {
                 _ = try ChangeLogDrain.drainBatch(in: db, schema: schema, zone: zone, node: node, policies: policies, clock: clock)
