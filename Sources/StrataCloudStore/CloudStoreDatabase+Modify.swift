@@ -52,7 +52,7 @@ extension CloudStoreDatabase {
             let parentNames = saves.compactMap { $0.parent?.zone == zone ? $0.parent?.name : nil }
             let named = ExactNames(saveNames + deleteNames)
             let shape = try await ZoneShape.load(
-                zone, names: saveNames + deleteNames, parentsOnly: Array(ExactNames(parentNames).subtracting(named)),
+                zone, names: saveNames + deleteNames, saved: saveNames, parentsOnly: Array(ExactNames(parentNames).subtracting(named)),
                 children: deleteNames,
                 on: connection, logger: logger)
             let plan: ZoneModifyPlan
@@ -66,14 +66,19 @@ extension CloudStoreDatabase {
             for deletion in plan.deletions {
                 let id = deletion.id
                 position += 1
-                try await connection.perform(
-                    "DELETE FROM strata_cloud.records WHERE owner = \(zone.owner) AND zone = \(zone.name) AND name = \(id.name)",
-                    logger: logger)
+                // The tombstone keeps the versions the record had, which a save sent again
+                // after its lost answer is compared with (`CloudModifyRules`).
                 try await connection.perform(
                     """
-                    INSERT INTO strata_cloud.tombstones (owner, zone, name, type, sequence, audience)
-                    VALUES (\(zone.owner), \(zone.name), \(id.name), \(deletion.type), \(position), \(deletion.audience))
-                    ON CONFLICT (owner, zone, name) DO UPDATE SET type = excluded.type, sequence = excluded.sequence, audience = excluded.audience
+                    WITH gone AS (
+                        DELETE FROM strata_cloud.records
+                        WHERE owner = \(zone.owner) AND zone = \(zone.name) AND name = \(id.name)
+                        RETURNING field_versions)
+                    INSERT INTO strata_cloud.tombstones (owner, zone, name, type, sequence, audience, field_versions)
+                    SELECT \(zone.owner), \(zone.name), \(id.name), \(deletion.type), \(position), \(deletion.audience), gone.field_versions
+                    FROM gone
+                    ON CONFLICT (owner, zone, name) DO UPDATE SET type = excluded.type, sequence = excluded.sequence,
+                        audience = excluded.audience, field_versions = excluded.field_versions
                     """,
                     logger: logger)
                 if deletion.endsShare {

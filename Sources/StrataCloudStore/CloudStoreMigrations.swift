@@ -28,6 +28,10 @@ enum CloudStoreMigrations {
         Migration(version: 8, statements: CloudStoreProfilesSchema.statements),
         // Accepting and leaving a share take the zone before the share, as the owner's writes do.
         Migration(version: 9, statements: CloudStoreLockOrderSchema.statements),
+        // A tombstone keeps the field versions of the record it removed, so a save sent again
+        // after its answer was lost cannot undo a later delete (`CloudModifyRules`). Nullable,
+        // without a default: no rewrite of the table, and older tombstones compare with nothing.
+        Migration(version: 10, statements: ["ALTER TABLE strata_cloud.tombstones ADD COLUMN field_versions jsonb"]),
     ]
 
     /// Migration 6: the feed indexes become partial (`WHERE sequence >= 0`, which every

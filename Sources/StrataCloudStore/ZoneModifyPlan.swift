@@ -61,7 +61,8 @@ struct ZoneModifyPlan {
         }
         let failures = CloudModifyRules.failures(
             saving: saves, deleting: deletes, in: zone,
-            existing: ExactKeyed(shape.existing.map { ($0.key, $0.value.record) }, uniquingKeysWith: { $1 }), children: shape.children)
+            existing: ExactKeyed(shape.existing.map { ($0.key, $0.value.record) }, uniquingKeysWith: { $1 }), deleted: shape.deleted,
+            children: shape.children)
         if !failures.isEmpty { return .failure(Refusal(failures: failures)) }
 
         var plan = ZoneModifyPlan()

@@ -15,6 +15,9 @@ struct ZoneShape {
 
     var zone: CloudZoneID
     var existing = ExactKeyed<Existing>()
+    /// The field versions kept by the tombstones of saved names the zone does not hold
+    /// (`CloudModifyRules.isSuperseded(_:byDeleteOf:)`).
+    var deleted = ExactKeyed<[String: HybridTimestamp]>()
     var children: [(name: String, parent: String)] = []
     var sharedRoots = ExactNames()
     /// The participants (the owner excluded) who see each shared root's records.
@@ -30,13 +33,15 @@ struct ZoneShape {
     ///
     /// - Parameters:
     ///   - names: the records the request saves or deletes, read whole.
+    ///   - saved: the records the request saves: the tombstones of those the zone does not
+    ///     hold are read for the versions they kept.
     ///   - parentsOnly: the parents of saved records that the request names nowhere else: of
     ///     those the rules need only whether they exist, their parent and their shared root,
     ///     and their fields are not read. A first sync's children name a parent each; reading
     ///     and decoding those parents' fields was a seventh of the service's work on a request.
     static func load(
-        _ zone: CloudZoneID, names: [String], parentsOnly: [String] = [], children parents: [String], on connection: PostgresConnection,
-        logger: Logger
+        _ zone: CloudZoneID, names: [String], saved: [String], parentsOnly: [String] = [], children parents: [String],
+        on connection: PostgresConnection, logger: Logger
     ) async throws -> ZoneShape {
         var shape = ZoneShape(zone: zone)
         let (owner, name) = (zone.owner, zone.name)
@@ -56,6 +61,14 @@ struct ZoneShape {
             let record = try RecordCoding.record(
                 zone: zone, name: row.0, type: row.1, fields: row.2, versions: row.3, parent: row.4, changeTag: row.5)
             shape.existing[row.0] = Existing(record: record, shareRoot: row.6)
+        }
+        let missing = saved.filter { shape.existing[$0] == nil }
+        if !missing.isEmpty {
+            for try await (name, versions) in try await connection.execute(
+                PreparedStatements.DeletedVersions(owner: owner, zone: name, names: missing), logger: logger)
+            {
+                shape.deleted[name] = try RecordCoding.decodeVersions(versions)
+            }
         }
         if !parents.isEmpty {
             for try await (child, parent) in try await connection.query(

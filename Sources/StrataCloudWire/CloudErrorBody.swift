@@ -11,7 +11,7 @@ public struct CloudErrorBody: Codable, Sendable, Hashable {
     public var record: CloudRecord?
     /// The zone of `zoneNotFound`.
     public var zone: CloudZoneID?
-    /// The record of `unknownItem`, `referenceViolation`, `batchRequestFailed` and (optionally)
+    /// The record of `unknownItem`, `supersededByDelete`, `referenceViolation`, `batchRequestFailed` and (optionally)
     /// `permissionFailure`.
     public var recordID: CloudRecordID?
     /// The asset hash of `assetNotFound` and `invalidAsset`.
@@ -44,6 +44,9 @@ public struct CloudErrorBody: Codable, Sendable, Hashable {
             self.zone = zone
         case .unknownItem(let id):
             code = "unknownItem"
+            recordID = id
+        case .supersededByDelete(let id):
+            code = "supersededByDelete"
             recordID = id
         case .assetNotFound(let hash):
             code = "assetNotFound"
@@ -87,6 +90,7 @@ public struct CloudErrorBody: Codable, Sendable, Hashable {
         case "serverRecordChanged": return .serverRecordChanged(try require(record))
         case "zoneNotFound": return .zoneNotFound(try require(zone))
         case "unknownItem": return .unknownItem(try require(recordID))
+        case "supersededByDelete": return .supersededByDelete(try require(recordID))
         case "assetNotFound": return .assetNotFound(try require(hash))
         case "invalidAsset": return .invalidAsset(try require(hash), reason: reason ?? "")
         case "referenceViolation": return .referenceViolation(try require(recordID))

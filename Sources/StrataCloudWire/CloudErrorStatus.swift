@@ -8,7 +8,7 @@ public enum CloudErrorStatus {
     /// The status for `error`.
     public static func code(for error: CloudError) -> Int {
         switch error {
-        case .serverRecordChanged, .referenceViolation, .batchRequestFailed: 409
+        case .serverRecordChanged, .referenceViolation, .batchRequestFailed, .supersededByDelete: 409
         case .zoneNotFound, .unknownItem, .assetNotFound: 404
         case .invalidAsset: 422
         case .permissionFailure: 403

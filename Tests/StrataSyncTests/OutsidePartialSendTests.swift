@@ -501,16 +501,14 @@ struct OutsidePartialSendTests {
             guard hit.contains("modifyRecords[strata.default@alice,strata.default@carol]") else { continue }
             sawPartial = true
             #expect(outcome.aliceDeleted)
-            withKnownIssue(Self.resurrection) {
-                for (device, rows) in outcome.rows.sorted(by: { $0.key < $1.key }) {
-                    #expect(
-                        !rows.contains { $0.hasPrefix("player pb-a ") },
-                        "\(device) has pb-a again after alice deleted it (fault at \(hit))")
-                }
-                #expect(!(outcome.cloudNames[Self.aliceZone.description] ?? []).contains { $0.hasPrefix("pb-a:") })
-                let same = outcome.state == reference.state
-                #expect(same, "fault at \(hit):\n\(outcome.difference(from: reference))")
+            for (device, rows) in outcome.rows.sorted(by: { $0.key < $1.key }) {
+                #expect(
+                    !rows.contains { $0.hasPrefix("player pb-a ") },
+                    "\(device) has pb-a again after alice deleted it (fault at \(hit))")
             }
+            #expect(!(outcome.cloudNames[Self.aliceZone.description] ?? []).contains { $0.hasPrefix("pb-a:") })
+            let same = outcome.state == reference.state
+            #expect(same, "fault at \(hit):\n\(outcome.difference(from: reference))")
         }
         #expect(sawPartial)
     }
@@ -979,22 +977,11 @@ struct OutsidePartialSendTests {
         }
         try await Self.settle([a1, a2])
         let (onA1, onA2) = (try await a1.strings("SELECT id FROM players"), try await a2.strings("SELECT id FROM players"))
-        withKnownIssue(Self.resurrection) {
-            #expect(onA1 == [], "the delete made after seeing a1's change was undone")
-            #expect(onA2 == [])
-            #expect(!cloud.records(in: Self.aliceZone).map(\.id.name).contains("p:players"))
-        }
-        // Whatever the outcome, the two devices agree and nothing waits.
+        #expect(onA1 == [], "the delete made after seeing a1's change was undone")
+        #expect(onA2 == [])
+        #expect(!cloud.records(in: Self.aliceZone).map(\.id.name).contains("p:players"))
+        // The two devices agree and nothing waits.
         #expect(onA1 == onA2)
         #expect(try await a1.pending() == 0)
     }
-
-    /// Known, not fixed yet: after a lost answer, a change the cloud had saved is still
-    /// pending on its device, and its retry beats a delete another device made after seeing
-    /// it (a new record is saved as new over the tombstone; an edit beats the remote delete).
-    /// The record comes back rather than being lost. Telling the two apart needs the cloud to
-    /// recognize a request it already applied (a request id answered again), which the
-    /// contract does not have yet.
-    static let resurrection: Comment = "a change whose answer was lost comes back over a delete made after it"
-
 }

@@ -11,6 +11,11 @@ public enum CloudError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The record does not exist: a save with a change tag of a deleted record, or a delete or
     /// fetch of a record the server does not hold.
     case unknownItem(CloudRecordID)
+    /// The record was deleted after the cloud held every field version this save carries: a
+    /// save the cloud applied before the delete, sent again (its answer was lost). The delete
+    /// stands, as it would have had the first answer arrived; a save carrying an edit newer
+    /// than what the delete removed is not refused so.
+    case supersededByDelete(CloudRecordID)
     /// The cloud holds no asset with this content hash.
     case assetNotFound(String)
     /// An uploaded asset's content does not match its description (sizes, checksums).
@@ -60,6 +65,7 @@ public enum CloudError: Error, Hashable, Sendable, CustomStringConvertible {
             "serverRecordChanged: \(record.id) has change tag \(record.changeTag ?? "none") on the server"
         case .zoneNotFound(let zone): "zoneNotFound: \(zone)"
         case .unknownItem(let id): "unknownItem: \(id)"
+        case .supersededByDelete(let id): "supersededByDelete: \(id) was deleted after the cloud held every field version of this save"
         case .assetNotFound(let hash): "assetNotFound: \(hash)"
         case .invalidAsset(let hash, let reason): "invalidAsset: \(hash): \(reason)"
         case .referenceViolation(let id): "referenceViolation: \(id)"

@@ -145,7 +145,12 @@ struct MockCloudDatabase: CloudDatabase {
                 guard let parent = stored.record.parent, parent.zone == zoneID, deleted.contains(parent.name) else { return nil }
                 return (stored.record.id.name, parent.name)
             }
-        failures = CloudModifyRules.failures(saving: saves, deleting: deletes, in: zoneID, existing: existing, children: children)
+        var removed = ExactKeyed<[String: HybridTimestamp]>()
+        for record in saves where existing[record.id.name] == nil {
+            removed[record.id.name] = zone.tombstones[record.id.name]?.fieldVersions
+        }
+        failures = CloudModifyRules.failures(
+            saving: saves, deleting: deletes, in: zoneID, existing: existing, deleted: removed, children: children)
         return failures
     }
 
@@ -173,7 +178,8 @@ struct MockCloudDatabase: CloudDatabase {
             guard let removed = zone.removeRecord(named: id.name) else { continue }
             deletedHere[id.name] = removed.record
             zone.tombstones[id.name] = MockCloudState.Tombstone(
-                type: removed.record.type, sequence: state.nextSequence(), audience: audience)
+                type: removed.record.type, sequence: state.nextSequence(), audience: audience,
+                fieldVersions: removed.record.fieldVersions)
             zone.departures[id.name] = nil
         }
         // Deleting a shared root ends its share, for everyone.

@@ -17,6 +17,9 @@ struct MockCloudState {
         /// The participants who could see the record when it went: their shared database
         /// reports it deleted.
         var audience: Set<String>
+        /// The field versions the record had when deleted (``CloudModifyRules/isSuperseded(_:byDeleteOf:)``);
+        /// empty for a departure.
+        var fieldVersions: [String: HybridTimestamp] = [:]
     }
 
     struct StoredShare {

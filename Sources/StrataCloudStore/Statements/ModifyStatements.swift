@@ -71,6 +71,33 @@ extension PreparedStatements {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
     }
 
+    /// The field versions the tombstones of these names kept: a save of a name the zone does
+    /// not hold is checked against them (`CloudModifyRules.isSuperseded(_:byDeleteOf:)`).
+    /// Tombstones written before they kept versions have none, and are left out.
+    struct DeletedVersions: PostgresPreparedStatement {
+        static let name = "strata_deleted_versions"
+        static let sql = """
+            SELECT found.name, found.field_versions::text FROM unnest($3::text[]) AS n(wanted)
+            CROSS JOIN LATERAL (
+                SELECT t.name, t.field_versions FROM strata_cloud.tombstones t
+                WHERE t.owner = $1 AND t.zone = $2 AND t.name = n.wanted AND t.field_versions IS NOT NULL OFFSET 0
+            ) AS found
+            """
+        typealias Row = (String, String)
+
+        var owner: String
+        var zone: String
+        var names: [String]
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings.zone(owner: owner, name: zone, capacity: 3)
+            bindings.append(names)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+    }
+
     /// The roots of the zone's shares.
     struct ZoneShareRoots: PostgresPreparedStatement {
         static let name = "strata_zone_share_roots"

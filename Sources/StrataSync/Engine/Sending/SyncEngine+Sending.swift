@@ -705,6 +705,8 @@ extension SyncEngine {
             }
             outcome.progress += 1
             outcome.events.append(SyncEvent(action: .retried, recordType: name.table, recordName: name.text))
+        case .supersededByDelete:
+            try applyDeleteThatSuperseded(item, outcome: &outcome, in: db)
         case .referenceViolation:
             try handleMissingParent(item: item, outcome: &outcome, in: db)
         case .batchRequestFailed:
@@ -725,6 +727,32 @@ extension SyncEngine {
 
     /// Undoes a local change the cloud refused: the row goes back to the last known server
     /// record (re-inserted after a refused delete), and nothing stays pending.
+    /// The cloud had applied this save before another device deleted the record: the save's
+    /// first answer was lost, and it went again. The delete stands here too, as it would have
+    /// had that answer arrived and the delete been fetched. A change made since the batch was
+    /// built carries newer versions: it goes again, as new, and wins over the delete.
+    private func applyDeleteThatSuperseded(_ item: OutgoingChanges.Item, outcome: inout SendOutcome, in db: Database) throws {
+        let name = item.metadata.name
+        outcome.progress += 1
+        guard var metadata = try RecordMetadata.fetch(name, in: db), metadata.zone == item.metadata.zone else { return }
+        guard metadata.pendingOperation == .save, metadata.pendingRevision == item.revision else {
+            if metadata.pendingOperation == .save {
+                metadata.serverChangeTag = nil
+                try metadata.save(in: db)
+                outcome.events.append(SyncEvent(action: .retried, recordType: name.table, recordName: name.text))
+            }
+            return
+        }
+        if let table = schema.table(named: name.table) {
+            try db.execute(
+                sql: "DELETE FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) = ?",
+                arguments: [name.primaryKey])
+        }
+        try RecordMetadata.delete(name, in: db)
+        outcome.events.append(SyncEvent(action: .deleted, recordType: name.table, recordName: name.text))
+        logger.info("\(name.text) was deleted elsewhere after the cloud saved this change (its answer was lost): deleted here too")
+    }
+
     private func restoreServerCopy(of item: OutgoingChanges.Item, incoming: IncomingChanges, in db: Database) throws {
         guard var metadata = try RecordMetadata.fetch(item.metadata.name, in: db) else { return }
         guard let server = try metadata.serverRecord() else {
