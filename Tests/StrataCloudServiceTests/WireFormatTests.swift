@@ -10,7 +10,8 @@ import Testing
 
     static let everyError: [CloudError] = [
         .serverRecordChanged(CloudRecord(id: id, type: "t", fields: ["a": .real(.nan), "b": .integer(.min)], changeTag: "tag-1")),
-        .zoneNotFound(id.zone), .unknownItem(id), .supersededByDelete(id), .assetNotFound("h"), .invalidAsset("h", reason: "chunk 0 fails its CRC-32"),
+        .zoneNotFound(id.zone), .unknownItem(id), .supersededByDelete(id), .assetNotFound("h"),
+        .invalidAsset("h", reason: "chunk 0 fails its CRC-32"),
         .referenceViolation(id), .permissionFailure(id), .permissionFailure(nil), .batchRequestFailed(id), .limitExceeded,
         .quotaExceeded, .changeTokenExpired, .notAuthenticated, .networkFailure,
         .serviceUnavailable(retryAfter: nil), .serviceUnavailable(retryAfter: Duration(secondsComponent: 3, attosecondsComponent: 17)),
