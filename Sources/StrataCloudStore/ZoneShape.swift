@@ -55,20 +55,22 @@ struct ZoneShape {
                 shape.existing[row.0] = Existing(record: record, shareRoot: row.4)
             }
         }
+        var tombstones: [(name: String, versions: String)] = []
         for try await row in try await connection.execute(
-            PreparedStatements.NamedRecords(owner: owner, zone: name, names: names), logger: logger)
+            PreparedStatements.NamedRecords(owner: owner, zone: name, names: names, saved: saved), logger: logger)
         {
+            if row.7 {
+                tombstones.append((row.0, row.3))
+                continue
+            }
             let record = try RecordCoding.record(
                 zone: zone, name: row.0, type: row.1, fields: row.2, versions: row.3, parent: row.4, changeTag: row.5)
             shape.existing[row.0] = Existing(record: record, shareRoot: row.6)
         }
-        let missing = saved.filter { shape.existing[$0] == nil }
-        if !missing.isEmpty {
-            for try await (name, versions) in try await connection.execute(
-                PreparedStatements.DeletedVersions(owner: owner, zone: name, names: missing), logger: logger)
-            {
-                shape.deleted[name] = try RecordCoding.decodeVersions(versions)
-            }
+        // A name saved again loses its tombstone in the same transaction, so a name is not both;
+        // a record, if it were, is what counts.
+        for (name, versions) in tombstones where shape.existing[name] == nil {
+            shape.deleted[name] = try RecordCoding.decodeVersions(versions)
         }
         if !parents.isEmpty {
             for try await (child, parent) in try await connection.query(

@@ -25,8 +25,8 @@ struct PreparedStatementPlanTests {
             try await connection.query(
                 PostgresQuery(
                     unsafeSQL: """
-                        INSERT INTO strata_cloud.tombstones (owner, zone, name, type, sequence, audience)
-                        SELECT '\(prefix)' || u, 'z', 'd' || i, 'games', 1000 + i, ARRAY[]::text[]
+                        INSERT INTO strata_cloud.tombstones (owner, zone, name, type, sequence, audience, field_versions)
+                        SELECT '\(prefix)' || u, 'z', 'd' || i, 'games', 1000 + i, ARRAY[]::text[], '{}'::jsonb
                         FROM generate_series(1, 100) u, generate_series(1, 1000) i
                         """), logger: fixture.store.logger)
         }
@@ -38,7 +38,7 @@ struct PreparedStatementPlanTests {
         let names = "ARRAY['r1', 'r5', 'r500']::text[]"
         let statements: [(label: String, user: String, sql: String, arguments: String)] = [
             ("lock the zone", owner, PreparedStatements.LockZone.sql, "'\(owner)', 'z'"),
-            ("named records", owner, PreparedStatements.NamedRecords.sql, "'\(owner)', 'z', \(names)"),
+            ("named records", owner, PreparedStatements.NamedRecords.sql, "'\(owner)', 'z', \(names), \(names)"),
             ("named parents", owner, PreparedStatements.NamedParents.sql, "'\(owner)', 'z', \(names)"),
             ("the zone's share roots", owner, PreparedStatements.ZoneShareRoots.sql, "'\(owner)', 'z'"),
             (

@@ -48,6 +48,27 @@ struct ZoneModifyPlanTests {
         #expect(root.endedShareAudience == ["bob", "carol"])
     }
 
+    /// A save of a deleted name carrying nothing newer than its tombstone kept is refused, and
+    /// the zone's other operations with it; a newer version of any field is saved as new.
+    @Test func aSaveItsTombstoneAlreadyHeldIsRefused() throws {
+        var shape = Self.shape
+        let version = HybridTimestamp(milliseconds: 10, counter: 0, node: "a")
+        shape.deleted = ["gone": ["f": version, "g": version]]
+        var again = Self.record("gone")
+        again.fieldVersions = ["f": version]
+        let refused = ZoneModifyPlan.make(saving: [again, Self.record("y")], deleting: [], in: Self.zone, shape: shape, shared: false)
+        guard case .failure(let refusal) = refused else {
+            Issue.record("a save its tombstone already held was planned")
+            return
+        }
+        #expect(refusal.error(for: Self.id("gone")) == .supersededByDelete(Self.id("gone")))
+        #expect(refusal.error(for: Self.id("y")) == .batchRequestFailed(Self.id("y")))
+        var newer = again
+        newer.fieldVersions["g"] = HybridTimestamp(milliseconds: 10, counter: 1, node: "a")
+        let plan = try ZoneModifyPlan.make(saving: [newer], deleting: [], in: Self.zone, shape: shape, shared: false).get()
+        #expect(plan.writes.map(\.record.id.name) == ["gone"])
+    }
+
     @Test func savesGetTheirRootAndParentsThatGainAChildAreTouched() throws {
         let plan = try Self.plan(saving: [Self.record("c", parent: "p"), Self.record("d", parent: "x")]).get()
         #expect(plan.writes.map(\.shareRoot) == ["g", nil])

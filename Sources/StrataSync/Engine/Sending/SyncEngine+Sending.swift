@@ -743,6 +743,22 @@ extension SyncEngine {
             }
             return
         }
+        // The cloud's last copy of the record is in another zone: this save moves it back into
+        // a zone it was moved out of (under a parent moved between zones), and the tombstone
+        // is the one its move left there, with the same versions. Not a retry, so not a delete:
+        // its fields are stamped anew, and it goes again, newer than that tombstone. (A move
+        // whose own answer was lost before a delete there is told apart from this by nothing
+        // the device keeps; it goes again too, as every such save did before.)
+        if let known = try metadata.serverRecord(), known.id.zone != metadata.zone {
+            let now = clock.next()
+            var fields = Set(metadata.fieldVersions.keys)
+            if let sent = item.record { fields.formUnion(sent.fieldVersions.keys) }
+            for field in fields { metadata.fieldVersions[field] = now }
+            metadata.serverChangeTag = nil
+            try metadata.save(in: db)
+            outcome.events.append(SyncEvent(action: .retried, recordType: name.table, recordName: name.text))
+            return
+        }
         if let table = schema.table(named: name.table) {
             try db.execute(
                 sql: "DELETE FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) = ?",
