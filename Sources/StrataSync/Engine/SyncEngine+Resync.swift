@@ -1,4 +1,5 @@
 import StrataSQLite
+import Synchronization
 
 extension SyncEngine {
     /// Syncs everything again, keeping every local row: for after the cloud lost data (a reset,
@@ -16,7 +17,10 @@ extension SyncEngine {
     ///    and whatever the cloud lacks.
     ///
     /// Rows deleted on this device stay deleted here; a row the cloud still has that this
-    /// device deleted before the call comes back, as any fetch of it would bring it. Records
+    /// device deleted before the call comes back, as any fetch of it would bring it. A row
+    /// another device deleted is sent again too, with its fields stamped anew (the cloud
+    /// refuses a save no newer than what a delete removed, `supersededByDelete`), until a
+    /// send leaves nothing pending. Records
     /// shared with this user by others are fetched again and merged, not uploaded.
     ///
     /// - Throws: what ``fetchChanges()`` and ``sendChanges()`` throw; the marks stay, so calling
@@ -40,6 +44,7 @@ extension SyncEngine {
                 for scope in [CloudDatabaseScope.private, .shared] {
                     try EngineState.set(EngineState.resyncing(scope), to: "1", in: db)
                 }
+                try EngineState.set(EngineState.resyncSending, to: "1", in: db)
                 try db.execute(
                     sql: """
                         UPDATE \(MetadatabaseTable.metadata.qualifiedName)
@@ -63,5 +68,6 @@ extension SyncEngine {
             }
         }
         try await drainChangeLog(into: zone)
+        resyncSendingMayBeSet.store(true, ordering: .releasing)
     }
 }

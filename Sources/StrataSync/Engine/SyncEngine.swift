@@ -47,6 +47,9 @@ public final class SyncEngine: Sendable, Observable {
     let tasks = Mutex<[Task<Void, Never>]>([])
     let registrar = ObservationRegistrar()
     let statusSubscribers = Mutex(StatusSubscribers())
+    /// Whether ``EngineState/resyncSending`` may be set: true until a send that left nothing
+    /// pending cleared it, so the sends after that (every push) do not look again.
+    let resyncSendingMayBeSet = Atomic<Bool>(true)
 
     /// Creates an engine syncing `tables` (and `privateTables`, which are never shared).
     ///

@@ -98,6 +98,10 @@ enum EngineState {
     /// Set by a resync until the database's next full fetch: zones listed as deleted then
     /// are not taken as deletions (the cloud lost them; the resync sends their rows again).
     static func resyncing(_ scope: CloudDatabaseScope) -> String { "resync.\(scope.rawValue)" }
+    /// Set by a resync until a send leaves nothing pending: a save the cloud refuses as
+    /// superseded by a delete is sent again, newer, instead of deleting the row (a resync
+    /// keeps every local row).
+    static let resyncSending = "resync.sending"
 
     /// Deletes the keys of the signed-in account: change tokens, zones known to exist, the user.
     static func forgetAccountKeys(in db: Database) throws {

@@ -1,6 +1,7 @@
 import Foundation
 import StrataAssets
 import StrataSQLite
+import Synchronization
 
 extension SyncEngine {
     /// Sends every local change committed before the call: saves and deletes, in batches
@@ -23,6 +24,7 @@ extension SyncEngine {
         updateStatus { $0.isSendingChanges = true }
         do {
             let pending = try await send()
+            if pending == 0, resyncSendingMayBeSet.load(ordering: .acquiring) { try await forgetResyncSending() }
             updateStatus {
                 $0.isSendingChanges = false; $0.pendingCount = pending; $0.lastError = nil; $0.isOverQuota = false
             }
@@ -44,6 +46,19 @@ extension SyncEngine {
             }
             throw error
         }
+    }
+
+    /// A resync's sends are done once one leaves nothing pending (``EngineState/resyncSending``).
+    /// Looked at once per engine after that, not on every push.
+    private func forgetResyncSending() async throws {
+        try await ChangeCapture.withoutCapture {
+            try await self.database.write { db in
+                // Nothing written when the key is not there: a transaction that changes no page
+                // commits without touching the file.
+                try EngineState.set(EngineState.resyncSending, to: nil, in: db)
+            }
+        }
+        resyncSendingMayBeSet.store(false, ordering: .releasing)
     }
 
     /// Moves the changes committed so far from the change log into the records' metadata,
@@ -706,7 +721,7 @@ extension SyncEngine {
             outcome.progress += 1
             outcome.events.append(SyncEvent(action: .retried, recordType: name.table, recordName: name.text))
         case .supersededByDelete:
-            try applyDeleteThatSuperseded(item, outcome: &outcome, in: db)
+            try applyDeleteThatSuperseded(item, incoming: incoming, outcome: &outcome, in: db)
         case .referenceViolation:
             try handleMissingParent(item: item, outcome: &outcome, in: db)
         case .batchRequestFailed:
@@ -728,10 +743,13 @@ extension SyncEngine {
     /// Undoes a local change the cloud refused: the row goes back to the last known server
     /// record (re-inserted after a refused delete), and nothing stays pending.
     /// The cloud had applied this save before another device deleted the record: the save's
-    /// first answer was lost, and it went again. The delete stands here too, as it would have
-    /// had that answer arrived and the delete been fetched. A change made since the batch was
-    /// built carries newer versions: it goes again, as new, and wins over the delete.
-    private func applyDeleteThatSuperseded(_ item: OutgoingChanges.Item, outcome: inout SendOutcome, in db: Database) throws {
+    /// first answer was lost, and it went again. The delete stands here too, applied as the
+    /// fetch would have applied it had that answer arrived (its `ON DELETE` reaching children
+    /// as a remote delete's does). A change made since the batch was built carries newer
+    /// versions: it goes again, as new, and wins over the delete.
+    private func applyDeleteThatSuperseded(
+        _ item: OutgoingChanges.Item, incoming: IncomingChanges, outcome: inout SendOutcome, in db: Database
+    ) throws {
         let name = item.metadata.name
         outcome.progress += 1
         guard var metadata = try RecordMetadata.fetch(name, in: db), metadata.zone == item.metadata.zone else { return }
@@ -743,13 +761,15 @@ extension SyncEngine {
             }
             return
         }
-        // The cloud's last copy of the record is in another zone: this save moves it back into
-        // a zone it was moved out of (under a parent moved between zones), and the tombstone
-        // is the one its move left there, with the same versions. Not a retry, so not a delete:
-        // its fields are stamped anew, and it goes again, newer than that tombstone. (A move
-        // whose own answer was lost before a delete there is told apart from this by nothing
-        // the device keeps; it goes again too, as every such save did before.)
-        if let known = try metadata.serverRecord(), known.id.zone != metadata.zone {
+        // Two saves have the same shape and are not retries. A record moved back into a zone
+        // it was moved out of (under a parent moved between zones) meets the tombstone its own
+        // move left there, with the same versions: the cloud's last copy of it is in another
+        // zone. And a resync keeps every local row, whatever the cloud deleted. Their fields
+        // are stamped anew, and they go again, newer than the tombstone. (A move whose own
+        // answer was lost before a delete there is told apart from the first by nothing the
+        // device keeps; it goes again too, as every such save did before.)
+        let movedBack = try metadata.serverRecord().map { $0.id.zone != metadata.zone } ?? false
+        if try movedBack || EngineState.value(EngineState.resyncSending, in: db) != nil {
             let now = clock.next()
             var fields = Set(metadata.fieldVersions.keys)
             if let sent = item.record { fields.formUnion(sent.fieldVersions.keys) }
@@ -759,12 +779,11 @@ extension SyncEngine {
             outcome.events.append(SyncEvent(action: .retried, recordType: name.table, recordName: name.text))
             return
         }
-        if let table = schema.table(named: name.table) {
-            try db.execute(
-                sql: "DELETE FROM main.\(table.name.quotedIdentifier) WHERE \(table.primaryKey.quotedIdentifier) = ?",
-                arguments: [name.primaryKey])
-        }
-        try RecordMetadata.delete(name, in: db)
+        // As answered (the cloud had it), then deleted as the fetch deletes.
+        metadata.pendingOperation = nil
+        try metadata.save(in: db)
+        var report = IncomingChanges.Report()
+        try incoming.applyDeletion(item.metadata.recordID, in: db, report: &report)
         outcome.events.append(SyncEvent(action: .deleted, recordType: name.table, recordName: name.text))
         logger.info("\(name.text) was deleted elsewhere after the cloud saved this change (its answer was lost): deleted here too")
     }
