@@ -19,7 +19,9 @@ public protocol CloudDatabase: Sendable {
 
     /// Saves and deletes in one call, atomic per zone: when one operation in a zone fails, every
     /// other operation in that zone fails with ``CloudError/batchRequestFailed(_:)`` and the zone
-    /// is left unchanged. Each save is checked against the record's change tag.
+    /// is left unchanged. Each save is checked against the record's change tag, and a save of a
+    /// deleted record against the field versions its tombstone kept: one carrying none newer
+    /// fails with ``CloudError/supersededByDelete(_:)``.
     ///
     /// - Throws: ``CloudError/limitExceeded`` when the request has more than
     ///   ``CloudLimits/maximumItemsPerRequest`` items or ``CloudLimits/maximumBytesPerRequest``
