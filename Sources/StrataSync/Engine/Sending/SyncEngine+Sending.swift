@@ -740,8 +740,6 @@ extension SyncEngine {
         }
     }
 
-    /// Undoes a local change the cloud refused: the row goes back to the last known server
-    /// record (re-inserted after a refused delete), and nothing stays pending.
     /// The cloud had applied this save before another device deleted the record: the save's
     /// first answer was lost, and it went again. The delete stands here too, applied as the
     /// fetch would have applied it had that answer arrived (its `ON DELETE` reaching children
@@ -788,6 +786,8 @@ extension SyncEngine {
         logger.info("\(name.text) was deleted elsewhere after the cloud saved this change (its answer was lost): deleted here too")
     }
 
+    /// Undoes a local change the cloud refused: the row goes back to the last known server
+    /// record (re-inserted after a refused delete), and nothing stays pending.
     private func restoreServerCopy(of item: OutgoingChanges.Item, incoming: IncomingChanges, in db: Database) throws {
         guard var metadata = try RecordMetadata.fetch(item.metadata.name, in: db) else { return }
         guard let server = try metadata.serverRecord() else {
