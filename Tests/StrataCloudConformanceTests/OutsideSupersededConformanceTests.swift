@@ -5,80 +5,32 @@ import StrataSyncTestSupport
 import Synchronization
 import Testing
 
-/// A container over another whose private database applies the next `lost` modify requests
-/// of synced records and then throws `networkFailure`: an answer lost after the cloud saved,
-/// on any cloud (the mock, the PostgreSQL store, the HTTP service).
-struct OutsideLosingContainer: CloudContainerWrapping {
-    final class Counter: Sendable {
-        let value = Atomic<Int>(0)
-    }
+/// The next `lose(_:)` modify requests of synced records reach the cloud, which applies them,
+/// and then throw `networkFailure`: an answer lost after the cloud saved, on any cloud (the mock,
+/// the PostgreSQL store, the HTTP service).
+final class OutsideLostAnswers: Sendable {
+    private let remaining = Atomic<Int>(0)
 
-    let base: any CloudContainer
-    let counter = Counter()
     /// How many answers are still to be lost.
-    func lose(_ count: Int) { counter.value.store(count, ordering: .relaxed) }
-
-    var wrappedContainer: any CloudContainer { base }
-    var identifier: String { base.identifier }
-    func accountStatus() async throws -> CloudAccountStatus { try await base.accountStatus() }
-    func currentUser() async throws -> String { try await base.currentUser() }
-    var privateDatabase: any CloudDatabase { OutsideLosingDatabase(base: base.privateDatabase, container: self) }
-    var sharedDatabase: any CloudDatabase { base.sharedDatabase }
-    func changeHints() -> AsyncStream<Void> { base.changeHints() }
-    func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
-    func publishPublicKey(_ key: Data) async throws { try await base.publishPublicKey(key) }
-    func publicKeys(of users: [String]) async throws -> [String: Data] { try await base.publicKeys(of: users) }
-    func setUserProfile(_ profile: CloudUserProfile) async throws { try await base.setUserProfile(profile) }
-    func userProfile() async throws -> CloudUserProfile? { try await base.userProfile() }
+    func lose(_ count: Int) { remaining.store(count, ordering: .relaxed) }
 
     /// Whether this request's answer is to be lost (and one fewer after it).
     func takeLoss() -> Bool {
         while true {
-            let current = counter.value.load(ordering: .relaxed)
+            let current = remaining.load(ordering: .relaxed)
             guard current > 0 else { return false }
-            if counter.value.compareExchange(expected: current, desired: current - 1, ordering: .relaxed).exchanged { return true }
+            if remaining.compareExchange(expected: current, desired: current - 1, ordering: .relaxed).exchanged { return true }
         }
     }
-}
 
-struct OutsideLosingDatabase: CloudDatabase {
-    let base: any CloudDatabase
-    let container: OutsideLosingContainer
-
-    var scope: CloudDatabaseScope { base.scope }
-    func saveZones(_ zones: [CloudZoneID]) async throws { try await base.saveZones(zones) }
-    func deleteZones(_ zones: [CloudZoneID]) async throws { try await base.deleteZones(zones) }
-    func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
-        try await base.fetchRecords(ids)
+    /// `base`, losing the answers this counts.
+    func container(over base: any CloudContainer) -> InterceptingContainer {
+        InterceptingContainer(base: base) { saving, deleting, next in
+            let result = try await next.modifyRecords(saving: saving, deleting: deleting)
+            if self.takeLoss() { throw CloudError.networkFailure }
+            return result
+        }
     }
-    func modifyRecords(saving: [CloudRecord], deleting: [CloudRecordID]) async throws -> CloudModifyResult {
-        let keysOnly = (saving.map(\.id.zone) + deleting.map(\.zone)).allSatisfy { $0.name == "strata.keys" }
-        let result = try await base.modifyRecords(saving: saving, deleting: deleting)
-        if !keysOnly && container.takeLoss() { throw CloudError.networkFailure }
-        return result
-    }
-    func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {
-        try await base.fetchDatabaseChanges(since: token)
-    }
-    func fetchDatabaseChanges(
-        since token: CloudChangeToken?, firstPages: [CloudZonePageRequest]
-    ) async throws
-        -> CloudDatabaseChanges
-    {
-        try await base.fetchDatabaseChanges(since: token, firstPages: firstPages)
-    }
-    func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
-        try await base.fetchZoneChanges(zone, since: token, limit: limit)
-    }
-    func fetchArrivingZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> ArrivingZoneChanges {
-        try await base.fetchArrivingZoneChanges(zone, since: token, limit: limit)
-    }
-    func missingAssets(_ hashes: [String]) async throws -> Set<String> { try await base.missingAssets(hashes) }
-    func uploadAssets(_ assets: [CloudAsset]) async throws { try await base.uploadAssets(assets) }
-    func fetchAsset(_ hash: String) async throws -> CloudAsset { try await base.fetchAsset(hash) }
-    func saveShare(_ share: CloudShare) async throws -> CloudShare { try await base.saveShare(share) }
-    func fetchShare(rootRecordID: CloudRecordID) async throws -> CloudShare { try await base.fetchShare(rootRecordID: rootRecordID) }
-    func deleteShare(rootRecordID: CloudRecordID) async throws { try await base.deleteShare(rootRecordID: rootRecordID) }
 }
 
 /// An outside tester's cases of `supersededByDelete` on every cloud: whole engines losing an
@@ -186,8 +138,9 @@ struct OutsideLosingDatabase: CloudDatabase {
     func anEngineRetryAfterALostAnswerKeepsTheDelete(_ kind: CloudKind, encryption: SyncEncryption) async throws {
         try await kind.run {
             let time = ManualWallClock()
-            let losing = OutsideLosingContainer(base: cloud.container(user: "alice"))
-            let phone = try await SyncTestDevice("phone", container: losing, time: time, encryption: encryption)
+            let losing = OutsideLostAnswers()
+            let phone = try await SyncTestDevice(
+                "phone", container: losing.container(over: cloud.container(user: "alice")), time: time, encryption: encryption)
             let tablet = try await SyncTestDevice(
                 "tablet", container: cloud.container(user: "alice"), time: time, encryption: encryption)
             try await phone.execute("INSERT INTO games (id, title) VALUES ('g0', 'Seed')")
