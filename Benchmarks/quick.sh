@@ -8,8 +8,12 @@
 # Usage: Benchmarks/quick.sh [extra strata-bench options, e.g. --json out.json --svg out.svg]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release --package-path Benchmarks --product strata-bench
-swift build -c release --package-path Benchmarks --product strata-cloud-bench
+# Both products in one build: two calls (one a product) left a core idle at each call's tail,
+# where one module's whole-module compile runs alone.
+# Release only: a debug build of this package fails, as clang then meets sqlite-nio's bundled
+# sqlite3.h and the system's (through Strata's CSQLite) in one module context and refuses
+# their differing `struct sqlite3_module`.
+swift build -c release --package-path Benchmarks
 Benchmarks/.build/release/strata-cloud-bench --only engine --rows 1000
 Benchmarks/.build/release/strata-bench --quick --filter sync
 exec Benchmarks/.build/release/strata-bench --quick "$@"
