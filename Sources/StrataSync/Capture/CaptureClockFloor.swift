@@ -20,12 +20,14 @@ enum CaptureClockFloor {
         try db.execute(sql: createSQL)
     }
 
-    /// Raises the floor to `packedTime` (a `HybridTimestamp.packedTime`); never lowers it.
+    /// Raises the floor to `packedTime` (a `HybridTimestamp.packedTime`); never lowers it, and
+    /// writes nothing when it is there already: the user's file is then left out of the
+    /// caller's transaction (no fsync of its log).
     static func raise(to packedTime: Int64, in db: Database) throws {
         try db.execute(
             sql: """
                 INSERT INTO main.\(tableName) (id, packedTime) VALUES (0, ?)
-                ON CONFLICT (id) DO UPDATE SET packedTime = max(packedTime, excluded.packedTime)
+                ON CONFLICT (id) DO UPDATE SET packedTime = excluded.packedTime WHERE excluded.packedTime > packedTime
                 """,
             arguments: [packedTime])
     }

@@ -42,7 +42,7 @@ final class CaptureSession: TransactionListener, Sendable {
     ///   - floor: the clock floor the engine keeps in the file.
     func begin(lastTransaction: Int64?, lastVersion: Int64?, floor: Int64?) -> Int64 {
         for packed in [lastVersion, floor].compactMap({ $0 }) where packed >= 0 {
-            clock.observe(HybridTimestamp(packedTime: packed, node: clock.node))
+            clock.observeLogged(HybridTimestamp(packedTime: packed, node: clock.node))
         }
         openTransaction.withLock { $0 = (lastTransaction ?? 0) + 1 }
         return clock.nextPackedTime()

@@ -21,6 +21,9 @@ public final class HybridLogicalClock: Sendable {
     private let physicalTime: @Sendable () -> Int64
     /// The latest reading, milliseconds and counter; the node is constant.
     private let latest: Mutex<(milliseconds: Int64, counter: UInt32)>
+    /// The greatest packed time issued by ``next()`` or received by ``observe(_:)``; see
+    /// ``issuedOrReceived``.
+    private let shared: Atomic<Int64>
 
     /// - Parameters:
     ///   - node: the device's id (unique per device; `:` and `@` are not allowed).
@@ -37,18 +40,24 @@ public final class HybridLogicalClock: Sendable {
         self.node = node
         self.physicalTime = physicalTime
         self.maximumDrift = maximumDrift
-        latest = Mutex(last.map { Self.normalized($0.milliseconds, Int64($0.counter)) } ?? (0, 0))
+        let restored = last.map { Self.normalized($0.milliseconds, Int64($0.counter)) } ?? (0, 0)
+        latest = Mutex(restored)
+        // What the clock did before the restart may not be accounted for yet (a crash between
+        // a version's issue and the transaction that would have recorded it).
+        shared = Atomic(last == nil ? Int64.min : HybridTimestamp.packedTime(milliseconds: restored.0, counter: restored.1))
     }
 
     /// The timestamp of a new local event: greater than every timestamp issued or observed
     /// before.
     public func next() -> HybridTimestamp {
         let (milliseconds, counter) = advance()
+        shared.raise(to: HybridTimestamp.packedTime(milliseconds: milliseconds, counter: counter))
         return HybridTimestamp(milliseconds: milliseconds, counter: counter, node: node)
     }
 
     /// ``next()`` as its `HybridTimestamp.packedTime`: what capture triggers store, with no
-    /// text to format for every changed row.
+    /// text to format for every changed row. A version so issued goes into the change log,
+    /// and does not count in ``issuedOrReceived``.
     public func nextPackedTime() -> Int64 {
         let (milliseconds, counter) = advance()
         return HybridTimestamp.packedTime(milliseconds: milliseconds, counter: counter)
@@ -79,6 +88,15 @@ public final class HybridLogicalClock: Sendable {
     ///   more than ``maximumDrift`` (the caller logs it), or nil.
     @discardableResult
     public func observe(_ remote: HybridTimestamp) -> Duration? {
+        shared.raise(to: remote.packedTime)
+        return observeLogged(remote)
+    }
+
+    /// ``observe(_:)`` for a version already in the change log (written by this file's
+    /// capture), which does not count in ``issuedOrReceived``: the log itself orders later
+    /// edits after it.
+    @discardableResult
+    func observeLogged(_ remote: HybridTimestamp) -> Duration? {
         let now = physicalTime()
         latest.withLock { latest in
             let milliseconds = max(latest.milliseconds, remote.milliseconds, now)
@@ -98,9 +116,30 @@ public final class HybridLogicalClock: Sendable {
         return ahead > maximumDrift ? ahead : nil
     }
 
+    /// The greatest time (a `HybridTimestamp.packedTime`) the clock issued with ``next()`` or
+    /// received with ``observe(_:)``: the versions of the engine's own stamps and of
+    /// other devices' edits, which the file's clock floor must cover (`CaptureClockFloor`);
+    /// `Int64.min` before any. The change log's versions are left out: the log's last entry
+    /// covers them, and raising the floor for them cost every send a write of the user's
+    /// file (an fsync on the push path, issue #27). After a restart, the restored reading.
+    var issuedOrReceived: Int64 { shared.load(ordering: .acquiring) }
+
     /// The last timestamp issued or observed, to persist across launches.
     public var lastTimestamp: HybridTimestamp {
         let (milliseconds, counter) = latest.withLock { $0 }
         return HybridTimestamp(milliseconds: milliseconds, counter: counter, node: node)
+    }
+}
+
+extension Atomic<Int64> {
+    /// Raises the value to `value` when it is greater.
+    fileprivate func raise(to value: Int64) {
+        var current = load(ordering: .relaxed)
+        while value > current {
+            let (exchanged, original) = compareExchange(
+                expected: current, desired: value, successOrdering: .acquiringAndReleasing, failureOrdering: .relaxed)
+            if exchanged { return }
+            current = original
+        }
     }
 }

@@ -253,8 +253,12 @@ public final class SyncEngine: Sendable, Observable {
 
     func persistClock(in db: Database) throws {
         try EngineState.set(EngineState.lastTimestamp, to: clock.lastTimestamp.description, in: db)
-        // For the other processes writing the file (see `CaptureSession`).
-        try CaptureClockFloor.raise(to: clock.lastTimestamp.packedTime, in: db)
+        // For the other processes writing the file (see `CaptureSession`): what the engine
+        // received or stamped itself. Not the clock's reading, which only moved past the log's
+        // own versions on most sends: that rewrote the user's file in the drain's transaction,
+        // one fsync more before a push's request (0.4 ms here; issue #27).
+        let floor = clock.issuedOrReceived
+        if floor > Int64.min { try CaptureClockFloor.raise(to: floor, in: db) }
     }
 
     /// Checks the merge policies; records the synced tables' columns; uploads the rows of tables new to the synced set,

@@ -38,7 +38,7 @@ enum ChangeLogDrain {
         }
         // Entries from other processes carry their own clocks' versions: what this engine
         // stamps next (counter lanes, its own changes) orders after them.
-        if let clock, let newest = entries.lazy.map(\.version).max() { clock.observe(newest) }
+        if let clock, let newest = entries.lazy.map(\.version).max() { clock.observeLogged(newest) }
         var touched: [RecordName: RecordMetadata] = [:]
         touched.reserveCapacity(entries.count)
         var counterEdits: [RecordName: [String: HybridTimestamp]] = [:]
