@@ -45,16 +45,46 @@ extension SyncEngine {
         // token goes with it.
         async let sharedChanges = databaseChanges(.shared)
         let privateChanges = try await databaseChanges(.private, withFirstPageOf: defaultZone(for: user))
-        try await fetchDatabase(.private, user: user, changes: privateChanges)
-        try await fetchDatabase(.shared, user: user, changes: try await sharedChanges)
+        // The tokens of both databases, and of their zones' last pages, are saved in one
+        // transaction at the end: a push's fetch wrote four (its page, its zone's token, each
+        // database's token), an fsync each (issue #27). A token saved later than its changes
+        // only makes a crash fetch them again, which changes nothing.
+        var tokens = StateWrites()
+        do {
+            try await fetchDatabase(.private, user: user, changes: privateChanges, tokens: &tokens)
+            try await fetchDatabase(.shared, user: user, changes: try await sharedChanges, tokens: &tokens)
+        } catch {
+            // What was fetched before the failure stays fetched.
+            try await tokens.save(in: database)
+            throw error
+        }
+        try await tokens.save(in: database)
         try await sealKeysForNewReaders(user: user)
+    }
+
+    /// Engine state values to set together, in one transaction, in the order given.
+    struct StateWrites: Sendable {
+        private(set) var values: [(key: String, value: String?)] = []
+
+        mutating func set(_ key: String, to value: String?) { values.append((key, value)) }
+
+        func save(in database: any DatabaseWriter) async throws {
+            guard !values.isEmpty else { return }
+            let values = self.values
+            try await database.write { db in
+                for (key, value) in values { try EngineState.set(key, to: value, in: db) }
+            }
+        }
     }
 
     /// Fetches the zones of one database that changed since its token: the user's own zones
     /// (private), or other users' zones holding records shared with this user (shared). A zone
     /// deleted, or no longer shared with the user (left, removed, share ended), goes from this
     /// device.
-    private func fetchDatabase(_ scope: CloudDatabaseScope, user: String, changes: DatabaseChanges) async throws {
+    ///
+    /// - Parameter tokens: where the tokens to save go (``StateWrites``): the database's, and
+    ///   each fetched zone's last one.
+    private func fetchDatabase(_ scope: CloudDatabaseScope, user: String, changes: DatabaseChanges, tokens: inout StateWrites) async throws {
         let (changes, resyncing, firstPages) = (changes.changes, changes.resyncing, changes.firstPages)
         let cloud = scope == .private ? self.cloud.privateDatabase : self.cloud.sharedDatabase
         let ownsZone: (CloudZoneID) -> Bool = { scope == .private ? $0.owner == user : $0.owner != user }
@@ -73,7 +103,8 @@ extension SyncEngine {
         var waiting: (any Error)?
         for zone in changes.changedZones where ownsZone(zone) {
             do {
-                try await fetchZone(zone, cloud: cloud, localZone: defaultZone(for: user), firstPage: firstPages[zone])
+                let last = try await fetchZone(zone, cloud: cloud, localZone: defaultZone(for: user), firstPage: firstPages[zone])
+                tokens.set(last.key, to: last.value)
             } catch let error as EncryptionError {
                 guard case .missingZoneKey = error, scope == .shared else { throw error }
                 logger.notice("zone \(zone) waits for its key: \(error)")
@@ -83,10 +114,8 @@ extension SyncEngine {
             try await refreshShares(in: zone, cloud: cloud, user: user)
         }
         if let waiting { throw waiting }
-        try await database.write { db in
-            try EngineState.set(databaseKey, to: changes.token.value, in: db)
-            try EngineState.set(resyncKey, to: nil, in: db)
-        }
+        tokens.set(databaseKey, to: changes.token.value)
+        tokens.set(resyncKey, to: nil)
     }
 
     /// What changed in one database, and whether it is being synced again from scratch.
@@ -139,8 +168,11 @@ extension SyncEngine {
     /// (``SyncEngineError/fetchStalled(zone:reason:)``).
     static let maximumZoneRestarts = 3
 
-    private func fetchZone(_ zone: CloudZoneID, cloud: any CloudDatabase, localZone: CloudZoneID, firstPage: FirstPage? = nil) async throws
-    {
+    /// Fetches one zone's changes, a page at a time; returns its last page's token, which the
+    /// caller saves (each page before it is saved once applied).
+    private func fetchZone(
+        _ zone: CloudZoneID, cloud: any CloudDatabase, localZone: CloudZoneID, firstPage: FirstPage? = nil
+    ) async throws -> (key: String, value: String) {
         let zoneKey = EngineState.zoneToken(zone)
         let schema = self.schema
         // What records waiting for a parent still need (their large values) is read with the
@@ -245,18 +277,22 @@ extension SyncEngine {
             }
             // Saved in its own transaction, after the page: SQLite does not commit the two
             // files together, and a page applied twice changes nothing, where a token saved
-            // without its page would skip it forever.
+            // without its page would skip it forever. The last page's goes to the caller.
             let pageToken = page.token.value
-            waitingNeeds = try await database.write { db in
-                try EngineState.set(zoneKey, to: pageToken, in: db)
-                return try IncomingChanges.contentMissingForWaitingRecords(in: zone, schema: schema, db: db)
+            if page.moreComing {
+                waitingNeeds = try await database.write { db in
+                    try EngineState.set(zoneKey, to: pageToken, in: db)
+                    return try IncomingChanges.contentMissingForWaitingRecords(in: zone, schema: schema, db: db)
+                }
             }
             recordFetchProgress(page, in: zone, since: token)
             token = page.token
             logFetched(report)
-            if !page.moreComing { break }
+            if !page.moreComing {
+                if let refetchedNames { try await deleteRecordsMissing(from: refetchedNames, in: zone) }
+                return (zoneKey, pageToken)
+            }
         }
-        if let refetchedNames { try await deleteRecordsMissing(from: refetchedNames, in: zone) }
     }
 
     /// Deletes the rows the cloud had (they have a change tag), that wait for nothing, and that
