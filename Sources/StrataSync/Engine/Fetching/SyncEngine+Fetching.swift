@@ -84,7 +84,8 @@ extension SyncEngine {
     ///
     /// - Parameter tokens: where the tokens to save go (``StateWrites``): the database's, and
     ///   each fetched zone's last one.
-    private func fetchDatabase(_ scope: CloudDatabaseScope, user: String, changes: DatabaseChanges, tokens: inout StateWrites) async throws {
+    private func fetchDatabase(_ scope: CloudDatabaseScope, user: String, changes: DatabaseChanges, tokens: inout StateWrites) async throws
+    {
         let (changes, resyncing, firstPages) = (changes.changes, changes.resyncing, changes.firstPages)
         let cloud = scope == .private ? self.cloud.privateDatabase : self.cloud.sharedDatabase
         let ownsZone: (CloudZoneID) -> Bool = { scope == .private ? $0.owner == user : $0.owner != user }
