@@ -57,7 +57,8 @@ public final class HybridLogicalClock: Sendable {
 
     /// ``next()`` as its `HybridTimestamp.packedTime`: what capture triggers store, with no
     /// text to format for every changed row. A version so issued goes into the change log,
-    /// and does not count in ``issuedOrReceived``.
+    /// which orders later edits after it: the clock floor the engine keeps in the file does
+    /// not count it.
     public func nextPackedTime() -> Int64 {
         let (milliseconds, counter) = advance()
         return HybridTimestamp.packedTime(milliseconds: milliseconds, counter: counter)
