@@ -23,7 +23,7 @@ public final class HybridLogicalClock: Sendable {
     private let latest: Mutex<(milliseconds: Int64, counter: UInt32)>
     /// The greatest packed time issued by ``next()`` or received by ``observe(_:)``; see
     /// ``issuedOrReceived``.
-    private let shared: Atomic<Int64>
+    private let greatestIssuedOrReceived: Atomic<Int64>
 
     /// - Parameters:
     ///   - node: the device's id (unique per device; `:` and `@` are not allowed).
@@ -44,14 +44,15 @@ public final class HybridLogicalClock: Sendable {
         latest = Mutex(restored)
         // What the clock did before the restart may not be accounted for yet (a crash between
         // a version's issue and the transaction that would have recorded it).
-        shared = Atomic(last == nil ? Int64.min : HybridTimestamp.packedTime(milliseconds: restored.0, counter: restored.1))
+        let restoredTime = HybridTimestamp.packedTime(milliseconds: restored.0, counter: restored.1)
+        greatestIssuedOrReceived = Atomic(last == nil ? Int64.min : restoredTime)
     }
 
     /// The timestamp of a new local event: greater than every timestamp issued or observed
     /// before.
     public func next() -> HybridTimestamp {
         let (milliseconds, counter) = advance()
-        shared.raise(to: HybridTimestamp.packedTime(milliseconds: milliseconds, counter: counter))
+        greatestIssuedOrReceived.raise(to: HybridTimestamp.packedTime(milliseconds: milliseconds, counter: counter))
         return HybridTimestamp(milliseconds: milliseconds, counter: counter, node: node)
     }
 
@@ -89,7 +90,7 @@ public final class HybridLogicalClock: Sendable {
     ///   more than ``maximumDrift`` (the caller logs it), or nil.
     @discardableResult
     public func observe(_ remote: HybridTimestamp) -> Duration? {
-        shared.raise(to: remote.packedTime)
+        greatestIssuedOrReceived.raise(to: remote.packedTime)
         return observeLogged(remote)
     }
 
@@ -123,7 +124,7 @@ public final class HybridLogicalClock: Sendable {
     /// `Int64.min` before any. The change log's versions are left out: the log's last entry
     /// covers them, and raising the floor for them cost every send a write of the user's
     /// file (an fsync on the push path, issue #27). After a restart, the restored reading.
-    var issuedOrReceived: Int64 { shared.load(ordering: .acquiring) }
+    var issuedOrReceived: Int64 { greatestIssuedOrReceived.load(ordering: .acquiring) }
 
     /// The last timestamp issued or observed, to persist across launches.
     public var lastTimestamp: HybridTimestamp {
