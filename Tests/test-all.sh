@@ -30,8 +30,8 @@ swift build --build-tests
 # undocumented parameter fails the run (about a minute).
 bash Tests/docc.sh
 
-# The benchmark executables in quick mode (an unoptimized build, about 6 minutes, then about 2
-# of running): catches a benchmark that no longer builds or runs. Its numbers mean nothing
+# The benchmark executables in quick mode (an unoptimized build, about 6 minutes, then about
+# 30 s of running): catches a benchmark that no longer builds or runs. Its numbers mean nothing
 # and are not checked. Set STRATA_SKIP_BENCHMARKS=1 to skip it while iterating on tests.
 if [ "${STRATA_SKIP_BENCHMARKS:-0}" != "1" ]; then
   bash Benchmarks/quick.sh
