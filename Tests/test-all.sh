@@ -5,6 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Each step's start, with the seconds since the run began: CI's budget for a fresh clone is 45
+# minutes, and its log shows where they go.
+started=$SECONDS
+step() { echo "=== test-all: $1 (at $((SECONDS - started)) s) ==="; }
+
 missing=()
 [ -f /usr/include/sqlite3.h ] || missing+=(libsqlite3-dev)
 [ -f /usr/include/zlib.h ] || missing+=(zlib1g-dev)
@@ -22,23 +27,28 @@ fi
 
 # The formatter's configuration (.swift-format) holds for the whole tree: `swift format
 # format -i -r Sources Tests Examples Benchmarks` fixes what this reports.
+step "lint"
 swift format lint --strict -r Sources Tests Examples Benchmarks
 
+step "debug build of the package and its tests"
 swift build --build-tests
 
 # The DocC catalogs of every public module, warnings as errors: a broken symbol link or an
 # undocumented parameter fails the run (about a minute).
+step "DocC"
 bash Tests/docc.sh
 
 # The benchmark executables in quick mode (an unoptimized build, about 6 minutes, then about
 # 30 s of running): catches a benchmark that no longer builds or runs. Its numbers mean nothing
 # and are not checked. Set STRATA_SKIP_BENCHMARKS=1 to skip it while iterating on tests.
 if [ "${STRATA_SKIP_BENCHMARKS:-0}" != "1" ]; then
+  step "benchmarks, quick"
   bash Benchmarks/quick.sh
 fi
 
 # StrataCloudStoreTests run against a private PostgreSQL cluster, installed when missing,
 # started here and stopped on exit.
+step "PostgreSQL"
 postgres_dir=$(mktemp -d /tmp/strata-postgres.XXXXXX)
 trap 'bash Tests/postgres.sh stop "$postgres_dir"' EXIT
 eval "$(bash Tests/postgres.sh start "$postgres_dir")"
@@ -48,6 +58,7 @@ eval "$(bash Tests/postgres.sh start "$postgres_dir")"
 # Swift tests, so that their summary is the run's last line. STRATA_SKIP_SCHEMATHESIS=1 skips
 # it while iterating.
 if [ "${STRATA_SKIP_SCHEMATHESIS:-0}" != "1" ]; then
+  step "schemathesis"
   bash Tests/schemathesis.sh
 fi
 
@@ -61,6 +72,7 @@ test_log=$(mktemp /tmp/strata-swift-test.XXXXXX.log)
 # share of the machine: at most eight per core run at once (passed in 167 s under the same
 # load, where the unbounded run failed after 188 s). Set the variable to change it.
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-$(( $(nproc) * 8 ))}
+step "swift test"
 set +e
 swift test --skip-build --disable-xctest 2>&1 | tee "$test_log"
 status=${PIPESTATUS[0]}
