@@ -45,27 +45,26 @@ struct ZoneShape {
     ) async throws -> ZoneShape {
         var shape = ZoneShape(zone: zone)
         let (owner, name) = (zone.owner, zone.name)
-        if !parentsOnly.isEmpty {
-            for try await row in try await connection.execute(
-                PreparedStatements.NamedParents(owner: owner, zone: name, names: parentsOnly), logger: logger)
-            {
-                let record = CloudRecord(
-                    id: CloudRecordID(name: row.0, zone: zone), type: row.1, fields: [:], fieldVersions: [:],
-                    parent: row.2.map { CloudRecordID(name: $0, zone: zone) }, changeTag: row.3)
-                shape.existing[row.0] = Existing(record: record, shareRoot: row.4)
-            }
-        }
         var tombstones: [(name: String, versions: String)] = []
         for try await row in try await connection.execute(
-            PreparedStatements.NamedRecords(owner: owner, zone: name, names: names, saved: saved), logger: logger)
+            PreparedStatements.ZoneShapeRows(owner: owner, zone: name, names: names, saved: saved, parentsOnly: parentsOnly),
+            logger: logger)
         {
-            if row.7 {
+            switch row.7 {
+            case .record:
+                let record = try RecordCoding.record(
+                    zone: zone, name: row.0, type: row.1, fields: row.2, versions: row.3, parent: row.4, changeTag: row.5)
+                shape.existing[row.0] = Existing(record: record, shareRoot: row.6)
+            case .tombstone:
                 tombstones.append((row.0, row.3))
-                continue
+            case .parent:
+                let record = CloudRecord(
+                    id: CloudRecordID(name: row.0, zone: zone), type: row.1, fields: [:], fieldVersions: [:],
+                    parent: row.4.map { CloudRecordID(name: $0, zone: zone) }, changeTag: row.5)
+                shape.existing[row.0] = Existing(record: record, shareRoot: row.6)
+            case .shareRoot:
+                shape.sharedRoots.insert(row.0)
             }
-            let record = try RecordCoding.record(
-                zone: zone, name: row.0, type: row.1, fields: row.2, versions: row.3, parent: row.4, changeTag: row.5)
-            shape.existing[row.0] = Existing(record: record, shareRoot: row.6)
         }
         // A name saved again loses its tombstone in the same transaction, so a name is not both;
         // a record, if it were, is what counts.
@@ -85,9 +84,6 @@ struct ZoneShape {
             ).decode((String, String).self) {
                 shape.children.append((child, parent))
             }
-        }
-        for try await root in try await connection.execute(PreparedStatements.ZoneShareRoots(owner: owner, zone: name), logger: logger) {
-            shape.sharedRoots.insert(root)
         }
         if !shape.sharedRoots.isEmpty {
             for try await (root, participant) in try await connection.query(

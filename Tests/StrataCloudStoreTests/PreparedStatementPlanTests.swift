@@ -38,9 +38,7 @@ struct PreparedStatementPlanTests {
         let names = "ARRAY['r1', 'r5', 'r500']::text[]"
         let statements: [(label: String, user: String, sql: String, arguments: String)] = [
             ("lock the zone", owner, PreparedStatements.LockZone.sql, "'\(owner)', 'z'"),
-            ("named records", owner, PreparedStatements.NamedRecords.sql, "'\(owner)', 'z', \(names), \(names)"),
-            ("named parents", owner, PreparedStatements.NamedParents.sql, "'\(owner)', 'z', \(names)"),
-            ("the zone's share roots", owner, PreparedStatements.ZoneShareRoots.sql, "'\(owner)', 'z'"),
+            ("the zone's shape", owner, PreparedStatements.ZoneShapeRows.sql, "'\(owner)', 'z', \(names), \(names), \(names)"),
             (
                 "write records", owner, PreparedStatements.WriteRecords.sql,
                 """
@@ -92,7 +90,7 @@ struct PreparedStatementPlanTests {
             }
         }
         #expect(
-            Set(indexChecked).isSuperset(of: ["named records", "named parents", "the owner's zone page", "a participant's zone page"]),
+            Set(indexChecked).isSuperset(of: ["the zone's shape", "the owner's zone page", "a participant's zone page"]),
             "\(indexChecked)")
     }
 

@@ -19,88 +19,94 @@ extension PreparedStatements {
         func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Int64.self) }
     }
 
-    /// The records a request names, whole, with their shared roots; one name at a time on the
-    /// whole primary key (see `ZoneShape.load`). Then, marked `true` in the last column, the
-    /// field versions kept by the tombstones of the saved names (`$4`), which a save of a name
-    /// the zone does not hold is checked against (`CloudModifyRules.isSuperseded`); tombstones
-    /// written before they kept versions are left out. In the same statement, not a round trip
-    /// of its own, and only in a zone that has tombstones at all (a one-time filter, checked
-    /// once): a new user's first sync names hundreds of new records a request, and looking each
-    /// up among the tombstones cost 2–3 ms a request of 400.
-    struct NamedRecords: PostgresPreparedStatement {
-        static let name = "strata_named_records"
+    /// What a modify request reads of its zone once the zone is locked, in one statement (one
+    /// round trip, where it took up to three), each row marked with its ``ZoneShapeRowKind``:
+    ///
+    /// - the records the request names (`$3`), whole, with their shared roots; one name at a
+    ///   time on the whole primary key (see `ZoneShape.load`);
+    /// - the field versions kept by the tombstones of the saved names (`$4`), which a save of a
+    ///   name the zone does not hold is checked against (`CloudModifyRules.isSuperseded`);
+    ///   tombstones written before they kept versions are left out. Only in a zone that has
+    ///   tombstones at all (a one-time filter, checked once): a new user's first sync names
+    ///   hundreds of new records a request, and looking each up among the tombstones cost
+    ///   2–3 ms a request of 400;
+    /// - the parents the request names only as parents (`$5`): whether each exists, its parent,
+    ///   tag and shared root, without its fields;
+    /// - the roots of the zone's shares.
+    ///
+    /// Read after the zone's lock, in a statement of its own: under `READ COMMITTED` each
+    /// statement sees what was committed when it started, so a share another request created
+    /// while this one waited for the lock is seen. Read in the lock's own statement, the shares
+    /// would be those of the moment before the wait.
+    struct ZoneShapeRows: PostgresPreparedStatement {
+        static let name = "strata_zone_shape_rows"
         static let sql = """
-            SELECT \(RecordCoding.columns), share_root, false FROM unnest($3::text[]) AS n(wanted)
+            SELECT \(RecordCoding.columns), share_root, \(ZoneShapeRowKind.record.rawValue) FROM unnest($3::text[]) AS n(wanted)
             CROSS JOIN LATERAL (
                 SELECT * FROM strata_cloud.records r WHERE r.owner = $1 AND r.zone = $2 AND r.name = n.wanted OFFSET 0
             ) AS record
             UNION ALL
-            SELECT found.name, '', '{}', found.field_versions::text, NULL, '', NULL, true FROM unnest($4::text[]) AS n(wanted)
+            SELECT found.name, '', '{}', found.field_versions::text, NULL, '', NULL, \(ZoneShapeRowKind.tombstone.rawValue)
+            FROM unnest($4::text[]) AS n(wanted)
             CROSS JOIN LATERAL (
                 SELECT t.name, t.field_versions FROM strata_cloud.tombstones t
                 WHERE t.owner = $1 AND t.zone = $2 AND t.name = n.wanted AND t.field_versions IS NOT NULL OFFSET 0
             ) AS found
             WHERE EXISTS (SELECT 1 FROM strata_cloud.tombstones kept WHERE kept.owner = $1 AND kept.zone = $2)
+            UNION ALL
+            SELECT parent.name, parent.type, '{}', '{}', parent.parent, parent.change_tag, parent.share_root,
+                \(ZoneShapeRowKind.parent.rawValue)
+            FROM unnest($5::text[]) AS n(wanted)
+            CROSS JOIN LATERAL (
+                SELECT r.name, r.type, r.parent, r.change_tag, r.share_root FROM strata_cloud.records r
+                WHERE r.owner = $1 AND r.zone = $2 AND r.name = n.wanted OFFSET 0
+            ) AS parent
+            UNION ALL
+            SELECT s.root, '', '{}', '{}', NULL, '', NULL, \(ZoneShapeRowKind.shareRoot.rawValue)
+            FROM strata_cloud.shares s WHERE s.owner = $1 AND s.zone = $2
             """
-        typealias Row = (String, String, String, String, String?, String, String?, Bool)
+        typealias Row = (String, String, String, String, String?, String, String?, ZoneShapeRowKind)
 
         var owner: String
         var zone: String
         var names: [String]
         /// The names the request saves, whose tombstones' versions are read.
         var saved: [String]
+        /// The parents the request names nowhere else.
+        var parentsOnly: [String]
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings.zone(owner: owner, name: zone, capacity: 4)
+            var bindings = PostgresBindings.zone(owner: owner, name: zone, capacity: 5)
             bindings.append(names)
             bindings.append(saved)
+            bindings.append(parentsOnly)
             return bindings
         }
 
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+        func decodeRow(_ row: PostgresRow) throws -> Row {
+            let (name, type, fields, versions, parent, tag, root, number) = try row.decode(
+                (String, String, String, String, String?, String, String?, Int32).self)
+            guard let kind = ZoneShapeRowKind(rawValue: number) else { throw UnknownZoneShapeRowKind(number: number) }
+            return (name, type, fields, versions, parent, tag, root, kind)
+        }
     }
 
-    /// The parents a request names only as parents: whether each exists, its parent, tag and
-    /// shared root, without its fields.
-    struct NamedParents: PostgresPreparedStatement {
-        static let name = "strata_named_parents"
-        static let sql = """
-            SELECT record.name, record.type, record.parent, record.change_tag, record.share_root
-            FROM unnest($3::text[]) AS n(wanted)
-            CROSS JOIN LATERAL (
-                SELECT r.name, r.type, r.parent, r.change_tag, r.share_root FROM strata_cloud.records r
-                WHERE r.owner = $1 AND r.zone = $2 AND r.name = n.wanted OFFSET 0
-            ) AS record
-            """
-        typealias Row = (String, String, String?, String, String?)
-
-        var owner: String
-        var zone: String
-        var names: [String]
-
-        func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings.zone(owner: owner, name: zone, capacity: 3)
-            bindings.append(names)
-            return bindings
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+    /// A ``ZoneShapeRows`` row of a kind this version does not know: the statement and
+    /// ``ZoneShapeRowKind`` disagree, a programming error, reported rather than trapped on.
+    struct UnknownZoneShapeRowKind: Error {
+        var number: Int32
     }
 
-    /// The roots of the zone's shares.
-    struct ZoneShareRoots: PostgresPreparedStatement {
-        static let name = "strata_zone_share_roots"
-        static let sql = "SELECT root FROM strata_cloud.shares WHERE owner = $1 AND zone = $2"
-        typealias Row = String
-
-        var owner: String
-        var zone: String
-
-        func makeBindings() throws -> PostgresBindings {
-            return PostgresBindings.zone(owner: owner, name: zone)
-        }
-
-        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(String.self) }
+    /// What a row of ``ZoneShapeRows`` tells, in its last column.
+    enum ZoneShapeRowKind: Int32 {
+        /// A named record: name, type, fields, versions, parent, tag, shared root.
+        case record = 0
+        /// A saved name's tombstone: name and the versions it kept.
+        case tombstone = 1
+        /// A parent named only as a parent: name, type, parent, tag, shared root.
+        case parent = 2
+        /// A share's root: its name.
+        case shareRoot = 3
     }
 
     /// Writes the saved records (arrays unnested server-side, one round trip per request), and
