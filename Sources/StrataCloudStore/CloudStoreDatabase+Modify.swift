@@ -120,7 +120,10 @@ extension CloudStoreDatabase {
                 written.append((record, shareRoot, position))
                 result.saveResults[record.id] = .success(record)
             }
-            try await Self.write(written, in: zone, on: connection, logger: logger)
+            // Without moves, the records' positions are the zone's last, and the zone's row
+            // moves in the write's own statement (one round trip fewer on every push).
+            let zoneMoved = try await Self.write(
+                written, in: zone, movingZoneTo: plan.moves.isEmpty ? position : nil, on: connection, logger: logger)
             for move in plan.moves {
                 position = try await Self.moveSubtree(
                     of: move.name, in: zone, to: move.rootAfter, after: position, on: connection, logger: logger)
@@ -131,8 +134,10 @@ extension CloudStoreDatabase {
                     position = last
                 }
             }
-            try await connection.run(
-                PreparedStatements.MoveZonePosition(owner: zone.owner, zone: zone.name, position: position), logger: logger)
+            if !zoneMoved {
+                try await connection.run(
+                    PreparedStatements.MoveZonePosition(owner: zone.owner, zone: zone.name, position: position), logger: logger)
+            }
             try await Self.finishChange(
                 of: zone, growth: plan.growth, quota: store.limits.maximumBytesPerUser, notifying: plan.endedShareAudience,
                 on: connection, logger: logger)
@@ -193,18 +198,20 @@ extension CloudStoreDatabase {
     }
 
     /// Writes saved records, and forgets the tombstones of names saved again, with one
-    /// statement (arrays unnested server-side): one round trip per request.
+    /// statement (arrays unnested server-side): one round trip per request. With
+    /// `zonePosition`, the same statement moves the zone's position there; returns whether it
+    /// did (not when there is nothing to write).
     private static func write(
-        _ records: [(record: CloudRecord, shareRoot: String?, position: Int64)], in zone: CloudZoneID,
+        _ records: [(record: CloudRecord, shareRoot: String?, position: Int64)], in zone: CloudZoneID, movingZoneTo zonePosition: Int64?,
         on connection: PostgresConnection, logger: Logger
-    ) async throws {
-        guard !records.isEmpty else { return }
+    ) async throws -> Bool {
+        guard !records.isEmpty else { return false }
         // A request naming one record twice keeps the last save, as one statement may touch a
         // row once.
         var last = ExactKeyed<Int>()
         for (index, entry) in records.enumerated() { last[entry.record.id.name] = index }
         let records = records.enumerated().filter { last[$0.element.record.id.name] == $0.offset }.map(\.element)
-        var statement = PreparedStatements.WriteRecords(owner: zone.owner, zone: zone.name)
+        var statement = PreparedStatements.WriteRecords(owner: zone.owner, zone: zone.name, zonePosition: zonePosition)
         for (record, shareRoot, position) in records {
             statement.names.append(record.id.name)
             statement.types.append(record.type)
@@ -218,6 +225,8 @@ extension CloudStoreDatabase {
             statement.roots.append(shareRoot ?? "")
             statement.hasRoot.append(shareRoot != nil)
         }
-        try await connection.run(statement, logger: logger)
+        var moved = false
+        for try await (_, _, zonesMoved) in try await connection.execute(statement, logger: logger) { moved = zonesMoved == 1 }
+        return moved
     }
 }

@@ -43,7 +43,7 @@ struct PreparedStatementPlanTests {
                 "write records", owner, PreparedStatements.WriteRecords.sql,
                 """
                 '\(owner)', 'z', ARRAY['r1'], ARRAY['games'], ARRAY['{}'], ARRAY['{}'], ARRAY[''], ARRAY[false], ARRAY['t9'],
-                ARRAY[5000]::bigint[], ARRAY[40]::bigint[], ARRAY['r1'], ARRAY[true]
+                ARRAY[5000]::bigint[], ARRAY[40]::bigint[], ARRAY['r1'], ARRAY[true], 5000
                 """
             ),
             ("move the zone's position", owner, PreparedStatements.MoveZonePosition.sql, "'\(owner)', 'z', 5000"),

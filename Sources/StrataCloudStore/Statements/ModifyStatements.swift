@@ -135,13 +135,19 @@ extension PreparedStatements {
                     ) AS found
                 ) AS gone
                 WHERE t.ctid = gone.row
+                RETURNING 1),
+            moved AS (
+                UPDATE strata_cloud.zones SET sequence = $14 WHERE owner = $1 AND name = $2 AND $14::bigint IS NOT NULL
                 RETURNING 1)
-            SELECT (SELECT count(*) FROM saved), (SELECT count(*) FROM revived)
+            SELECT (SELECT count(*) FROM saved), (SELECT count(*) FROM revived), (SELECT count(*) FROM moved)
             """
-        typealias Row = (Int64, Int64)
+        typealias Row = (Int64, Int64, Int64)
 
         var owner: String
         var zone: String
+        /// The zone's position after the request, when the records are its last positions
+        /// (``MoveZonePosition`` in the same round trip); nil to leave the zone's row alone.
+        var zonePosition: Int64?
         var names: [String] = []
         var types: [String] = []
         var fields: [String] = []
@@ -155,7 +161,7 @@ extension PreparedStatements {
         var hasRoot: [Bool] = []
 
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings.zone(owner: owner, name: zone, capacity: 13)
+            var bindings = PostgresBindings.zone(owner: owner, name: zone, capacity: 14)
             bindings.append(names)
             bindings.append(types)
             bindings.append(fields)
@@ -167,6 +173,7 @@ extension PreparedStatements {
             bindings.append(sizes)
             bindings.append(roots)
             bindings.append(hasRoot)
+            bindings.append(zonePosition)
             return bindings
         }
 
