@@ -64,7 +64,15 @@ struct ZoneShape {
                 shape.existing[row.0] = Existing(record: record, shareRoot: row.6)
             case .shareRoot:
                 shape.sharedRoots.insert(row.0)
+            case .audience:
+                shape.audiences[row.0, default: []].append(row.1)
+            case .writableRoot:
+                shape.writableRoots.insert(row.0)
             }
+        }
+        // In one order whatever order the rows came in: an audience is stored with tombstones.
+        for root in shape.audiences.keys {
+            shape.audiences[root]?.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
         }
         // A name saved again loses its tombstone in the same transaction, so a name is not both;
         // a record, if it were, is what counts.
@@ -83,23 +91,6 @@ struct ZoneShape {
                 logger: logger
             ).decode((String, String).self) {
                 shape.children.append((child, parent))
-            }
-        }
-        if !shape.sharedRoots.isEmpty {
-            for try await (root, participant) in try await connection.query(
-                """
-                SELECT root, participant FROM strata_cloud.share_participants
-                WHERE owner = \(owner) AND zone = \(name) AND acceptance = 'accepted' AND permission <> 'none' AND participant <> owner
-                ORDER BY participant
-                """,
-                logger: logger
-            ).decode((String, String).self) {
-                shape.audiences[root, default: []].append(participant)
-            }
-            for try await root in try await connection.query(
-                "SELECT root FROM strata_cloud.writable_shares() WHERE owner = \(owner) AND zone = \(name)", logger: logger
-            ).decode(String.self) {
-                shape.writableRoots.insert(root)
             }
         }
         return shape

@@ -20,7 +20,7 @@ extension PreparedStatements {
     }
 
     /// What a modify request reads of its zone once the zone is locked, in one statement (one
-    /// round trip, where it took up to three), each row marked with its ``ZoneShapeRowKind``:
+    /// round trip, where it took up to five), each row marked with its ``ZoneShapeRowKind``:
     ///
     /// - the records the request names (`$3`), whole, with their shared roots; one name at a
     ///   time on the whole primary key (see `ZoneShape.load`);
@@ -32,7 +32,9 @@ extension PreparedStatements {
     ///   2–3 ms a request of 400;
     /// - the parents the request names only as parents (`$5`): whether each exists, its parent,
     ///   tag and shared root, without its fields;
-    /// - the roots of the zone's shares.
+    /// - the roots of the zone's shares, and in a zone that has shares, who sees each (its
+    ///   accepted participants but the owner) and which the request's user may write as a
+    ///   participant.
     ///
     /// Read after the zone's lock, in a statement of its own: under `READ COMMITTED` each
     /// statement sees what was committed when it started, so a share another request created
@@ -64,6 +66,15 @@ extension PreparedStatements {
             UNION ALL
             SELECT s.root, '', '{}', '{}', NULL, '', NULL, \(ZoneShapeRowKind.shareRoot.rawValue)
             FROM strata_cloud.shares s WHERE s.owner = $1 AND s.zone = $2
+            UNION ALL
+            SELECT p.root, p.participant, '{}', '{}', NULL, '', NULL, \(ZoneShapeRowKind.audience.rawValue)
+            FROM strata_cloud.share_participants p
+            WHERE p.owner = $1 AND p.zone = $2 AND p.acceptance = 'accepted' AND p.permission <> 'none' AND p.participant <> p.owner
+                AND EXISTS (SELECT 1 FROM strata_cloud.shares s WHERE s.owner = $1 AND s.zone = $2)
+            UNION ALL
+            SELECT w.root, '', '{}', '{}', NULL, '', NULL, \(ZoneShapeRowKind.writableRoot.rawValue)
+            FROM strata_cloud.writable_shares() w
+            WHERE w.owner = $1 AND w.zone = $2 AND EXISTS (SELECT 1 FROM strata_cloud.shares s WHERE s.owner = $1 AND s.zone = $2)
             """
         typealias Row = (String, String, String, String, String?, String, String?, ZoneShapeRowKind)
 
@@ -107,6 +118,11 @@ extension PreparedStatements {
         case parent = 2
         /// A share's root: its name.
         case shareRoot = 3
+        /// A participant who sees a share's records: the root's name, the participant's in the
+        /// type's column.
+        case audience = 4
+        /// A share the request's user may write as a participant: its root's name.
+        case writableRoot = 5
     }
 
     /// Writes the saved records (arrays unnested server-side, one round trip per request), and
