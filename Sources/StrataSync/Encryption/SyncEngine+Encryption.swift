@@ -57,11 +57,11 @@ extension SyncEngine {
                 ) { row in CloudZoneID(name: try row[0], owner: user) }
             }
             let ownZones = Array(Set(zones + [zone]))
-            try await self.container.privateDatabase.deleteZones(ownZones)
+            try await self.unmarkedContainer.privateDatabase.deleteZones(ownZones)
             try await keyring.reset(zones: ownZones)
             // The cloud's view after the deletion, so the next fetch does not take the deleted
             // zones for a reason to delete the rows they held here.
-            let fresh = try await self.container.privateDatabase.fetchDatabaseChanges(since: nil)
+            let fresh = try await self.unmarkedContainer.privateDatabase.fetchDatabaseChanges(since: nil)
             try await self.database.writeWithoutTransaction { db in
                 try MetadatabaseTable.forgetFile(in: db)
             }
@@ -100,7 +100,7 @@ extension SyncEngine {
         for other in try await Self.shareRoots(in: zone, database: database) where other != root {
             let share: CloudShare
             do {
-                share = try await container.privateDatabase.fetchShare(rootRecordID: other)
+                share = try await unmarkedContainer.privateDatabase.fetchShare(rootRecordID: other)
             } catch CloudError.unknownItem {
                 continue
             }
@@ -135,7 +135,7 @@ extension SyncEngine {
         let waiting = stored.filter { !Self.readersWithoutKeys(of: $0.1).isEmpty }
         guard !waiting.isEmpty else { return }
         let readers = Set(waiting.flatMap { Self.readersWithoutKeys(of: $0.1) })
-        let published = Set(try await container.publicKeys(of: Array(readers).sorted()).keys)
+        let published = Set(try await unmarkedContainer.publicKeys(of: Array(readers).sorted()).keys)
         for (id, share) in waiting where !Self.readersWithoutKeys(of: share).isDisjoint(with: published) {
             let current = try await cloud.privateDatabase.fetchShare(rootRecordID: share.rootRecordID)
             let saved = try await cloud.privateDatabase.saveShare(current)

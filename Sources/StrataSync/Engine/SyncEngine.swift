@@ -21,7 +21,9 @@ import Synchronization
 public final class SyncEngine: Sendable, Observable {
     /// The synced database.
     public let database: any DatabaseWriter
-    /// The cloud the engine syncs with.
+    /// The cloud the engine syncs with, as given. The engine calls it outside its mark
+    /// (``isSynchronizing`` is false in its methods), so a row a container of the app's own
+    /// writes to a synced table is captured and sent.
     public let container: any CloudContainer
     /// The synced tables, validated, parents first.
     public let schema: SyncSchema
@@ -35,9 +37,13 @@ public final class SyncEngine: Sendable, Observable {
     public let delegate: (any SyncEngineDelegate)?
     /// The synced tables whose rows are never shared.
     public let privateTableNames: Set<String>
-    /// The cloud as the engine speaks to it: ``container`` seen through end-to-end encryption
-    /// (unless the configuration turned it off).
+    /// The cloud as the engine speaks to it: ``unmarkedContainer`` seen through end-to-end
+    /// encryption (unless the configuration turned it off).
     let cloud: any CloudContainer
+    /// ``container`` called outside the engine's mark, so that what an app's own container
+    /// writes to a synced table is captured as the app's (``UnmarkedCloudContainer``). Every
+    /// call the engine makes to the container goes through it.
+    let unmarkedContainer: any CloudContainer
     /// The keys the engine seals and opens with; nil when encryption is off.
     let keyring: Keyring?
     let configuration: SyncEngineConfiguration
@@ -106,18 +112,20 @@ public final class SyncEngine: Sendable, Observable {
             }
         }
         self.deviceID = deviceID
+        let unmarkedContainer = UnmarkedCloudContainer(base: container)
+        self.unmarkedContainer = unmarkedContainer
         switch configuration.encryption.mode {
         case .disabled:
             keyring = nil
-            cloud = container
+            cloud = unmarkedContainer
         case .endToEnd(let keys, let passphrase):
             let location = database.location
             let storage: @Sendable (String) -> KeyStorage = { user in
                 keys ?? Self.defaultKeyStorage(for: location, container: container, user: user)
             }
-            let keyring = Keyring(storage: storage, container: container, recoveryPassphrase: passphrase, logger: logger)
+            let keyring = Keyring(storage: storage, container: unmarkedContainer, recoveryPassphrase: passphrase, logger: logger)
             self.keyring = keyring
-            cloud = EncryptedCloudContainer(base: container, keyring: keyring)
+            cloud = EncryptedCloudContainer(base: unmarkedContainer, keyring: keyring)
         }
         clock = HybridLogicalClock(node: deviceID, physicalTime: configuration.physicalTime, restoring: lastTimestamp)
         let signal = self.signal

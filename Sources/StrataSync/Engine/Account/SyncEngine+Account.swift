@@ -7,7 +7,7 @@ extension SyncEngine {
     /// user than the one the local data came from) goes to the delegate, or by default deletes
     /// the local data.
     func availableUser() async throws -> String {
-        let account = try await container.account()
+        let account = try await unmarkedContainer.account()
         let status = account.status
         let known = try await readOnWriter { db in try EngineState.value(EngineState.userName, in: db) }
         guard status == .available else {

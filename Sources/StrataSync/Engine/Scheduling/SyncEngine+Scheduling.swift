@@ -16,7 +16,7 @@ extension SyncEngine {
         guard let schedule = configuration.schedule else { return }
         let signal = self.signal
         let doorbell = signal.makeDoorbell()
-        let hints = container.changeHints()
+        let hints = unmarkedContainer.changeHints()
         let engine = WeakEngine(self)
         // Hints and polls fetch at once (a send's debounce never delays them); a transient
         // failure goes to the schedule's loop, which retries with backoff.
