@@ -13,6 +13,11 @@ struct ExactTextTests {
             "\u{10FFFF}", "\u{7F}", "\u{80}", "\u{FF}", "z", "Z", "😀", "😀a", "a😀", "tasks", "task", "tasks2",
             String(repeating: "x", count: 15), String(repeating: "x", count: 16), String(repeating: "x", count: 40),
             String(repeating: "x", count: 40) + "y", String(repeating: "é", count: 20),
+            // Same length, differing only in the last byte, the first, or one in the middle.
+            String(repeating: "x", count: 39) + "y", "y" + String(repeating: "x", count: 39),
+            String(repeating: "x", count: 20) + "y" + String(repeating: "x", count: 19),
+            // Copied out of a larger text (a substring's own storage).
+            String(("prefix-" + String(repeating: "x", count: 40)).dropFirst(7)),
         ]
         var generator = SplitMix(seed: 27)
         let alphabet: [Character] = ["a", "b", "é", "e", "\u{301}", "😀", "0", ":", "\u{0}", "Z"]
@@ -30,6 +35,7 @@ struct ExactTextTests {
                 #expect(left.hasSameBytes(as: right) == (leftBytes == rightBytes), "\(leftBytes) \(rightBytes)")
                 #expect((ExactText(left) == ExactText(right)) == (leftBytes == rightBytes), "\(leftBytes) \(rightBytes)")
                 if leftBytes == rightBytes { #expect(ExactText(left).hashValue == ExactText(right).hashValue) }
+                #expect(left.bytesPrecede(right) == leftBytes.lexicographicallyPrecedes(rightBytes), "\(leftBytes) \(rightBytes)")
             }
         }
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Text compared and hashed by its UTF-8 bytes, as SQLite and PostgreSQL compare keys.
 ///
 /// Swift's `String ==` is canonical equivalence: `"caf\u{E9}"` (one scalar) equals
@@ -20,8 +22,38 @@ package struct ExactText: Hashable, Sendable, CustomStringConvertible, Expressib
 
 extension String {
     /// Whether both texts have the same UTF-8 bytes (not merely canonically equivalent).
+    ///
+    /// Keys are compared on every dictionary probe of a batch (record ids, names): the bytes go
+    /// to `memcmp` where both texts are contiguous UTF-8 (native Swift strings are), as the
+    /// generic `elementsEqual` over two `UTF8View`s walked them one index at a time, and was
+    /// 3.6 % of a sync benchmark's samples.
     package func hasSameBytes(as other: String) -> Bool {
-        utf8.count == other.utf8.count && utf8.elementsEqual(other.utf8)
+        let contiguous = utf8.withContiguousStorageIfAvailable { mine in
+            other.utf8.withContiguousStorageIfAvailable { theirs -> Bool in
+                guard mine.count == theirs.count else { return false }
+                guard let left = mine.baseAddress, let right = theirs.baseAddress else { return true }
+                return memcmp(left, right, mine.count) == 0
+            }
+        }
+        if let same = contiguous ?? nil { return same }
+        return utf8.count == other.utf8.count && utf8.elementsEqual(other.utf8)
+    }
+
+    /// Whether the text's UTF-8 bytes sort before `other`'s (SQLite's `BINARY` order), by
+    /// `memcmp` where both are contiguous.
+    package func bytesPrecede(_ other: String) -> Bool {
+        let contiguous = utf8.withContiguousStorageIfAvailable { mine in
+            other.utf8.withContiguousStorageIfAvailable { theirs -> Bool in
+                let common = Swift.min(mine.count, theirs.count)
+                if common > 0, let left = mine.baseAddress, let right = theirs.baseAddress {
+                    let order = memcmp(left, right, common)
+                    if order != 0 { return order < 0 }
+                }
+                return mine.count < theirs.count
+            }
+        }
+        if let precedes = contiguous ?? nil { return precedes }
+        return utf8.lexicographicallyPrecedes(other.utf8)
     }
 
     /// Feeds the UTF-8 bytes, with their count as a terminator, to `hasher`: the hash that goes

@@ -103,14 +103,17 @@ enum ChangeLogDrain {
         // take rowids in that order, so a batch's answers update neighbouring rows on a few
         // pages, where the dictionary's order scattered them over every page of the table
         // (upload 1.3 → 1.5 s at 20,000 rows, the pages rebalanced as each row grew).
-        let ordered = touched.values.sorted { left, right in
-            if left.pendingTransaction != right.pendingTransaction {
-                return (left.pendingTransaction ?? .min) < (right.pendingTransaction ?? .min)
-            }
-            if left.name.table != right.name.table { return left.name.table.utf8.lexicographicallyPrecedes(right.name.table.utf8) }
-            return left.name.primaryKey.utf8.lexicographicallyPrecedes(right.name.primaryKey.utf8)
+        // Positions are sorted, not the rows: a row is a large value, and sorting moved each
+        // one about log2(n) times (a fifth of a drain's time).
+        let rows = Array(touched.values)
+        let order = rows.indices.sorted { left, right in
+            let (leftTransaction, rightTransaction) = (rows[left].pendingTransaction ?? .min, rows[right].pendingTransaction ?? .min)
+            if leftTransaction != rightTransaction { return leftTransaction < rightTransaction }
+            let (leftName, rightName) = (rows[left].name, rows[right].name)
+            if !leftName.table.hasSameBytes(as: rightName.table) { return leftName.table.bytesPrecede(rightName.table) }
+            return leftName.primaryKey.bytesPrecede(rightName.primaryKey)
         }
-        for metadata in ordered { try metadata.save(in: db) }
+        for index in order { try rows[index].save(in: db) }
         try EngineState.set(EngineState.drainedThrough, to: String(last.sequence), in: db)
         return true
     }
