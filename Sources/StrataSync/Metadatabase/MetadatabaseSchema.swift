@@ -134,8 +134,17 @@ enum MetadatabaseTable: String, CaseIterable, Sendable {
     }
 
     /// The tables whose rows are too large for `WITHOUT ROWID` (see ``metadata``): earlier
-    /// versions created them so, and ``rebuildWithRowids(in:)`` copies them once.
+    /// versions created them so, and ``rebuildIfOutdated(in:)`` copies them once.
     static let largeRowTables: [MetadatabaseTable] = [.metadata, .unsyncedRecords, .waitingContent, .quarantinedRecords]
+
+    /// Text of a table's stored `CREATE TABLE` that only an earlier version wrote: `WITHOUT
+    /// ROWID` (every table of ``largeRowTables``), and ``metadata``'s `CHECK` of
+    /// `sharePermission` as an `IN` list (see ``metadataColumns``).
+    func isOutdated(createTableSQL sql: String) -> Bool {
+        let text = sql.uppercased()
+        if text.contains("WITHOUT ROWID") { return true }
+        return self == .metadata && text.contains("SHAREPERMISSION IN (")
+    }
 
     /// The columns and key of a table of ``largeRowTables``, as its `CREATE TABLE` lists them.
     var columnsSQL: String? {
@@ -186,6 +195,12 @@ enum MetadatabaseTable: String, CaseIterable, Sendable {
     }
 
     /// The columns of ``metadata`` and its key, as its `CREATE TABLE` lists them.
+    ///
+    /// `sharePermission`'s `CHECK` spells its three values as comparisons, not `IN (…)`: SQLite
+    /// compiles an `IN` list of three or more constants into a temporary b-tree (`EXPLAIN`
+    /// shows `OpenEphemeral`), built again at every execution of every `INSERT`, and the
+    /// metadata row is written once or twice a record. That cost 3.7 µs a row, more than the
+    /// rest of the insert (`Documentation/Performance.md`, nineteenth round).
     static let metadataColumns = """
         recordType TEXT NOT NULL,
             recordPrimaryKey TEXT NOT NULL,
@@ -203,7 +218,7 @@ enum MetadatabaseTable: String, CaseIterable, Sendable {
             userModificationTime TEXT,
             isShared INTEGER NOT NULL DEFAULT 0,
             share TEXT,
-            sharePermission TEXT CHECK (sharePermission IN ('none', 'readOnly', 'readWrite')),
+            sharePermission TEXT CHECK (sharePermission = 'none' OR sharePermission = 'readOnly' OR sharePermission = 'readWrite'),
             isOwnedByCurrentUser INTEGER GENERATED ALWAYS AS (sharePermission IS NULL) VIRTUAL,
             PRIMARY KEY (recordType, recordPrimaryKey)
         """
@@ -218,20 +233,20 @@ enum MetadatabaseTable: String, CaseIterable, Sendable {
     /// Creates every table that does not exist yet, after rebuilding the tables an earlier
     /// version created `WITHOUT ROWID` (``largeRowTables``).
     static func createAll(in db: Database) throws {
-        for table in largeRowTables { try table.rebuildWithRowids(in: db) }
+        for table in largeRowTables { try table.rebuildIfOutdated(in: db) }
         for table in allCases { try db.execute(sql: table.createSQL) }
     }
 
-    /// Copies this table, when an earlier version created it `WITHOUT ROWID`, into the rowid
-    /// table this version creates, in one savepoint: its rows, its indexes (``metadata``'s
-    /// pending one with its new columns) and, for ``metadata``, the counters' trigger, which
-    /// dropping the old table drops, are all there afterwards, or nothing changed. Once per
-    /// metadatabase.
-    func rebuildWithRowids(in db: Database) throws {
+    /// Copies this table, when an earlier version created it otherwise (``isOutdated(createTableSQL:)``),
+    /// into the table this version creates, in one savepoint: its rows, its indexes
+    /// (``metadata``'s pending one with its new columns) and, for ``metadata``, the counters'
+    /// trigger, which dropping the old table drops, are all there afterwards, or nothing
+    /// changed. Once per metadatabase and layout.
+    func rebuildIfOutdated(in db: Database) throws {
         guard let columns = columnsSQL, let stored = storedColumnsSQL,
             let sql = try String.fetchOne(
                 db, sql: "SELECT sql FROM strata_sync.sqlite_master WHERE type = 'table' AND name = ?", arguments: [rawValue]),
-            sql.uppercased().contains("WITHOUT ROWID")
+            isOutdated(createTableSQL: sql)
         else { return }
         try db.savepoint {
             try db.execute(

@@ -78,13 +78,41 @@ import Testing
         #expect(!plan.contains { $0.contains("TEMP B-TREE") }, "\(plan)")
     }
 
-    @Test func anEarlierWithoutRowidTableIsRebuiltWithEveryRow() async throws {
+    /// The opcodes SQLite compiles an insert of default values into `table` to.
+    static func insertOpcodes(_ table: String, in db: Database) throws -> [String] {
+        try db.fetchAll(sql: "EXPLAIN INSERT INTO \(table) DEFAULT VALUES") { row -> String in try row[1] }
+    }
+
+    @Test func noInsertIntoTheMetadatabaseOrTheLogBuildsATemporaryTable() async throws {
+        // An `IN` list of three or more constants in a `CHECK` is a temporary b-tree, built at
+        // every execution of an insert (`OpenEphemeral`).
+        let device = try await SyncTestDevice("a", cloud: MockCloud())
+        let found = try await device.database.write { db in
+            let tables = try String.fetchAll(
+                db, sql: "SELECT name FROM strata_sync.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            var found: [String: [String]] = [:]
+            for table in tables.map({ "strata_sync.\($0)" }) + ["main.\(ChangeLog.tableName)"] {
+                found[table] = try Self.insertOpcodes(table, in: db).filter { $0 == "OpenEphemeral" }
+            }
+            return found
+        }
+        #expect(found.count >= MetadatabaseTable.allCases.count + 1)
+        let withTemporaryTables = found.filter { !$0.value.isEmpty }.keys.sorted()
+        #expect(withTemporaryTables == [])
+    }
+
+    /// Earlier layouts: `WITHOUT ROWID` tables (the first versions), and rowid tables whose
+    /// metadata `CHECK`s `sharePermission` with an `IN` list (the version before this one).
+    @Test(arguments: [true, false])
+    func anEarlierTableIsRebuiltWithEveryRow(withoutRowid: Bool) async throws {
         let database = try DatabaseQueue()
         try await database.write { db in try db.execute(sql: SyncTestDevice.schemaSQL) }
         let versions = #"{"title":"1700000000000.0@a"}"#
+        let earlier = withoutRowid ? Self.earlierSchema : Self.earlierSchema.replacingOccurrences(of: ") WITHOUT ROWID;", with: ");")
+        #expect(earlier.contains("sharePermission IN ("))
         try await database.writeWithoutTransaction { db in
             try db.execute(sql: "ATTACH DATABASE ':memory:' AS strata_sync")
-            try db.execute(sql: MetadatabaseTable.state.createSQL + Self.earlierSchema)
+            try db.execute(sql: MetadatabaseTable.state.createSQL + earlier)
             for index in 0..<50 {
                 // Every stored column set, some pending, one shared with a share, with counters.
                 try db.execute(
@@ -146,6 +174,23 @@ import Testing
             )
         }
         #expect(!layout.uppercased().contains("WITHOUT ROWID"))
+        #expect(!layout.contains("sharePermission IN ("))
+        // The rebuilt table still refuses a permission that is none of the three, and takes
+        // each of them and NULL, as the `IN` list did; and inserting builds no temporary table.
+        let (refused, accepted, ephemeral) = try await database.write { db in
+            let insert = "INSERT INTO strata_sync.metadata (recordType, recordPrimaryKey, zoneName, ownerName, sharePermission) VALUES ('games', ?, 'z', 'o', ?)"
+            var refused = false
+            do { try db.execute(sql: insert, arguments: ["check-owner", "owner"]) } catch { refused = true }
+            for (index, permission) in ["none", "readOnly", "readWrite", nil].enumerated() {
+                try db.execute(sql: insert, arguments: ["check-\(index)", permission])
+            }
+            let accepted = try Int.fetchOne(db, sql: "SELECT count(*) FROM strata_sync.metadata WHERE recordPrimaryKey LIKE 'check-%'")
+            try db.execute(sql: "DELETE FROM strata_sync.metadata WHERE recordPrimaryKey LIKE 'check-%'")
+            return (refused, accepted, try Self.insertOpcodes("strata_sync.metadata", in: db).filter { $0 == "OpenEphemeral" })
+        }
+        #expect(refused)
+        #expect(accepted == 4)
+        #expect(ephemeral.isEmpty)
         let (asideLayouts, asideAfter) = try await database.read { db in
             (
                 try String.fetchAll(
