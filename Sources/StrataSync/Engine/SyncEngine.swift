@@ -121,7 +121,7 @@ public final class SyncEngine: Sendable, Observable {
         case .endToEnd(let keys, let passphrase):
             let location = database.location
             let storage: @Sendable (String) -> KeyStorage = { user in
-                keys ?? Self.defaultKeyStorage(for: location, container: container, user: user)
+                keys ?? Self.defaultKeyStorage(for: location, container: unmarkedContainer, user: user)
             }
             let keyring = Keyring(storage: storage, container: unmarkedContainer, recoveryPassphrase: passphrase, logger: logger)
             self.keyring = keyring

@@ -9,17 +9,22 @@ import StrataCloud
 /// inside the engine's work; without this boundary a row it writes to a synced table would be
 /// taken for one the engine merged, skipped by capture, and never sent. The engine's own
 /// statements never run inside these calls, so clearing the mark here loses nothing.
+///
+/// Everything of the container's runs unmarked: its methods, its properties' getters (a
+/// getter may start a task, which inherits the caller's task-locals), and the closures it hands
+/// back, such as an arriving page's read (``ArrivingZoneChanges/changes()``), which the engine
+/// calls later, inside its own work.
 struct UnmarkedCloudContainer: CloudContainerWrapping {
     let base: any CloudContainer
 
     var wrappedContainer: any CloudContainer { base }
-    var identifier: String { base.identifier }
+    var identifier: String { unmarked { base.identifier } }
     func accountStatus() async throws -> CloudAccountStatus { try await unmarked { try await base.accountStatus() } }
     func currentUser() async throws -> String { try await unmarked { try await base.currentUser() } }
     func account() async throws -> CloudAccount { try await unmarked { try await base.account() } }
-    var privateDatabase: any CloudDatabase { UnmarkedCloudDatabase(base: base.privateDatabase) }
-    var sharedDatabase: any CloudDatabase { UnmarkedCloudDatabase(base: base.sharedDatabase) }
-    func changeHints() -> AsyncStream<Void> { SynchronizationContext.$isSynchronizing.withValue(false) { base.changeHints() } }
+    var privateDatabase: any CloudDatabase { UnmarkedCloudDatabase(base: unmarked { base.privateDatabase }) }
+    var sharedDatabase: any CloudDatabase { UnmarkedCloudDatabase(base: unmarked { base.sharedDatabase }) }
+    func changeHints() -> AsyncStream<Void> { unmarked { base.changeHints() } }
     func acceptShare(url: String) async throws -> CloudShare { try await unmarked { try await base.acceptShare(url: url) } }
     func publishPublicKey(_ key: Data) async throws { try await unmarked { try await base.publishPublicKey(key) } }
     func publicKeys(of users: [String]) async throws -> [String: Data] { try await unmarked { try await base.publicKeys(of: users) } }
@@ -31,7 +36,7 @@ struct UnmarkedCloudContainer: CloudContainerWrapping {
 struct UnmarkedCloudDatabase: CloudDatabase {
     let base: any CloudDatabase
 
-    var scope: CloudDatabaseScope { base.scope }
+    var scope: CloudDatabaseScope { unmarked { base.scope } }
     func saveZones(_ zones: [CloudZoneID]) async throws { try await unmarked { try await base.saveZones(zones) } }
     func deleteZones(_ zones: [CloudZoneID]) async throws { try await unmarked { try await base.deleteZones(zones) } }
     func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
@@ -50,7 +55,10 @@ struct UnmarkedCloudDatabase: CloudDatabase {
         try await unmarked { try await base.fetchZoneChanges(zone, since: token, limit: limit) }
     }
     func fetchArrivingZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> ArrivingZoneChanges {
-        try await unmarked { try await base.fetchArrivingZoneChanges(zone, since: token, limit: limit) }
+        let arrived = try await unmarked { try await base.fetchArrivingZoneChanges(zone, since: token, limit: limit) }
+        return ArrivingZoneChanges(token: arrived.token, moreComing: arrived.moreComing) {
+            try await unmarked { try await arrived.changes() }
+        }
     }
     func missingAssets(_ hashes: [String]) async throws -> Set<String> { try await unmarked { try await base.missingAssets(hashes) } }
     func uploadAssets(_ assets: [CloudAsset]) async throws { try await unmarked { try await base.uploadAssets(assets) } }
@@ -65,4 +73,9 @@ struct UnmarkedCloudDatabase: CloudDatabase {
 /// Runs a call into the app's container with the engine's mark cleared.
 private func unmarked<T: Sendable>(_ call: () async throws -> T) async throws -> T {
     try await SynchronizationContext.$isSynchronizing.withValue(false) { try await call() }
+}
+
+/// Reads a property of the app's container with the engine's mark cleared.
+private func unmarked<T>(_ read: () -> T) -> T {
+    SynchronizationContext.$isSynchronizing.withValue(false) { read() }
 }
