@@ -182,7 +182,9 @@ struct OutsideAppDatabase: CloudDatabase {
         try await reached("fetchDatabaseChanges")
         return try await base.fetchDatabaseChanges(since: token)
     }
-    func fetchDatabaseChanges(since token: CloudChangeToken?, firstPages: [CloudZonePageRequest]) async throws
+    func fetchDatabaseChanges(
+        since token: CloudChangeToken?, firstPages: [CloudZonePageRequest]
+    ) async throws
         -> CloudDatabaseChanges
     {
         try await reached("fetchDatabaseChanges+pages")
@@ -192,7 +194,9 @@ struct OutsideAppDatabase: CloudDatabase {
         try await reached("fetchZoneChanges")
         return try await base.fetchZoneChanges(zone, since: token, limit: limit)
     }
-    func fetchArrivingZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws
+    func fetchArrivingZoneChanges(
+        _ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int
+    ) async throws
         -> ArrivingZoneChanges
     {
         try await reached("fetchArrivingZoneChanges")
@@ -325,7 +329,8 @@ enum OutsideWriteKind: String, CaseIterable, Sendable, CustomTestStringConvertib
 
     /// Every game of a device, as text.
     static func games(_ device: SyncTestDevice) async throws -> [String] {
-        try await device.strings("SELECT id || ' ' || quote(title) || ' ' || quote(score) FROM games WHERE id IN ('t1', 'audit') ORDER BY id")
+        try await device.strings(
+            "SELECT id || ' ' || quote(title) || ' ' || quote(score) FROM games WHERE id IN ('t1', 'audit') ORDER BY id")
     }
 
     /// The first sync of the app's device: its own row, and `t1` from its other device.
@@ -517,7 +522,9 @@ enum OutsideWriteKind: String, CaseIterable, Sendable, CustomTestStringConvertib
 
     /// The participant's side: bob's own container writes while he accepts a share and while
     /// he sends his edit to the owner's zone; alice gets his edit of her game.
-    @Test(arguments: OutsideEncryptionMode.allCases, ["acceptShare", "shared.fetchShare", "shared.fetchArrivingZoneChanges", "shared.modifyRecords", "shared.fetchAsset"])
+    @Test(
+        arguments: OutsideEncryptionMode.allCases,
+        ["acceptShare", "shared.fetchShare", "shared.fetchArrivingZoneChanges", "shared.modifyRecords", "shared.fetchAsset"])
     func aParticipantsContainerWritesToTheSharedRecord(mode: OutsideEncryptionMode, point: String) async throws {
         let cloud = MockCloud()
         let database = try DatabaseQueue()
@@ -542,7 +549,8 @@ enum OutsideWriteKind: String, CaseIterable, Sendable, CustomTestStringConvertib
             encryption: mode.encryption)
         for device in [alice, bob, bob2] { device.engine.start() }
         try await alice.execute(
-            "INSERT INTO games (id, title, data) VALUES ('g0', 'Poker', zeroblob(\(Self.threshold * 2))); INSERT INTO players (id, gameID, name) VALUES ('p1', 'g0', 'Ann')")
+            "INSERT INTO games (id, title, data) VALUES ('g0', 'Poker', zeroblob(\(Self.threshold * 2))); INSERT INTO players (id, gameID, name) VALUES ('p1', 'g0', 'Ann')"
+        )
         try await alice.engine.syncChanges()
         try await bob.engine.syncChanges()
         let shared = try await alice.engine.share(record: OutsideAppGame(id: "g0")) { share in

@@ -67,7 +67,9 @@ struct UnmarkedCloudDatabase: CloudDatabase {
     func fetchShare(rootRecordID: CloudRecordID) async throws -> CloudShare {
         try await unmarked { try await base.fetchShare(rootRecordID: rootRecordID) }
     }
-    func deleteShare(rootRecordID: CloudRecordID) async throws { try await unmarked { try await base.deleteShare(rootRecordID: rootRecordID) } }
+    func deleteShare(rootRecordID: CloudRecordID) async throws {
+        try await unmarked { try await base.deleteShare(rootRecordID: rootRecordID) }
+    }
 }
 
 /// Runs a call into the app's container with the engine's mark cleared.

@@ -32,7 +32,11 @@ import Testing
         }
 
         func reached(_ here: WritePoint) async throws {
-            guard here == point, written.withLock({ flag in defer { flag = true }; return !flag }) else { return }
+            guard here == point,
+                written.withLock({ flag in
+                    defer { flag = true }; return !flag
+                })
+            else { return }
             try await database.write { db in
                 try db.execute(sql: "INSERT INTO games (id, title) VALUES ('audit-\(here.rawValue)', 'written by the container')")
             }

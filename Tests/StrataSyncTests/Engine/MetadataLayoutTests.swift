@@ -178,7 +178,8 @@ import Testing
         // The rebuilt table still refuses a permission that is none of the three, and takes
         // each of them and NULL, as the `IN` list did; and inserting builds no temporary table.
         let (refused, accepted, ephemeral) = try await database.write { db in
-            let insert = "INSERT INTO strata_sync.metadata (recordType, recordPrimaryKey, zoneName, ownerName, sharePermission) VALUES ('games', ?, 'z', 'o', ?)"
+            let insert =
+                "INSERT INTO strata_sync.metadata (recordType, recordPrimaryKey, zoneName, ownerName, sharePermission) VALUES ('games', ?, 'z', 'o', ?)"
             var refused = false
             do { try db.execute(sql: insert, arguments: ["check-owner", "owner"]) } catch { refused = true }
             for (index, permission) in ["none", "readOnly", "readWrite", nil].enumerated() {
