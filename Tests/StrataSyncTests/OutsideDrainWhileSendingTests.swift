@@ -33,8 +33,12 @@ struct OutsideDrainWhileSendingTests {
         InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
             let number = seen.count.add(1, ordering: .sequentiallyConsistent).newValue
             if let device = device() {
-                let progress = device.engine.status.progress
-                seen.progress.withLock { $0.append((number, progress.sent, progress.toSend)) }
+                // Read under the lock: two requests travel together, and a read taken before
+                // the other's but appended after it would look like progress falling.
+                seen.progress.withLock { steps in
+                    let progress = device.engine.status.progress
+                    steps.append((number, progress.sent, progress.toSend))
+                }
             }
             seen.firstCarried.withLock { carried in
                 for record in saving where carried[record.id.name] == nil { carried[record.id.name] = number }

@@ -28,32 +28,39 @@ extension String {
     /// generic `elementsEqual` over two `UTF8View`s walked them one index at a time, and was
     /// 3.6 % of a sync benchmark's samples.
     package func hasSameBytes(as other: String) -> Bool {
-        let contiguous = utf8.withContiguousStorageIfAvailable { mine in
-            other.utf8.withContiguousStorageIfAvailable { theirs -> Bool in
-                guard mine.count == theirs.count else { return false }
-                guard let left = mine.baseAddress, let right = theirs.baseAddress else { return true }
-                return memcmp(left, right, mine.count) == 0
-            }
+        let same = withContiguousUTF8(beside: other) { mine, theirs -> Bool in
+            guard mine.count == theirs.count else { return false }
+            guard let left = mine.baseAddress, let right = theirs.baseAddress else { return true }
+            return memcmp(left, right, mine.count) == 0
         }
-        if let same = contiguous ?? nil { return same }
+        if let same { return same }
         return utf8.count == other.utf8.count && utf8.elementsEqual(other.utf8)
     }
 
     /// Whether the text's UTF-8 bytes sort before `other`'s (SQLite's `BINARY` order), by
     /// `memcmp` where both are contiguous.
     package func bytesPrecede(_ other: String) -> Bool {
-        let contiguous = utf8.withContiguousStorageIfAvailable { mine in
-            other.utf8.withContiguousStorageIfAvailable { theirs -> Bool in
-                let common = Swift.min(mine.count, theirs.count)
-                if common > 0, let left = mine.baseAddress, let right = theirs.baseAddress {
-                    let order = memcmp(left, right, common)
-                    if order != 0 { return order < 0 }
-                }
-                return mine.count < theirs.count
+        let precedes = withContiguousUTF8(beside: other) { mine, theirs -> Bool in
+            let common = Swift.min(mine.count, theirs.count)
+            if common > 0, let left = mine.baseAddress, let right = theirs.baseAddress {
+                let order = memcmp(left, right, common)
+                if order != 0 { return order < 0 }
             }
+            return mine.count < theirs.count
         }
-        if let precedes = contiguous ?? nil { return precedes }
+        if let precedes { return precedes }
         return utf8.lexicographicallyPrecedes(other.utf8)
+    }
+
+    /// `body` over both texts' UTF-8 bytes when both are contiguous (native Swift strings
+    /// are); nil when either is not, for the caller's generic path.
+    private func withContiguousUTF8<Result>(
+        beside other: String, _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result? {
+        let answer = utf8.withContiguousStorageIfAvailable { mine in
+            other.utf8.withContiguousStorageIfAvailable { theirs in body(mine, theirs) }
+        }
+        return answer ?? nil
     }
 
     /// Feeds the UTF-8 bytes, with their count as a terminator, to `hasher`: the hash that goes

@@ -231,7 +231,7 @@ enum MetadatabaseTable: String, CaseIterable, Sendable {
         """
 
     /// Creates every table that does not exist yet, after rebuilding the tables an earlier
-    /// version created `WITHOUT ROWID` (``largeRowTables``).
+    /// version created otherwise (``largeRowTables``, ``isOutdated(createTableSQL:)``).
     static func createAll(in db: Database) throws {
         for table in largeRowTables { try table.rebuildIfOutdated(in: db) }
         for table in allCases { try db.execute(sql: table.createSQL) }
