@@ -10,7 +10,8 @@ import StrataSync
 ///   into the unsynced ones; three interleaved rounds, medians, so that a slow moment of the
 ///   machine does not land on one side only;
 /// - upload: `sendChanges()` of the rows from a fresh device ÷ the insert;
-/// - apply: `fetchChanges()` of them on a second device ÷ the insert.
+/// - apply: `fetchChanges()` of them on a second device ÷ the insert;
+/// - storage: the receiving device's data file and metadatabase, in bytes a row.
 /// strata-bench's `sync` workload measures the same on a one-table schema.
 enum EnginePhase {
     static func run(rows: Int, results: inout Results) async throws {
@@ -43,6 +44,7 @@ enum EnginePhase {
 
         // Unencrypted first, then encrypted (the default), each its own user.
         var timings: [Bool: (upload: Double, apply: Double)] = [:]
+        var storage: (dataFile: Int, metadatabase: Int)?
         for encrypted in [false, true] {
             let user = encrypted ? "engine" : "engine-plain"
             let sender = try await CloudSetup.device(
@@ -57,8 +59,18 @@ enum EnginePhase {
             sender.database.close()
             receiver.database.close()
             timings[encrypted] = (upload, apply)
+            if encrypted {
+                // Closed, so each file holds its WAL's pages: what the device keeps on disk.
+                let dataFile = "\(folder)/b-\(encrypted).sqlite"
+                let metadatabase = Metadatabase.location(
+                    for: .file(path: dataFile), containerIdentifier: receiver.engine.container.identifier)
+                guard case .file(path: let metadatabaseFile) = metadatabase else { throw BenchFailure("engine: no metadatabase file") }
+                storage = (try fileSize(dataFile), try fileSize(metadatabaseFile))
+            }
         }
-        guard let sealed = timings[true], let plain = timings[false] else { throw BenchFailure("engine: a run did not finish") }
+        guard let sealed = timings[true], let plain = timings[false], let storage else {
+            throw BenchFailure("engine: a run did not finish")
+        }
         let (upload, apply) = sealed
         let cInsert = seconds(try clock.measure { try SQLiteCRowWriter.insert(rows: rows, key: "c", path: folder + "/c.sqlite") })
 
@@ -72,6 +84,15 @@ enum EnginePhase {
         results.add("engine_sqlite_c_insert_s", cInsert, "s")
         results.add("encryption_engine_upload_cost_percent", (upload / plain.upload - 1) * 100, "%")
         results.add("encryption_engine_apply_cost_percent", (apply / plain.apply - 1) * 100, "%")
+        // The receiving device's files: the rows, and what the engine keeps beside them.
+        results.add("engine_data_file_bytes_per_row", Double(storage.dataFile) / Double(rows), "B")
+        results.add("engine_metadatabase_bytes_per_row", Double(storage.metadatabase) / Double(rows), "B")
+    }
+
+    private static func fileSize(_ path: String) throws -> Int {
+        let attributes = try FileManager.default.attributesOfItem(atPath: path)
+        guard let size = attributes[.size] as? Int else { throw BenchFailure("engine: no size for \(path)") }
+        return size
     }
 
     /// All rows in one transaction, as the capture comparison wants.
