@@ -10,7 +10,8 @@ import StrataSync
 ///   into the unsynced ones; three interleaved rounds, medians, so that a slow moment of the
 ///   machine does not land on one side only;
 /// - upload: `sendChanges()` of the rows from a fresh device ÷ the insert;
-/// - apply: `fetchChanges()` of them on a second device ÷ the insert;
+/// - apply: `fetchChanges()` of them on a second device ÷ the insert (upload and apply: medians
+///   of three rounds, each with a cloud and devices of its own);
 /// - storage: the receiving device's data file and metadatabase, in bytes a row.
 /// strata-bench's `sync` workload measures the same on a one-table schema.
 enum EnginePhase {
@@ -42,36 +43,25 @@ enum EnginePhase {
         pool.close()
         let insertTime = median(plain)
 
-        // Unencrypted first, then encrypted (the default), each its own user.
-        var timings: [Bool: (upload: Double, apply: Double)] = [:]
+        // Three rounds of each, unencrypted and encrypted (the default) alternating, so that a slow
+        // moment of the machine does not land on one side only (single runs spread by ±25 %):
+        // medians. Each round has a cloud and devices of its own, whose files go when it ends.
+        var timings: [Bool: (upload: [Double], apply: [Double])] = [false: ([], []), true: ([], [])]
         var storage: (dataFile: Int, metadatabase: Int)?
-        for encrypted in [false, true] {
-            let user = encrypted ? "engine" : "engine-plain"
-            let sender = try await CloudSetup.device(
-                "a-\(encrypted)", folder: folder, container: cloud.container(user: user), encrypted: encrypted)
-            try await insert(rows, key: "engine", prefix: "", into: sender.database)
-            let upload = seconds(try await clock.measure { try await sender.engine.sendChanges() })
-            let receiver = try await CloudSetup.device(
-                "b-\(encrypted)", folder: folder, container: cloud.container(user: user), encrypted: encrypted)
-            let apply = seconds(try await clock.measure { try await receiver.engine.fetchChanges() })
-            let arrived = try await StrataRowWriter.count(in: receiver.database)
-            guard arrived == rows else { throw BenchFailure("engine: device B has \(arrived) rows, device A \(rows)") }
-            sender.database.close()
-            receiver.database.close()
-            timings[encrypted] = (upload, apply)
-            if encrypted {
-                // Closed, so each file holds its WAL's pages: what the device keeps on disk.
-                let dataFile = "\(folder)/b-\(encrypted).sqlite"
-                let metadatabase = Metadatabase.location(
-                    for: .file(path: dataFile), containerIdentifier: receiver.engine.container.identifier)
-                guard case .file(path: let metadatabaseFile) = metadatabase else { throw BenchFailure("engine: no metadatabase file") }
-                storage = (try fileSize(dataFile), try fileSize(metadatabaseFile))
+        for round in 0..<3 {
+            for encrypted in [false, true] {
+                let (upload, apply, sizes) = try await uploadAndApply(
+                    rows, folder: folder, name: "\(encrypted)-\(round)", encrypted: encrypted, keep: keep)
+                timings[encrypted]?.upload.append(upload)
+                timings[encrypted]?.apply.append(apply)
+                if encrypted && storage == nil { storage = sizes }
             }
         }
-        guard let sealed = timings[true], let plain = timings[false], let storage else {
+        guard let sealedRuns = timings[true], let plainRuns = timings[false], let storage else {
             throw BenchFailure("engine: a run did not finish")
         }
-        let (upload, apply) = sealed
+        let (upload, apply) = (median(sealedRuns.upload), median(sealedRuns.apply))
+        let unencrypted = (upload: median(plainRuns.upload), apply: median(plainRuns.apply))
         let cInsert = seconds(try clock.measure { try SQLiteCRowWriter.insert(rows: rows, key: "c", path: folder + "/c.sqlite") })
 
         results.add("engine_upload_vs_insert", upload / insertTime, "x")
@@ -82,8 +72,8 @@ enum EnginePhase {
         results.add("engine_upload_s", upload, "s")
         results.add("engine_apply_s", apply, "s")
         results.add("engine_sqlite_c_insert_s", cInsert, "s")
-        results.add("encryption_engine_upload_cost_percent", (upload / plain.upload - 1) * 100, "%")
-        results.add("encryption_engine_apply_cost_percent", (apply / plain.apply - 1) * 100, "%")
+        results.add("encryption_engine_upload_cost_percent", (upload / unencrypted.upload - 1) * 100, "%")
+        results.add("encryption_engine_apply_cost_percent", (apply / unencrypted.apply - 1) * 100, "%")
         // The receiving device's files: the rows, and what the engine keeps beside them.
         results.add("engine_data_file_bytes_per_row", Double(storage.dataFile) / Double(rows), "B")
         results.add("engine_metadatabase_bytes_per_row", Double(storage.metadatabase) / Double(rows), "B")
@@ -93,6 +83,41 @@ enum EnginePhase {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         guard let size = attributes[.size] as? Int else { throw BenchFailure("engine: no size for \(path)") }
         return size
+    }
+
+    /// One round: device A sends `rows` new rows to a cloud of their own, device B fetches them;
+    /// the seconds of each, and B's files in bytes once closed (their WAL checkpointed: what the
+    /// device keeps on disk). The round's files are removed.
+    private static func uploadAndApply(
+        _ rows: Int, folder: String, name: String, encrypted: Bool, keep: Bool
+    ) async throws -> (upload: Double, apply: Double, sizes: (dataFile: Int, metadatabase: Int)) {
+        let clock = ContinuousClock()
+        let cloud = MockCloud()
+        let user = "engine-\(name)"
+        let sender = try await CloudSetup.device("a-\(name)", folder: folder, container: cloud.container(user: user), encrypted: encrypted)
+        try await insert(rows, key: "engine", prefix: "", into: sender.database)
+        let upload = seconds(try await clock.measure { try await sender.engine.sendChanges() })
+        let receiver = try await CloudSetup.device(
+            "b-\(name)", folder: folder, container: cloud.container(user: user), encrypted: encrypted)
+        let apply = seconds(try await clock.measure { try await receiver.engine.fetchChanges() })
+        let arrived = try await StrataRowWriter.count(in: receiver.database)
+        guard arrived == rows else { throw BenchFailure("engine: device B has \(arrived) rows, device A \(rows)") }
+        sender.database.close()
+        receiver.database.close()
+        func files(_ device: String, _ engine: SyncEngine) throws -> [String] {
+            let dataFile = "\(folder)/\(device)-\(name).sqlite"
+            guard
+                case .file(path: let metadatabase) = Metadatabase.location(
+                    for: .file(path: dataFile), containerIdentifier: engine.container.identifier)
+            else { throw BenchFailure("engine: no metadatabase file") }
+            return [dataFile, metadatabase]
+        }
+        let received = try files("b", receiver.engine)
+        let sizes = (dataFile: try fileSize(received[0]), metadatabase: try fileSize(received[1]))
+        if !keep {
+            for file in try received + files("a", sender.engine) { try? FileManager.default.removeItem(atPath: file) }
+        }
+        return (upload, apply, sizes)
     }
 
     /// All rows in one transaction, as the capture comparison wants.
