@@ -46,22 +46,16 @@ enum EnginePhase {
         // Three rounds of each, unencrypted and encrypted (the default) alternating, so that a slow
         // moment of the machine does not land on one side only (single runs spread by ±25 %):
         // medians. Each round has a cloud and devices of its own, whose files go when it ends.
-        var timings: [Bool: (upload: [Double], apply: [Double])] = [false: ([], []), true: ([], [])]
-        var storage: (dataFile: Int, metadatabase: Int)?
+        var sealedRuns: [Round] = []
+        var unsealedRuns: [Round] = []
         for round in 0..<3 {
-            for encrypted in [false, true] {
-                let (upload, apply, sizes) = try await uploadAndApply(
-                    rows, folder: folder, name: "\(encrypted)-\(round)", encrypted: encrypted, keep: keep)
-                timings[encrypted]?.upload.append(upload)
-                timings[encrypted]?.apply.append(apply)
-                if encrypted && storage == nil { storage = sizes }
-            }
+            unsealedRuns.append(try await uploadAndApply(rows, folder: folder, name: "false-\(round)", encrypted: false, keep: keep))
+            sealedRuns.append(try await uploadAndApply(rows, folder: folder, name: "true-\(round)", encrypted: true, keep: keep))
         }
-        guard let sealedRuns = timings[true], let plainRuns = timings[false], let storage else {
-            throw BenchFailure("engine: a run did not finish")
-        }
-        let (upload, apply) = (median(sealedRuns.upload), median(sealedRuns.apply))
-        let unencrypted = (upload: median(plainRuns.upload), apply: median(plainRuns.apply))
+        let (upload, apply) = (median(sealedRuns.map(\.upload)), median(sealedRuns.map(\.apply)))
+        let unencrypted = (upload: median(unsealedRuns.map(\.upload)), apply: median(unsealedRuns.map(\.apply)))
+        // Every round's receiving device stores the same rows: the first sealed one's files.
+        let storage = sealedRuns[0]
         let cInsert = seconds(try clock.measure { try SQLiteCRowWriter.insert(rows: rows, key: "c", path: folder + "/c.sqlite") })
 
         results.add("engine_upload_vs_insert", upload / insertTime, "x")
@@ -75,8 +69,8 @@ enum EnginePhase {
         results.add("encryption_engine_upload_cost_percent", (upload / unencrypted.upload - 1) * 100, "%")
         results.add("encryption_engine_apply_cost_percent", (apply / unencrypted.apply - 1) * 100, "%")
         // The receiving device's files: the rows, and what the engine keeps beside them.
-        results.add("engine_data_file_bytes_per_row", Double(storage.dataFile) / Double(rows), "B")
-        results.add("engine_metadatabase_bytes_per_row", Double(storage.metadatabase) / Double(rows), "B")
+        results.add("engine_data_file_bytes_per_row", Double(storage.dataFileBytes) / Double(rows), "B")
+        results.add("engine_metadatabase_bytes_per_row", Double(storage.metadatabaseBytes) / Double(rows), "B")
     }
 
     private static func fileSize(_ path: String) throws -> Int {
@@ -85,12 +79,18 @@ enum EnginePhase {
         return size
     }
 
-    /// One round: device A sends `rows` new rows to a cloud of their own, device B fetches them;
-    /// the seconds of each, and B's files in bytes once closed (their WAL checkpointed: what the
-    /// device keeps on disk). The round's files are removed.
-    private static func uploadAndApply(
-        _ rows: Int, folder: String, name: String, encrypted: Bool, keep: Bool
-    ) async throws -> (upload: Double, apply: Double, sizes: (dataFile: Int, metadatabase: Int)) {
+    /// What one round measured: seconds of the upload and the apply, and the receiving device's
+    /// files in bytes once closed (their WAL checkpointed: what the device keeps on disk).
+    struct Round {
+        var upload: Double
+        var apply: Double
+        var dataFileBytes: Int
+        var metadatabaseBytes: Int
+    }
+
+    /// One round: device A sends `rows` new rows to a cloud of their own, device B fetches them.
+    /// The round's files are removed unless `keep`.
+    private static func uploadAndApply(_ rows: Int, folder: String, name: String, encrypted: Bool, keep: Bool) async throws -> Round {
         let clock = ContinuousClock()
         let cloud = MockCloud()
         let user = "engine-\(name)"
@@ -104,20 +104,24 @@ enum EnginePhase {
         guard arrived == rows else { throw BenchFailure("engine: device B has \(arrived) rows, device A \(rows)") }
         sender.database.close()
         receiver.database.close()
-        func files(_ device: String, _ engine: SyncEngine) throws -> [String] {
+        func files(_ device: String, _ engine: SyncEngine) throws -> (dataFile: String, metadatabase: String) {
             let dataFile = "\(folder)/\(device)-\(name).sqlite"
             guard
                 case .file(path: let metadatabase) = Metadatabase.location(
                     for: .file(path: dataFile), containerIdentifier: engine.container.identifier)
             else { throw BenchFailure("engine: no metadatabase file") }
-            return [dataFile, metadatabase]
+            return (dataFile, metadatabase)
         }
-        let received = try files("b", receiver.engine)
-        let sizes = (dataFile: try fileSize(received[0]), metadatabase: try fileSize(received[1]))
+        let (sent, received) = (try files("a", sender.engine), try files("b", receiver.engine))
+        let round = Round(
+            upload: upload, apply: apply, dataFileBytes: try fileSize(received.dataFile),
+            metadatabaseBytes: try fileSize(received.metadatabase))
         if !keep {
-            for file in try received + files("a", sender.engine) { try? FileManager.default.removeItem(atPath: file) }
+            for file in [sent.dataFile, sent.metadatabase, received.dataFile, received.metadatabase] {
+                try? FileManager.default.removeItem(atPath: file)
+            }
         }
-        return (upload, apply, sizes)
+        return round
     }
 
     /// All rows in one transaction, as the capture comparison wants.
