@@ -221,7 +221,8 @@ extension ZoneChangesResponse: FastJSONCodable {
             switch key {
             case "changed":
                 guard changed == nil else { throw reader.failure("a key twice") }
-                changed = try reader.array { reader throws(JSONReaderError) in try CloudRecord(reading: &reader) }
+                // The records keep their text: a device stores each one's JSON (`ArrivedRecordText`).
+                changed = try reader.array { reader throws(JSONReaderError) in try CloudRecord(readingKeepingText: &reader) }
             case "deleted":
                 guard deleted == nil else { throw reader.failure("a key twice") }
                 deleted = try reader.array { reader throws(JSONReaderError) in try CloudTombstone(reading: &reader) }

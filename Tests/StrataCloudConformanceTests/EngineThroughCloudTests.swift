@@ -93,6 +93,55 @@ import Testing
         }
     }
 
+    /// A new device stores each record it fetched as JSON that reads back as the record the
+    /// cloud holds (through the service, the page's own text: `ArrivedRecordText`), with its
+    /// versions readable by `json_extract`, sealed or not; and edits on top of that stored copy
+    /// travel back.
+    @Test(arguments: CloudKind.available, [true, false])
+    func aFetchedRecordsStoredJSONReadsBackAsTheCloudsRecord(_ kind: CloudKind, sealed: Bool) async throws {
+        try await kind.run {
+            let encryption: SyncEncryption = sealed ? .endToEnd : .disabled
+            let container = { TestCloud.current.container(user: "alice") }
+            let phone = try await SyncTestDevice("phone", container: container(), time: clock, encryption: encryption)
+            phone.engine.start()
+            let titles = ["Poker", "é😀 \"night\" \\ , : {x}", "tab\tnew\nline", "", String(repeating: "long ", count: 80)]
+            try await phone.execute(
+                titles.enumerated().map { "INSERT INTO games (id, title, score) VALUES ('g\($0)', '\($1)', \($0 == 2 ? "NULL" : "\($0)"));" }
+                    .joined() + "INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Ann');")
+            try await phone.engine.syncChanges()
+            let laptop = try await SyncTestDevice("laptop", container: container(), time: clock, encryption: encryption)
+            laptop.engine.start()
+            try await laptop.engine.syncChanges()
+            #expect(try await laptop.rows() == phone.rows())
+
+            let held = try await TestCloud.current.records(in: CloudZoneID(name: "strata.default", owner: "alice"))
+            var expected: [String: CloudRecord] = [:]
+            for record in held { expected[record.id.name] = try await laptop.engine.openCloudRecord(record) }
+            let stored = try await laptop.database.read { db in
+                try db.fetchAll(
+                    sql: """
+                        SELECT recordPrimaryKey || ':' || recordType, lastKnownServerRecord, fieldVersions,
+                            json_extract(fieldVersions, '$.name'), json_extract(fieldVersions, '$.title')
+                        FROM strata_sync.metadata
+                        """
+                ) { row in (try row[0] as String, try row[1] as String, try row[2] as String, try row[3] as String?, try row[4] as String?) }
+            }
+            #expect(stored.count == titles.count + 1)
+            for (name, json, versions, nameVersion, titleVersion) in stored {
+                let record = try JSONDecoder().decode(CloudRecord.self, from: Data(json.utf8))
+                #expect(record == expected[name], "\(name): \(json)")
+                #expect(try JSONDecoder().decode([String: HybridTimestamp].self, from: Data(versions.utf8)) == record.fieldVersions)
+                #expect((nameVersion ?? titleVersion) == (record.fieldVersions["name"] ?? record.fieldVersions["title"])?.description)
+            }
+
+            try await laptop.execute("UPDATE games SET score = 42 WHERE id = 'g1'; UPDATE players SET name = 'Bo' WHERE id = 'p1'")
+            try await laptop.engine.syncChanges()
+            try await phone.engine.syncChanges()
+            #expect(try await phone.rows() == laptop.rows())
+            #expect(try await phone.strings("SELECT CAST(score AS TEXT) FROM games WHERE id = 'g1'") == ["42"])
+        }
+    }
+
     @Test(arguments: CloudKind.available) func anotherDeviceHearsOfAChange(_ kind: CloudKind) async throws {
         try await kind.run {
             let cloud = TestCloud.current

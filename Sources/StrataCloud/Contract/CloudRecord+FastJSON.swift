@@ -232,6 +232,26 @@ extension CloudRecord: FastJSONCodable {
     }
 
     package init(reading reader: inout JSONReader) throws(JSONReaderError) {
+        var unused = (versions: 0..<0, fields: 0..<0)
+        try self.init(reading: &reader, ranges: &unused)
+    }
+
+    /// A record read as ``init(reading:)`` reads it, carrying the text it was read from
+    /// (``arrivedText``): what a client reads a page's records with.
+    package init(readingKeepingText reader: inout JSONReader) throws(JSONReaderError) {
+        let start = reader.valueStart()
+        var ranges = (versions: 0..<0, fields: 0..<0)
+        try self.init(reading: &reader, ranges: &ranges)
+        let text = try reader.text(start..<reader.consumedCount)
+        arrivedText = ArrivedRecordText(
+            text: text, versions: (ranges.versions.lowerBound - start)..<(ranges.versions.upperBound - start),
+            fields: (ranges.fields.lowerBound - start)..<(ranges.fields.upperBound - start))
+    }
+
+    /// Reads a record; `ranges` are where its versions' and fields' objects were in the input.
+    private init(
+        reading reader: inout JSONReader, ranges: inout (versions: Range<Int>, fields: Range<Int>)
+    ) throws(JSONReaderError) {
         var id: CloudRecordID?
         var type: String?
         var fields: [String: CloudValue]?
@@ -249,13 +269,17 @@ extension CloudRecord: FastJSONCodable {
                 type = try reader.string()
             case "fields":
                 guard fields == nil else { throw reader.failure("a key twice") }
+                let start = reader.valueStart()
                 fields = try reader.dictionary(capacity: 16) { reader throws(JSONReaderError) in try CloudValue(reading: &reader) }
+                ranges.fields = start..<reader.consumedCount
             case "fieldVersions":
                 guard versions == nil else { throw reader.failure("a key twice") }
                 var previous: (bytes: Range<Int>, timestamp: HybridTimestamp)?
+                let start = reader.valueStart()
                 versions = try reader.dictionary(capacity: 16) { reader throws(JSONReaderError) in
                     try HybridTimestamp.read(&reader, previous: &previous)
                 }
+                ranges.versions = start..<reader.consumedCount
             case "parent":
                 guard !parentSeen else { throw reader.failure("a key twice") }
                 parentSeen = true

@@ -5,20 +5,26 @@
 /// received changes what the cloud holds.
 public struct CloudRecord: Hashable, Sendable, Codable {
     /// The record's name and zone.
-    public var id: CloudRecordID
+    public var id: CloudRecordID { didSet { arrivedText = nil } }
     /// The record's type; StrataSync uses the table name.
-    public var type: String
+    public var type: String { didSet { arrivedText = nil } }
     /// The field values by column name.
-    public var fields: [String: CloudValue]
+    public var fields: [String: CloudValue] { didSet { arrivedText = nil } }
     /// The version of each field's last edit, by column name. The per-field merge compares
     /// these (see `Documentation/Sync.md`).
-    public var fieldVersions: [String: HybridTimestamp]
+    public var fieldVersions: [String: HybridTimestamp] { didSet { arrivedText = nil } }
     /// The record this one belongs to (the row its single foreign key points at), which must
     /// exist in the same zone. Sharing a record shares its descendants through these.
-    public var parent: CloudRecordID?
+    public var parent: CloudRecordID? { didSet { arrivedText = nil } }
     /// The tag the server gave the record's last save; nil for a record never saved. A save must
     /// carry the tag the server holds, or it fails with ``CloudError/serverRecordChanged(_:)``.
-    public var changeTag: String?
+    public var changeTag: String? { didSet { arrivedText = nil } }
+
+    /// The JSON the record was read from, when a client read it from a page of the wire
+    /// (``ArrivedRecordText``); nil for a record made or changed in memory. Any change to the
+    /// record forgets it, so it always reads back as this record. Not part of the record's
+    /// value: left out of `==`, hashing and `Codable`.
+    package var arrivedText: ArrivedRecordText?
 
     /// A record; a new one has no change tag.
     public init(
@@ -35,6 +41,24 @@ public struct CloudRecord: Hashable, Sendable, Codable {
         self.fieldVersions = fieldVersions
         self.parent = parent
         self.changeTag = changeTag
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, type, fields, fieldVersions, parent, changeTag
+    }
+
+    public static func == (lhs: CloudRecord, rhs: CloudRecord) -> Bool {
+        lhs.id == rhs.id && lhs.type == rhs.type && lhs.fields == rhs.fields && lhs.fieldVersions == rhs.fieldVersions
+            && lhs.parent == rhs.parent && lhs.changeTag == rhs.changeTag
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(id)
+        hasher.combine(type)
+        hasher.combine(fields)
+        hasher.combine(fieldVersions)
+        hasher.combine(parent)
+        hasher.combine(changeTag)
     }
 
     /// The bytes the record counts for against a request's byte limit.

@@ -51,6 +51,15 @@ package struct JSONReader {
         index += 1
     }
 
+    /// Where the next value starts in the input, in bytes: whitespace before it is skipped.
+    package mutating func valueStart() -> Int {
+        skipSpace()
+        return index
+    }
+
+    /// How many bytes of the input the reader has read.
+    package var consumedCount: Int { index }
+
     /// Only whitespace is left.
     package mutating func end() throws(JSONReaderError) {
         skipSpace()
@@ -355,7 +364,8 @@ package struct JSONReader {
         first.count == second.count && bytes[first].elementsEqual(bytes[second])
     }
 
-    /// The text of a range ``plainString()`` returned, checked to be UTF-8.
+    /// The text of a range ``plainString()`` returned, or of a value read between
+    /// ``valueStart()`` and ``consumedCount``, checked to be UTF-8.
     package func text(_ range: Range<Int>) throws(JSONReaderError) -> String {
         try validated(bytes[range])
     }

@@ -79,6 +79,9 @@ enum RecordSealing {
         }
         var opened = record
         opened.fields = fields
+        // The text the record arrived in, with the opened fields where the envelope was: the
+        // plaintext is the fields' JSON, just read into `fields`.
+        opened.arrivedText = record.arrivedText?.replacingFields(with: text)
         return opened
     }
 

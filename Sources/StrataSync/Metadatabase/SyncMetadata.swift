@@ -29,12 +29,15 @@ public struct SyncMetadata: Sendable, Equatable {
     /// The record as last received from or acknowledged by the cloud: every field, including
     /// those of columns this version of the app does not have. Stored as JSON, which views and
     /// `json_extract` can read; selected, it decodes as a `CloudRecord` (opened, when
-    /// end-to-end encryption is on: the metadatabase is on the device).
+    /// end-to-end encryption is on: the metadatabase is on the device). A fetched record is
+    /// kept in the JSON it arrived in, so spacing and key order differ between records: read
+    /// the text as JSON, never compare it as text.
     @Column(as: JSONRepresentation<CloudRecord>?.self)
     public var lastKnownServerRecord: CloudRecord?
     /// The change tag of ``lastKnownServerRecord``: the tag the next save must carry.
     public var serverChangeTag: String?
-    /// The hybrid logical clock version of each field's last edit, as JSON.
+    /// The hybrid logical clock version of each field's last edit, as a JSON object (spaced
+    /// as it arrived, for a fetched record; `json_extract` reads it either way).
     public var fieldVersions: String
     /// `"save"` or `"delete"` while a local change waits to be sent; nil when in sync.
     public var pendingOperation: String?

@@ -27,6 +27,31 @@ import Testing
         #expect(opened.fieldVersions == record.fieldVersions && opened.changeTag == record.changeTag)
     }
 
+    /// A sealed record read from a page keeps its text through opening, with the opened
+    /// fields in place of the envelope (what a device stores as the record's JSON): the text
+    /// reads back as the opened record, its versions cut from it as the record's versions. A
+    /// record that did not arrive in a page has no text to keep.
+    @Test func openingARecordFromAPageKeepsItsTextWithTheOpenedFields() throws {
+        let record = F.record(fields: F.everyKind)
+        let sealed = try RecordSealing.seal(record, with: key)
+        #expect(try RecordSealing.open(sealed, with: key).arrivedText == nil)
+        let wire = try FastJSON.text(of: sealed)
+        // As PostgreSQL writes a stored record out: spaces after the separators (none of the
+        // record's strings holds a quote followed by a `:` or a `,`, nor does base64).
+        let spaced = wire.replacingOccurrences(of: "\":", with: "\": ").replacingOccurrences(of: ",\"", with: ", \"")
+        for text in [wire, spaced] {
+            var reader = JSONReader(text)
+            let arrived = try CloudRecord(readingKeepingText: &reader)
+            let opened = try RecordSealing.open(arrived, with: key)
+            let kept = try #require(opened.arrivedText)
+            let readBack = try FastJSON.read(CloudRecord.self, from: kept.text)
+            #expect(F.same(readBack.fields, record.fields))
+            #expect(readBack.fieldVersions == record.fieldVersions && readBack.id == record.id && readBack.type == record.type)
+            #expect(readBack.parent == record.parent && readBack.changeTag == record.changeTag)
+            #expect(FastJSON.versions(from: kept.versionsText) == record.fieldVersions)
+        }
+    }
+
     @Test func eachValueAloneRoundTrips() throws {
         for (name, value) in F.everyKind {
             let record = F.record(fields: [name: value])

@@ -289,6 +289,54 @@ struct ApplyingPageTests {
         #expect(title == "newer")
     }
 
+    /// A fetched record's metadata JSON is the text it arrived in (``ArrivedRecordText``),
+    /// however the page spaced and ordered it, and reads back as the record; `json_extract`
+    /// reads the stored versions. A record changed after it arrived is written anew, never
+    /// stored as the stale text.
+    @Test func aPagesOwnTextIsStoredAsTheRecordsJSONUnlessTheRecordChanged() async throws {
+        let (queue, plain) = try await Self.database(Self.schema)
+        let texts = [
+            #"{"changeTag": "t1", "fieldVersions": {"score": "1700000000000.0@there", "title": "1700000000001.2@there"}, "fields": "#
+                + #"{"score": {"integer": {"_0": 3}}, "title": {"text": {"_0": "Poker \u00e9 \"night\""}}}, "#
+                + #""id": {"name": "g1:games", "zone": {"name": "strata.default", "owner": "alice"}}, "type": "games"}"#,
+            #"{"type":"games","fields":{"title":{"text":{"_0":"two"}},"score":{"null":{}}},"parent":null,"#
+                + #""id":{"zone":{"owner":"alice","name":"strata.default"},"name":"g2:games"},"#
+                + #""fieldVersions":{"title":"5.0@there","score":"5.0@there"},"changeTag":"t2"}"#,
+            #"{"changeTag":"t3","fieldVersions":{"score":"5.0@there","title":"5.0@there"},"#
+                + #""fields":{"score":{"integer":{"_0":1}},"title":{"text":{"_0":"stale"}}},"#
+                + #""id":{"name":"g3:games","zone":{"name":"strata.default","owner":"alice"}},"type":"games"}"#,
+        ]
+        var page = try texts.map { text in
+            var reader = JSONReader(text)
+            return try CloudRecord(readingKeepingText: &reader)
+        }
+        page[2].fields["title"] = .text("changed")
+        #expect(page.map { $0.arrivedText != nil } == [true, true, false])
+        var prepared = plain
+        prepared.encoded = EncodedRecords(page)
+        let incoming = prepared
+        let records = page
+        _ = try await queue.write { db in try incoming.apply(records: records, tombstones: [], in: db) }
+        let rows = try await queue.read { db in
+            try db.fetchAll(
+                sql: """
+                    SELECT lastKnownServerRecord, fieldVersions, json_extract(fieldVersions, '$.title')
+                    FROM strata_sync.metadata ORDER BY recordPrimaryKey
+                    """
+            ) { row in (try row[0] as String, try row[1] as String, try row[2] as String) }
+        }
+        #expect(rows.count == 3)
+        #expect(rows[0].0 == texts[0] && rows[1].0 == texts[1])
+        #expect(rows[2].0 != texts[2])
+        for (row, record) in zip(rows, page) {
+            #expect(try SyncJSON.decode(CloudRecord.self, from: row.0) == record)
+            #expect(try SyncJSON.versions(row.1) == record.fieldVersions)
+            #expect(row.2 == record.fieldVersions["title"]?.description)
+        }
+        let titles = try await queue.read { db in try String.fetchAll(db, sql: "SELECT title FROM games ORDER BY id") }
+        #expect(titles == ["Poker é \"night\"", "two", "changed"])
+    }
+
     /// A send's accepted saves store the JSON their batch task wrote: each row's last known
     /// server record carries the row's values and the change tag the metadata names.
     @Test func acceptedSavesStoreTheRecordTheCloudHas() async throws {

@@ -28,9 +28,15 @@ struct EncodedRecords: Sendable {
     init(_ records: [CloudRecord], withVersions: Bool = true) {
         ordered.reserveCapacity(records.count)
         for record in records {
-            // Written by hand (never fails); the versions are cut from the record's text.
-            let (text, versions) = record.text(withVersions: withVersions)
-            let written = Texts(record: text, versions: versions, changeTag: record.changeTag)
+            let written: Texts
+            if let arrived = record.arrivedText {
+                // The JSON it arrived in reads back as the record (`ArrivedRecordText`).
+                written = Texts(record: arrived.text, versions: withVersions ? arrived.versionsText : nil, changeTag: record.changeTag)
+            } else {
+                // Written by hand (never fails); the versions are cut from the record's text.
+                let (text, versions) = record.text(withVersions: withVersions)
+                written = Texts(record: text, versions: versions, changeTag: record.changeTag)
+            }
             texts[record.id] = written
             ordered.append((record.id, written))
         }
