@@ -106,8 +106,10 @@ import Testing
             phone.engine.start()
             let titles = ["Poker", "é😀 \"night\" \\ , : {x}", "tab\tnew\nline", "", String(repeating: "long ", count: 80)]
             try await phone.execute(
-                titles.enumerated().map { "INSERT INTO games (id, title, score) VALUES ('g\($0)', '\($1)', \($0 == 2 ? "NULL" : "\($0)"));" }
-                    .joined() + "INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Ann');")
+                titles.enumerated().map {
+                    "INSERT INTO games (id, title, score) VALUES ('g\($0)', '\($1)', \($0 == 2 ? "NULL" : "\($0)"));"
+                }
+                .joined() + "INSERT INTO players (id, gameID, name) VALUES ('p1', 'g1', 'Ann');")
             try await phone.engine.syncChanges()
             let laptop = try await SyncTestDevice("laptop", container: container(), time: clock, encryption: encryption)
             laptop.engine.start()
@@ -124,7 +126,8 @@ import Testing
                             json_extract(fieldVersions, '$.name'), json_extract(fieldVersions, '$.title')
                         FROM strata_sync.metadata
                         """
-                ) { row in (try row[0] as String, try row[1] as String, try row[2] as String, try row[3] as String?, try row[4] as String?) }
+                ) { row in (try row[0] as String, try row[1] as String, try row[2] as String, try row[3] as String?, try row[4] as String?)
+                }
             }
             #expect(stored.count == titles.count + 1)
             for (name, json, versions, nameVersion, titleVersion) in stored {

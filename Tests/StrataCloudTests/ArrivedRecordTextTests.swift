@@ -18,6 +18,15 @@ struct ArrivedRecordTextTests {
         return record
     }
 
+    /// Whether a record read from Strata's own JSON keeps its text: not when a key, or a
+    /// version's node, holds a character JSON escapes (`json_extract` does not match escaped
+    /// keys, and an escaped version is not spelled as its `description`).
+    static func keepsText(_ record: CloudRecord) -> Bool {
+        func escaped(_ text: String) -> Bool { text.utf8.contains { $0 == 0x22 || $0 == 0x5C || $0 < 0x20 } }
+        return !record.fields.keys.contains(where: escaped) && !record.fieldVersions.keys.contains(where: escaped)
+            && !record.fieldVersions.values.contains { escaped($0.node) }
+    }
+
     /// Checks that `record`'s kept text, and the versions and fields cut from it, read back as
     /// the record, its versions and its fields, by the fast reader and by `JSONDecoder`.
     static func expectTextReadsBack(_ record: CloudRecord, sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -81,6 +90,10 @@ struct ArrivedRecordTextTests {
             for text in try Self.spellings(of: record) {
                 let read = try Self.readKeepingText(text)
                 #expect(read == record, "\(text)")
+                guard Self.keepsText(record) else {
+                    #expect(read.arrivedText == nil, "\(text)")
+                    continue
+                }
                 try Self.expectTextReadsBack(read)
                 #expect(read.arrivedText?.text == text.trimmingCharacters(in: .whitespacesAndNewlines))
             }
@@ -95,7 +108,10 @@ struct ArrivedRecordTextTests {
         let read = try reader.array { reader throws(JSONReaderError) in try CloudRecord(readingKeepingText: &reader) }
         try reader.end()
         #expect(read == records)
-        for record in read { try Self.expectTextReadsBack(record) }
+        #expect(read.contains { $0.arrivedText != nil })
+        for record in read {
+            if Self.keepsText(record) { try Self.expectTextReadsBack(record) } else { #expect(record.arrivedText == nil) }
+        }
     }
 
     @Test func theServicesReaderKeepsNoText() throws {
@@ -110,6 +126,7 @@ struct ArrivedRecordTextTests {
     @Test(arguments: 0..<9) func anyChangeForgetsTheText(_ change: Int) throws {
         var random = SplitMix(seed: 5)
         var original = FastJSONTests.record(&random)
+        while !Self.keepsText(original) { original = FastJSONTests.record(&random) }
         original.fields["score"] = .integer(3)
         original.fieldVersions["score"] = HybridTimestamp(milliseconds: 1, counter: 0, node: "a")
         var record = try Self.readKeepingText(FastJSON.text(of: original))
@@ -139,7 +156,7 @@ struct ArrivedRecordTextTests {
         for _ in 0..<200 {
             let record = FastJSONTests.record(&random)
             let read = try Self.readKeepingText(Self.spaced(FastJSON.text(of: record)))
-            #expect(read.arrivedText != nil)
+            #expect((read.arrivedText != nil) == Self.keepsText(record))
             #expect(read == record)
             #expect(read.hashValue == record.hashValue)
             #expect(Set([read, record]).count == 1)
@@ -158,6 +175,7 @@ struct ArrivedRecordTextTests {
             var sealed = FastJSONTests.record(&random)
             sealed.fields = ["strata.sealed": .bytes(Data((0..<Int.random(in: 0..<90, using: &random)).map { UInt8($0) }))]
             let opened = FastJSONTests.record(&random).fields
+            guard Self.keepsText(sealed) else { continue }
             for text in try Self.spellings(of: sealed) {
                 let read = try Self.readKeepingText(text)
                 for openedText in [FastJSON.text(ofFields: opened), Self.spaced(FastJSON.text(ofFields: opened))] {

@@ -11,7 +11,8 @@ package struct ArrivedRecordText: Sendable {
     package let text: String
     /// Where the field versions' object is in ``text``, in UTF-8 bytes.
     package let versions: Range<Int>
-    /// Where the fields' object is in ``text``, in UTF-8 bytes.
+    /// Where the fields' object is in ``text``, in UTF-8 bytes (after opening a sealed record,
+    /// with any whitespace the opened text had around it).
     package let fields: Range<Int>
 
     package init(text: String, versions: Range<Int>, fields: Range<Int>) {
@@ -44,7 +45,8 @@ package struct ArrivedRecordText: Sendable {
         let newFields = fields.lowerBound..<(fields.lowerBound + fieldsText.utf8.count)
         // A wire text may hold its keys in any order: versions after the fields move with them.
         let shift = newFields.count - fields.count
-        let newVersions = versions.lowerBound >= fields.upperBound ? (versions.lowerBound + shift)..<(versions.upperBound + shift) : versions
+        let newVersions =
+            versions.lowerBound >= fields.upperBound ? (versions.lowerBound + shift)..<(versions.upperBound + shift) : versions
         return ArrivedRecordText(text: spliced, versions: newVersions, fields: newFields)
     }
 }

@@ -233,24 +233,36 @@ extension CloudRecord: FastJSONCodable {
 
     package init(reading reader: inout JSONReader) throws(JSONReaderError) {
         var unused = (versions: 0..<0, fields: 0..<0)
-        try self.init(reading: &reader, ranges: &unused)
+        var unusedCanonical = true
+        try self.init(reading: &reader, ranges: &unused, canonicalVersions: &unusedCanonical)
     }
 
     /// A record read as ``init(reading:)`` reads it, carrying the text it was read from
     /// (``arrivedText``): what a client reads a page's records with.
+    ///
+    /// Only text in the form Strata writes is kept: a key spelled with an escape, or a version
+    /// spelled with leading zeros, reads as the same record but not as the same JSON to
+    /// `json_extract`, which users' views run on the stored text. Such a record (from a server
+    /// other than `strata-cloud`, whose records PostgreSQL writes out plainly) keeps none and
+    /// is written again.
     package init(readingKeepingText reader: inout JSONReader) throws(JSONReaderError) {
         let start = reader.valueStart()
+        let escapedKeys = reader.escapedKeyCount
         var ranges = (versions: 0..<0, fields: 0..<0)
-        try self.init(reading: &reader, ranges: &ranges)
+        var canonicalVersions = true
+        try self.init(reading: &reader, ranges: &ranges, canonicalVersions: &canonicalVersions)
+        guard canonicalVersions, reader.escapedKeyCount == escapedKeys else { return }
         let text = try reader.text(start..<reader.consumedCount)
         arrivedText = ArrivedRecordText(
             text: text, versions: (ranges.versions.lowerBound - start)..<(ranges.versions.upperBound - start),
             fields: (ranges.fields.lowerBound - start)..<(ranges.fields.upperBound - start))
     }
 
-    /// Reads a record; `ranges` are where its versions' and fields' objects were in the input.
+    /// Reads a record; `ranges` are where its versions' and fields' objects were in the input,
+    /// and `canonicalVersions` is cleared when a version was not spelled as its `description`.
     private init(
-        reading reader: inout JSONReader, ranges: inout (versions: Range<Int>, fields: Range<Int>)
+        reading reader: inout JSONReader, ranges: inout (versions: Range<Int>, fields: Range<Int>),
+        canonicalVersions: inout Bool
     ) throws(JSONReaderError) {
         var id: CloudRecordID?
         var type: String?
@@ -276,10 +288,16 @@ extension CloudRecord: FastJSONCodable {
                 guard versions == nil else { throw reader.failure("a key twice") }
                 var previous: (bytes: Range<Int>, timestamp: HybridTimestamp)?
                 let start = reader.valueStart()
+                var canonical = true
                 versions = try reader.dictionary(capacity: 16) { reader throws(JSONReaderError) in
-                    try HybridTimestamp.read(&reader, previous: &previous)
+                    let textStart = reader.valueStart()
+                    let version = try HybridTimestamp.read(&reader, previous: &previous)
+                    // Every other spelling of a version is longer: leading zeros, `-0`, escapes.
+                    if reader.consumedCount - textStart != version.descriptionLength + 2 { canonical = false }
+                    return version
                 }
                 ranges.versions = start..<reader.consumedCount
+                canonicalVersions = canonical
             case "parent":
                 guard !parentSeen else { throw reader.failure("a key twice") }
                 parentSeen = true
@@ -358,10 +376,18 @@ extension FastJSON {
 
     /// Fields from their JSON object; nil when the fast reader refuses the text.
     package static func fields(from text: String) -> [String: CloudValue]? {
+        var plainKeys = true
+        return fields(from: text, plainKeys: &plainKeys)
+    }
+
+    /// Fields from their JSON object, as ``fields(from:)`` reads them; `plainKeys` is cleared
+    /// when a key in the text was spelled with an escape (`JSONReader.escapedKeyCount`).
+    package static func fields(from text: String, plainKeys: inout Bool) -> [String: CloudValue]? {
         var reader = JSONReader(text)
         guard let fields = try? reader.dictionary({ reader throws(JSONReaderError) in try CloudValue(reading: &reader) }),
             (try? reader.end()) != nil
         else { return nil }
+        plainKeys = reader.escapedKeyCount == 0
         return fields
     }
 

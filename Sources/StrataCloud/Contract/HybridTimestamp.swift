@@ -44,6 +44,20 @@ public struct HybridTimestamp: Hashable, Comparable, Sendable, Codable, CustomSt
         self.init(milliseconds: negative ? -magnitude : magnitude, counter: UInt32(counter), node: node)
     }
 
+    /// How many UTF-8 bytes ``description`` has, counted without writing it.
+    package var descriptionLength: Int {
+        func digits(_ magnitude: UInt64) -> Int {
+            var count = 1
+            var rest = magnitude / 10
+            while rest > 0 {
+                count += 1
+                rest /= 10
+            }
+            return count
+        }
+        return (milliseconds < 0 ? 1 : 0) + digits(milliseconds.magnitude) + 1 + digits(UInt64(counter)) + 1 + node.utf8.count
+    }
+
     /// 1 to `maximumDigits` ASCII digits (at most 18, so the value fits an `Int64`).
     private static func number(_ digits: some Collection<UInt8>, maximumDigits: Int) -> Int64? {
         guard !digits.isEmpty, digits.count <= maximumDigits else { return nil }

@@ -18,6 +18,9 @@ package struct JSONReaderError: Error, CustomStringConvertible {
 package struct JSONReader {
     private let bytes: [UInt8]
     private var index = 0
+    /// How many object keys read so far were spelled with an escape (`"ti\u0074le"`):
+    /// legal JSON that SQLite's `json_extract` does not match against a path's key.
+    package private(set) var escapedKeyCount = 0
 
     package init(_ data: Data) {
         bytes = [UInt8](data)
@@ -100,7 +103,11 @@ package struct JSONReader {
             return
         }
         while true {
+            skipSpace()
+            let keyStart = index
             let key = try string()
+            // An escape always spells a key in more bytes than it has.
+            if index - keyStart - 2 != key.utf8.count { escapedKeyCount += 1 }
             try expect(UInt8(ascii: ":"))
             try body(&self, key)
             let separator = try next()

@@ -69,7 +69,8 @@ enum RecordSealing {
         } catch {
             throw EncryptionError.tamperedRecord(record.id)
         }
-        guard let text = String(data: plaintext, encoding: .utf8), let fields = FastJSON.fields(from: text) else {
+        var plainKeys = true
+        guard let text = String(data: plaintext, encoding: .utf8), let fields = FastJSON.fields(from: text, plainKeys: &plainKeys) else {
             throw EncryptionError.tamperedRecord(record.id)
         }
         if let retiredAt = key.retiredAt,
@@ -80,8 +81,9 @@ enum RecordSealing {
         var opened = record
         opened.fields = fields
         // The text the record arrived in, with the opened fields where the envelope was: the
-        // plaintext is the fields' JSON, just read into `fields`.
-        opened.arrivedText = record.arrivedText?.replacingFields(with: text)
+        // plaintext is the fields' JSON, just read into `fields`. Kept only in the form Strata
+        // writes (`CloudRecord.init(readingKeepingText:)`).
+        opened.arrivedText = plainKeys ? record.arrivedText?.replacingFields(with: text) : nil
         return opened
     }
 
