@@ -57,6 +57,33 @@ package struct JSONWriter {
         bytes.append(contentsOf: text.utf8)
     }
 
+    /// Text that is already JSON, written without the whitespace between its tokens (what
+    /// PostgreSQL puts after every `:` and `,` of a `jsonb` value it writes out); strings are
+    /// copied as they are.
+    package mutating func compactJSON(_ text: String) {
+        var text = text
+        text.withUTF8 { input in
+            var inString = false
+            var escaped = false
+            for byte in input {
+                if inString {
+                    if escaped {
+                        escaped = false
+                    } else if byte == UInt8(ascii: "\\") {
+                        escaped = true
+                    } else if byte == UInt8(ascii: "\"") {
+                        inString = false
+                    }
+                } else if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
+                    continue
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = true
+                }
+                bytes.append(byte)
+            }
+        }
+    }
+
     /// Bytes that are already JSON, written as they are.
     package mutating func json(bytes json: [UInt8]) {
         bytes.append(contentsOf: json)
