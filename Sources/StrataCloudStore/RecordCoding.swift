@@ -67,8 +67,8 @@ enum RecordCoding {
         writer.raw("{\"changeTag\":")
         writer.string(changeTag)
         // Compacted: PostgreSQL writes a `jsonb` value out with a space after every `:` and
-        // `,`, about a tenth of a record's bytes, which every device would read past and then
-        // keep in its metadatabase (`ArrivedRecordText`).
+        // `,` (about one byte in twenty of a record), which every device would read past and
+        // then keep in its metadatabase (`ArrivedRecordText`).
         writer.raw(",\"fieldVersions\":")
         writer.compactJSON(versions)
         writer.raw(",\"fields\":")
