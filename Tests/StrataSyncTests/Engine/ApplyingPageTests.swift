@@ -36,6 +36,14 @@ struct ApplyingPageTests {
             fieldVersions: ["title": version, "score": version], changeTag: "t\(key)\(milliseconds)")
     }
 
+    /// The record `text` holds, read as a client reads a page's record (keeping its text).
+    static func pageRecord(_ text: String) throws -> CloudRecord {
+        var reader = JSONReader(text)
+        let record = try CloudRecord(readingKeepingText: &reader)
+        try reader.end()
+        return record
+    }
+
     static func player(_ key: String, of game: String) -> CloudRecord {
         let version = HybridTimestamp(milliseconds: 5, counter: 0, node: "there")
         return CloudRecord(
@@ -306,10 +314,7 @@ struct ApplyingPageTests {
                 + #""fields":{"score":{"integer":{"_0":1}},"title":{"text":{"_0":"stale"}}},"#
                 + #""id":{"name":"g3:games","zone":{"name":"strata.default","owner":"alice"}},"type":"games"}"#,
         ]
-        var page = try texts.map { text in
-            var reader = JSONReader(text)
-            return try CloudRecord(readingKeepingText: &reader)
-        }
+        var page = try texts.map(Self.pageRecord)
         page[2].fields["title"] = .text("changed")
         #expect(page.map { $0.arrivedText != nil } == [true, true, false])
         var prepared = plain

@@ -10,13 +10,6 @@ import Testing
 
 @Suite(.timeLimit(.minutes(1)))
 struct OutsideArrivedTextAcrossPagesTests {
-    static func read(_ text: String) throws -> CloudRecord {
-        var reader = JSONReader(text)
-        let record = try CloudRecord(readingKeepingText: &reader)
-        try reader.end()
-        return record
-    }
-
     static let child =
         #" { "type" : "players", "parent" : {"zone": {"owner": "alice", "name": "strata.default"}, "name": "g9:games"}, "#
         + #""fields": {"name": {"text": {"_0": "Ann \u00e9😀"}}, "gameID": {"text": {"_0": "g9"}}}, "changeTag": "tp1", "#
@@ -35,8 +28,9 @@ struct OutsideArrivedTextAcrossPagesTests {
     @Test(arguments: [false, true])
     func aRecordKeptAsideStoresJSONThatReadsBackAsItself(childInLaterPage: Bool) async throws {
         let (queue, plain) = try await ApplyingPageTests.database(ApplyingPageTests.schema)
-        let first = [try Self.read(Self.child)]
-        let second = [try Self.read(Self.parent)] + (childInLaterPage ? [try Self.read(Self.childAgain)] : [])
+        let first = [try ApplyingPageTests.pageRecord(Self.child)]
+        let second =
+            [try ApplyingPageTests.pageRecord(Self.parent)] + (childInLaterPage ? [try ApplyingPageTests.pageRecord(Self.childAgain)] : [])
         var one = plain
         one.encoded = EncodedRecords(first)
         let firstIncoming = one

@@ -10,19 +10,12 @@ import Testing
 
 @Suite(.timeLimit(.minutes(1)))
 struct OutsideArrivedTextJSONExtractTests {
-    static func read(_ text: String) throws -> CloudRecord {
-        var reader = JSONReader(text)
-        let record = try CloudRecord(readingKeepingText: &reader)
-        try reader.end()
-        return record
-    }
-
     typealias StoredRow = (key: String, record: String, versions: String, titleVersion: String?, title: String?)
 
     /// Applies `texts` as one fetched page, as the engine does (its texts written beforehand).
     static func apply(_ texts: [String]) async throws -> (page: [CloudRecord], rows: [StoredRow], titles: [String]) {
         let (queue, plain) = try await ApplyingPageTests.database(ApplyingPageTests.schema)
-        let page = try texts.map { try Self.read($0) }
+        let page = try texts.map { try ApplyingPageTests.pageRecord($0) }
         // Neither spelling is the one Strata writes: the text is not kept, the record is
         // written again (`CloudRecord.init(readingKeepingText:)`).
         #expect(page.allSatisfy { $0.arrivedText == nil })
