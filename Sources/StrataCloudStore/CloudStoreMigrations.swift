@@ -32,6 +32,8 @@ enum CloudStoreMigrations {
         // after its answer was lost cannot undo a later delete (`CloudModifyRules`). Nullable,
         // without a default: no rewrite of the table, and older tombstones compare with nothing.
         Migration(version: 10, statements: ["ALTER TABLE strata_cloud.tombstones ADD COLUMN field_versions jsonb"]),
+        // An owner's statements compare the owner before they look up shares (CloudStoreOwnerFirstPolicies).
+        Migration(version: 11, statements: CloudStoreOwnerFirstPolicies.statements),
     ]
 
     /// Migration 6: the feed indexes become partial (`WHERE sequence >= 0`, which every
