@@ -129,21 +129,26 @@ public final class CloudStore: Sendable {
             return try await ConnectionWatch<Result>.run { watch in
                 try await client.withConnection { connection in
                     watch.watch(connection)
-                    // Two round trips before the request's own statements, not four: the
-                    // isolation level goes with BEGIN, and the role with the user (setting the
-                    // `role` parameter locally is what SET LOCAL ROLE does). Every request
-                    // pays them (issue #27: the push path makes several).
-                    try await connection.perform(
-                        repeatableRead ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN", logger: logger)
-                    do {
-                        try await connection.run(
-                            PreparedStatements.ActAs(role: CloudStoreMigrations.requestRole, user: user), logger: logger)
-                        let value = try await body(connection)
-                        try await connection.perform("COMMIT", logger: logger)
-                        return value
-                    } catch {
-                        if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
-                        throw error
+                    // The transaction runs on the connection's own event loop: a statement's
+                    // answer then resumes it without waking another thread, and the next
+                    // statement is written without waking the loop (EventLoopTaskExecutor).
+                    return try await withTaskExecutorPreference(EventLoopTaskExecutor(connection.eventLoop)) {
+                        // Two round trips before the request's own statements, not four: the
+                        // isolation level goes with BEGIN, and the role with the user (setting the
+                        // `role` parameter locally is what SET LOCAL ROLE does). Every request
+                        // pays them (issue #27: the push path makes several).
+                        try await connection.perform(
+                            repeatableRead ? "BEGIN ISOLATION LEVEL REPEATABLE READ" : "BEGIN", logger: logger)
+                        do {
+                            try await connection.run(
+                                PreparedStatements.ActAs(role: CloudStoreMigrations.requestRole, user: user), logger: logger)
+                            let value = try await body(connection)
+                            try await connection.perform("COMMIT", logger: logger)
+                            return value
+                        } catch {
+                            if !connection.isClosed { _ = try? await connection.query("ROLLBACK", logger: logger) }
+                            throw error
+                        }
                     }
                 }
             }
