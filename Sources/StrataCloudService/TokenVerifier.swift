@@ -6,6 +6,8 @@ struct TokenVerifier: Sendable {
     let keys: JWTKeyCollection
     /// The time the expiry is checked against (``CloudServiceConfiguration/now``).
     let now: @Sendable () -> Date
+    /// Tokens verified before, checked again for their expiry only.
+    let verified = VerifiedTokens()
 
     /// The token's user when the header holds `Bearer <token>` signed HS256 with the service's
     /// key, unexpired, with a subject.
@@ -14,6 +16,10 @@ struct TokenVerifier: Sendable {
         let prefix = "bearer "
         guard authorization.count > prefix.count, authorization.lowercased().hasPrefix(prefix) else { return nil }
         let token = authorization.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
+        if let known = verified.entry(for: token) {
+            // The same comparison as jwt-kit's: a token is expired from its `exp` on.
+            return now() < known.expires ? known.user : nil
+        }
         // jwt-kit verifies with the key it holds whatever the header claims; refusing other
         // algorithms up front also keeps `alg: none` and key-confusion tokens from any parser.
         guard Self.algorithm(of: token) == CloudServiceTokens.algorithm else { return nil }
@@ -23,7 +29,9 @@ struct TokenVerifier: Sendable {
             (try? payload.exp.verifyNotExpired(currentDate: now())) != nil
         else { return nil }
         let user = payload.sub.value
-        return user.isEmpty ? nil : user
+        guard !user.isEmpty else { return nil }
+        verified.remember(token, VerifiedTokens.Entry(user: user, expires: payload.exp.value))
+        return user
     }
 
     /// ``CloudTokenPayload``'s claims, both required, the expiry left to the verifier's clock.
