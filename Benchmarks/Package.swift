@@ -68,6 +68,7 @@ let package = Package(
                 "CSQLiteBench",
                 .product(name: "StrataSQLite", package: "Strata"),
                 .product(name: "StrataSync", package: "Strata"),
+                .product(name: "StrataObservation", package: "Strata"),
                 .product(name: "StrataCloudStore", package: "Strata"),
                 .product(name: "StrataCloudService", package: "Strata"),
                 .product(name: "StrataCloudClient", package: "Strata"),

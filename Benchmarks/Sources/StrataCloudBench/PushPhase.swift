@@ -55,20 +55,24 @@ enum PushPhase {
 
         // The target: B follows on its own, as another device does, fetching on every hint
         // whatever A is still doing (A writes the cloud's answers after the hint has left).
-        // A sample ends when a fetch of B's finds its row.
+        // A sample's latency ends when a live query on B sees the row, as an app's list would;
+        // the sample itself ends when the fetch that brought the row has returned, so the
+        // next one starts with B idle, as before.
         let follower = try await PushFollower(devices: devices, hints: container.changeHints(), clock: clock)
         defer { follower.stop() }
         var latencies: [Double] = []
+        var fetchesReturned: [Double] = []
         var hintsAfterCommit: [Double] = []
         for sample in -5..<samples {
             let key = "push-\(sample)"
-            follower.expect(key)
+            try await follower.expect(key)
             let started = clock.now
             try await devices.commitAndSend(key)
             let arrival = try await follower.arrival()
             guard arrival.key == key else { throw BenchFailure("B found \(arrival.key) while A sent \(key)") }
             if sample >= 0 {
-                latencies.append(seconds(arrival.fetched - started) * 1_000)
+                latencies.append(seconds(arrival.visible - started) * 1_000)
+                fetchesReturned.append(seconds(arrival.fetched - started) * 1_000)
                 hintsAfterCommit.append(seconds(arrival.hinted - started) * 1_000)
             }
         }
@@ -95,6 +99,11 @@ enum PushPhase {
         results.add("push_p99_ms", percentile(latencies, 0.99), "ms")
         results.add("push_max_ms", latencies.last ?? 0, "ms")
         results.add("push_hint_after_commit_p50_ms", percentile(hintsAfterCommit.sorted(), 0.50), "ms")
+        // What `push_p50_ms` measured until 2026-12-07: until B's fetch had returned, its
+        // tokens saved after the row was visible.
+        fetchesReturned.sort()
+        results.add("push_fetch_returned_p50_ms", percentile(fetchesReturned, 0.50), "ms")
+        results.add("push_fetch_returned_p99_ms", percentile(fetchesReturned, 0.99), "ms")
         serial.sort()
         results.add("push_serial_p50_ms", percentile(serial, 0.50), "ms")
         results.add("push_serial_p99_ms", percentile(serial, 0.99), "ms")
