@@ -16,6 +16,9 @@ struct TokenVerifier: Sendable {
         let prefix = "bearer "
         guard authorization.count > prefix.count, authorization.lowercased().hasPrefix(prefix) else { return nil }
         let token = authorization.dropFirst(prefix.count).trimmingCharacters(in: .whitespaces)
+        // A compact JWT is base64url and dots: anything else is refused before the memory is
+        // asked, as jwt-kit would refuse it.
+        guard token.utf8.allSatisfy(Self.isTokenByte) else { return nil }
         if let known = verified.entry(for: token) {
             // The same comparison as jwt-kit's: a token is expired from its `exp` on.
             return now() < known.expires ? known.user : nil
@@ -32,6 +35,16 @@ struct TokenVerifier: Sendable {
         guard !user.isEmpty else { return nil }
         verified.remember(token, VerifiedTokens.Entry(user: user, expires: payload.exp.value))
         return user
+    }
+
+    /// Whether `byte` may appear in a compact JWT: base64url's alphabet, its padding, the dots.
+    static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "="): true
+        default: false
+        }
     }
 
     /// ``CloudTokenPayload``'s claims, both required, the expiry left to the verifier's clock.

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 
-/// Bearer tokens the service has verified, by their exact text, with the user each names and
+/// Bearer tokens the service has verified, by their exact bytes (Swift compares strings by
+/// canonical equivalence, where U+212A KELVIN SIGN equals "K"), with the user each names and
 /// when it expires: a device sends the same token with every request until it expires, and its
 /// signature and claims need checking once.
 ///
@@ -19,7 +20,7 @@ final class VerifiedTokens: Sendable {
 
     /// The most tokens remembered at once.
     let capacity: Int
-    private let entries = Mutex<[String: Entry]>([:])
+    private let entries = Mutex<[[UInt8]: Entry]>([:])
 
     init(capacity: Int = 4_096) {
         self.capacity = capacity
@@ -27,14 +28,16 @@ final class VerifiedTokens: Sendable {
 
     /// The token's entry, if it verified before.
     func entry(for token: String) -> Entry? {
-        entries.withLock { $0[token] }
+        let key = Array(token.utf8)
+        return entries.withLock { $0[key] }
     }
 
     /// Remembers a token that verified.
     func remember(_ token: String, _ entry: Entry) {
+        let key = Array(token.utf8)
         entries.withLock { entries in
-            if entries.count >= capacity && entries[token] == nil { entries.removeAll(keepingCapacity: true) }
-            entries[token] = entry
+            if entries.count >= capacity && entries[key] == nil { entries.removeAll(keepingCapacity: true) }
+            entries[key] = entry
         }
     }
 

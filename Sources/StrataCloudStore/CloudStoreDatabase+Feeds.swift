@@ -23,8 +23,10 @@ extension CloudStoreDatabase {
         let reaches = reaches
         let sharedSeen = scope == .shared ? try SharedDatabaseToken(token) : nil
         let start = scope == .private ? try Self.position(of: token, prefix: "d") : 0
-        return try await store.transaction(as: user, repeatableRead: true) { connection in
-            var changes =
+        // The pages' records are read into values after the transaction: that work is the
+        // page's size, and the transaction runs on its connection's event loop.
+        var (changes, reads) = try await store.transaction(as: user, repeatableRead: true) { connection in
+            let changes =
                 if let sharedSeen {
                     try await Self.sharedDatabaseChanges(of: user, seen: sharedSeen, on: connection, logger: logger)
                 } else {
@@ -32,6 +34,7 @@ extension CloudStoreDatabase {
                 }
             let changed = Set(changes.changedZones)
             var asked = Set<CloudZoneID>()
+            var reads: [(CloudZoneID, ZonePageRead)] = []
             // A zone asked for twice is read from its first request only, given or not.
             for request in firstPages where asked.insert(request.zone).inserted && changed.contains(request.zone) {
                 guard reaches(request.zone), let issued = try? ZoneFeedToken(request.since) else { continue }
@@ -40,15 +43,27 @@ extension CloudStoreDatabase {
                 // checks of what a statement returned, not a failed statement, so the
                 // transaction goes on.
                 do {
-                    changes.firstPages[request.zone] = try await Self.zonePage(
-                        request.zone, since: request.since, issued: issued, limit: request.limit, user: user, scope: scope,
-                        on: connection, logger: logger)
+                    reads.append(
+                        (
+                            request.zone,
+                            try await Self.readZonePage(
+                                request.zone, since: request.since, issued: issued, limit: request.limit, user: user, scope: scope,
+                                on: connection, logger: logger)
+                        ))
                 } catch let error as CloudError where !error.isTransient {
                     continue
                 }
             }
-            return changes
+            return (changes, reads)
         }
+        for (zone, read) in reads {
+            do {
+                changes.firstPages[zone] = try Self.zonePage(zone, read: read)
+            } catch let error as CloudError where !error.isTransient {
+                continue
+            }
+        }
+        return changes
     }
 
     private static func privateDatabaseChanges(
@@ -104,10 +119,11 @@ extension CloudStoreDatabase {
         guard reaches(zone) else { throw CloudError.permissionFailure(nil) }
         let issued = try ZoneFeedToken(token)
         let (user, logger, scope) = (user, logger, scope)
-        return try await store.transaction(as: user, repeatableRead: true) { connection in
-            try await Self.zonePage(
+        let read = try await store.transaction(as: user, repeatableRead: true) { connection in
+            try await Self.readZonePage(
                 zone, since: token, issued: issued, limit: limit, user: user, scope: scope, on: connection, logger: logger)
         }
+        return try Self.zonePage(zone, read: read)
     }
 
     /// The same page as ``fetchZoneChanges(_:since:limit:)``, its records written as JSON from
@@ -120,38 +136,32 @@ extension CloudStoreDatabase {
         guard reaches(zone) else { throw CloudError.permissionFailure(nil) }
         let issued = try ZoneFeedToken(token)
         let (user, logger, scope) = (user, logger, scope)
-        return try await store.transaction(as: user, repeatableRead: true) { connection in
-            let read = try await Self.readZonePage(
+        // Written after the transaction, off its connection's event loop: the page's size of work.
+        let read = try await store.transaction(as: user, repeatableRead: true) { connection in
+            try await Self.readZonePage(
                 zone, since: token, issued: issued, limit: limit, user: user, scope: scope, on: connection, logger: logger)
-            var changed = JSONWriter(capacity: read.rows.count * 900)
-            var changedCount = 0
-            var deleted: [CloudTombstone] = []
-            for row in read.rows {
-                if let fields = row.3, let versions = row.4, let tag = row.6 {
-                    if changedCount > 0 { changed.byte(",") }
-                    try RecordCoding.writeRecord(
-                        zone: zone, name: row.1, type: row.2, fields: fields, versions: versions, parent: row.5, changeTag: tag,
-                        to: &changed)
-                    changedCount += 1
-                } else {
-                    deleted.append(CloudTombstone(id: CloudRecordID(name: row.1, zone: zone), type: row.2))
-                }
-            }
-            return EncodedZoneChanges(
-                changed: changed.bytes, changedCount: changedCount, deleted: deleted, token: read.token, moreComing: read.moreComing,
-                remainingEstimate: read.remainingEstimate)
         }
+        var changed = JSONWriter(capacity: read.rows.count * 900)
+        var changedCount = 0
+        var deleted: [CloudTombstone] = []
+        for row in read.rows {
+            if let fields = row.3, let versions = row.4, let tag = row.6 {
+                if changedCount > 0 { changed.byte(",") }
+                try RecordCoding.writeRecord(
+                    zone: zone, name: row.1, type: row.2, fields: fields, versions: versions, parent: row.5, changeTag: tag,
+                    to: &changed)
+                changedCount += 1
+            } else {
+                deleted.append(CloudTombstone(id: CloudRecordID(name: row.1, zone: zone), type: row.2))
+            }
+        }
+        return EncodedZoneChanges(
+            changed: changed.bytes, changedCount: changedCount, deleted: deleted, token: read.token, moreComing: read.moreComing,
+            remainingEstimate: read.remainingEstimate)
     }
 
-    /// A page of `zone`'s changes after `token` (`issued`, decoded), in the caller's
-    /// transaction. Its refusals (`zoneNotFound`, `permissionFailure`, `changeTokenExpired`)
-    /// are thrown by checks of what the zone's row holds, never by a failed statement.
-    private static func zonePage(
-        _ zone: CloudZoneID, since token: CloudChangeToken?, issued: ZoneFeedToken, limit: Int, user: String, scope: CloudDatabaseScope,
-        on connection: PostgresConnection, logger: Logger
-    ) async throws -> CloudZoneChanges {
-        let read = try await readZonePage(
-            zone, since: token, issued: issued, limit: limit, user: user, scope: scope, on: connection, logger: logger)
+    /// A page of `zone`'s changes, its records read into values from the rows `read` holds.
+    private static func zonePage(_ zone: CloudZoneID, read: ZonePageRead) throws -> CloudZoneChanges {
         var page = CloudZoneChanges(
             changed: [], deleted: [], token: read.token, moreComing: read.moreComing, remainingEstimate: read.remainingEstimate)
         for row in read.rows {
@@ -167,13 +177,16 @@ extension CloudStoreDatabase {
     }
 
     /// A page's rows, as PostgreSQL returns them, and where the next page starts.
-    private struct ZonePageRead {
+    private struct ZonePageRead: Sendable {
         var rows: ArraySlice<PreparedStatements.ZonePageRow>
         var token: CloudChangeToken
         var moreComing: Bool
         var remainingEstimate: Int
     }
 
+    /// A page of `zone`'s changes after `token` (`issued`, decoded), as rows, in the caller's
+    /// transaction. Its refusals (`zoneNotFound`, `permissionFailure`, `changeTokenExpired`)
+    /// are thrown by checks of what the zone's row holds, never by a failed statement.
     private static func readZonePage(
         _ zone: CloudZoneID, since token: CloudChangeToken?, issued: ZoneFeedToken, limit: Int, user: String, scope: CloudDatabaseScope,
         on connection: PostgresConnection, logger: Logger

@@ -1,8 +1,9 @@
 import Logging
 import PostgresNIO
 
-/// The store's schema, as numbered migrations: each runs once, in its own transaction, in
-/// order, under an advisory lock so that many service instances starting together migrate once.
+/// The store's schema, as numbered migrations: each runs once, in order; those a database
+/// lacks run together in one transaction, under an advisory lock so that many service
+/// instances starting together migrate once.
 enum CloudStoreMigrations {
     /// The role every request runs as (`SET LOCAL ROLE`): no login, no ownership, no bypass of
     /// row-level security. A service's login role must be a member of it.

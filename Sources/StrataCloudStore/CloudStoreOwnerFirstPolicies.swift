@@ -70,25 +70,36 @@ enum CloudStoreOwnerFirstPolicies {
     }
 
     static var statements: [String] {
-        tables.flatMap { table in
-            let qualified = "strata_cloud.\(table.name)"
-            return table.replaced.map { "DROP POLICY \($0) ON \(qualified)" } + [
-                "CREATE POLICY member_read ON \(qualified) FOR SELECT USING (\(condition(table.read)))",
-                "CREATE POLICY member_insert ON \(qualified) FOR INSERT WITH CHECK (\(condition(table.insert)))",
-                """
-                CREATE POLICY member_update ON \(qualified) FOR UPDATE
-                    USING (\(condition(table.update))) WITH CHECK (\(condition(table.update)))
-                """,
-                "CREATE POLICY member_delete ON \(qualified) FOR DELETE USING (\(condition(table.delete)))",
-            ]
-        } + [
-            // Profiles: their owner reads them, and so do the peers `profile_peers()` lists.
-            "DROP POLICY owner_reads ON strata_cloud.user_profiles",
-            "DROP POLICY peer_reads ON strata_cloud.user_profiles",
+        // Every table first, in the order requests take them: a modify locks its zone's row
+        // and then reads the records. Dropping and creating policies one table after another
+        // took `records` before `zones`; a migration run beside serving instances then
+        // deadlocked with a writer holding its zone (PostgreSQL failing one of them, 40P01).
+        [
             """
-            CREATE POLICY member_reads ON strata_cloud.user_profiles FOR SELECT
-                USING (\(condition("owner IN (SELECT strata_cloud.profile_peers())")))
-            """,
+            LOCK TABLE strata_cloud.zones, strata_cloud.records, strata_cloud.tombstones, strata_cloud.departures,
+                strata_cloud.shares, strata_cloud.share_participants, strata_cloud.assets, strata_cloud.asset_chunks,
+                strata_cloud.user_profiles IN ACCESS EXCLUSIVE MODE
+            """
         ]
+            + tables.flatMap { table in
+                let qualified = "strata_cloud.\(table.name)"
+                return table.replaced.map { "DROP POLICY \($0) ON \(qualified)" } + [
+                    "CREATE POLICY member_read ON \(qualified) FOR SELECT USING (\(condition(table.read)))",
+                    "CREATE POLICY member_insert ON \(qualified) FOR INSERT WITH CHECK (\(condition(table.insert)))",
+                    """
+                    CREATE POLICY member_update ON \(qualified) FOR UPDATE
+                        USING (\(condition(table.update))) WITH CHECK (\(condition(table.update)))
+                    """,
+                    "CREATE POLICY member_delete ON \(qualified) FOR DELETE USING (\(condition(table.delete)))",
+                ]
+            } + [
+                // Profiles: their owner reads them, and so do the peers `profile_peers()` lists.
+                "DROP POLICY owner_reads ON strata_cloud.user_profiles",
+                "DROP POLICY peer_reads ON strata_cloud.user_profiles",
+                """
+                CREATE POLICY member_reads ON strata_cloud.user_profiles FOR SELECT
+                    USING (\(condition("owner IN (SELECT strata_cloud.profile_peers())")))
+                """,
+            ]
     }
 }

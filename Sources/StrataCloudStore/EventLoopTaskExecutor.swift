@@ -14,9 +14,11 @@ import NIOCore
 /// benchmark; issue #27). On the connection's own loop both hand-overs are queue appends on the
 /// running thread.
 ///
-/// The work between statements (decoding rows, building a page or a write's arrays) runs on
-/// the event loop too, as NIO's own handlers do. None of it waits synchronously, so the
-/// loop's other channels wait at most for that CPU work.
+/// The work between statements runs on the event loop too, as NIO's own handlers do, and
+/// the loop's other channels wait for it. None of it waits synchronously, and the work a page's
+/// size (reading its records into values, writing its JSON) is done after the transaction,
+/// off the loop. What stays on it grows with a request: decoding a page's rows, and a
+/// modify's statement arrays (a first sync's batch of 1,000 records).
 final class EventLoopTaskExecutor: TaskExecutor {
     let eventLoop: any EventLoop
 
@@ -26,9 +28,10 @@ final class EventLoopTaskExecutor: TaskExecutor {
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let executor = asUnownedTaskExecutor()
+        // `self` is held until the job ran: an unowned executor reference is valid only while
+        // the executor lives.
         eventLoop.execute {
-            job.runSynchronously(on: executor)
+            job.runSynchronously(on: self.asUnownedTaskExecutor())
         }
     }
 
