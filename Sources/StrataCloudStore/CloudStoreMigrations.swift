@@ -35,6 +35,9 @@ enum CloudStoreMigrations {
         Migration(version: 10, statements: ["ALTER TABLE strata_cloud.tombstones ADD COLUMN field_versions jsonb"]),
         // An owner's statements compare the owner before they look up shares (CloudStoreOwnerFirstPolicies).
         Migration(version: 11, statements: CloudStoreOwnerFirstPolicies.statements),
+        // A zone's rows are tied to it by its lock and a trigger, not by keys checked on
+        // every row written (CloudStoreZoneRowsByLock).
+        Migration(version: 12, statements: CloudStoreZoneRowsByLock.statements),
     ]
 
     /// Migration 6: the feed indexes become partial (`WHERE sequence >= 0`, which every
