@@ -1,3 +1,4 @@
+import Foundation
 import StrataCloud
 import StrataCloudWire
 
@@ -13,7 +14,9 @@ struct RequestValidator: Sendable {
     func name(_ value: String, _ field: @autoclosure () -> String) throws(InvalidRequest) {
         // Unicode scalars, not `Character`s: JSON Schema counts code points, and grapheme
         // clusters would let a long run of combining marks pass as one character.
-        let length = value.unicodeScalars.count
+        // A text has at most as many scalars as UTF-8 bytes, which a native string knows
+        // without walking it: most names are counted no further.
+        let length = value.utf8.count <= configuration.maximumNameLength ? 0 : value.unicodeScalars.count
         guard length <= configuration.maximumNameLength else {
             throw InvalidRequest(field: field(), reason: "\(length) characters; at most \(configuration.maximumNameLength)")
         }
@@ -22,7 +25,14 @@ struct RequestValidator: Sendable {
 
     /// Text of any length without NUL.
     func text(_ value: String, _ field: @autoclosure () -> String) throws(InvalidRequest) {
-        guard !value.utf8.contains(0) else { throw InvalidRequest(field: field(), reason: "contains a NUL character") }
+        // `memchr` over the contiguous bytes: `utf8.contains` went a byte at a time through
+        // the collection protocol, over every field value and version of a request.
+        let hasNUL =
+            value.utf8.withContiguousStorageIfAvailable { utf8 in
+                guard let base = utf8.baseAddress else { return false }
+                return memchr(base, 0, utf8.count) != nil
+            } ?? value.utf8.contains(0)
+        guard !hasNUL else { throw InvalidRequest(field: field(), reason: "contains a NUL character") }
     }
 
     /// A count within `1...maximum` (`0...maximum` when `allowsZero`).

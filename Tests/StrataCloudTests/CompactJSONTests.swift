@@ -24,6 +24,9 @@ struct CompactJSONTests {
         (#"{"é 😀": "\u00e9 😀 "}"#, #"{"é 😀":"\u00e9 😀 "}"#),
         ("{}", "{}"),
         ("{ }", "{}"),
+        ("", ""),
+        (" \t\r\n ", ""),
+        (#""a b""#, #""a b""#),
     ])
     func whitespaceBetweenTokensGoesAndStringsStay(_ input: String, _ expected: String) {
         #expect(Self.compact(input) == expected)

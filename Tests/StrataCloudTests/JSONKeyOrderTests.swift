@@ -45,6 +45,35 @@ struct JSONKeyOrderTests {
         }
     }
 
+    /// An object's keys come out in UTF-16 order whatever their prefixes: keys equal for eight
+    /// bytes and more, keys ending where another holds a NUL, non-ASCII in and after the first
+    /// eight bytes, and objects of 0 to 40 keys (the insertion sort up to 16, the library's
+    /// sort past it).
+    @Test func objectsWriteTheirKeysInUTF16Order() {
+        var random = SplitMix(seed: 2712)
+        let stems = ["", "a", "createdA", "createdAt", "created\u{0}", "strata.c", "strata.counter.", "é", "ab\u{FFFF}", "ab🎲"]
+        for round in 0..<3_000 {
+            let count = round < 41 ? round : Int.random(in: 0...40, using: &random)
+            var object: [String: Int] = [:]
+            while object.count < count {
+                let key = stems[Int.random(in: 0..<stems.count, using: &random)] + Self.text(&random)
+                object[key] = object.count
+            }
+            var written = JSONWriter()
+            written.object(object) { writer, value in writer.integer(Int64(value)) }
+            var expected = JSONWriter()
+            expected.raw("{")
+            for (index, key) in object.keys.sorted(by: Self.utf16Order).enumerated() {
+                if index > 0 { expected.raw(",") }
+                expected.string(key)
+                expected.raw(":")
+                expected.integer(Int64(object[key] ?? -1))
+            }
+            expected.raw("}")
+            #expect(written.bytes == expected.bytes, "\(object.keys.map { Array($0.unicodeScalars) })")
+        }
+    }
+
     @Test func columnNamesSortAsBefore() {
         let names = ["title", "id", "gameID", "score", "strata.sealed", "strata.counter.score", "Title", "_x", "name2", "name10", "ÿ", ""]
         #expect(names.sorted(by: JSONWriter.keyOrder) == names.sorted(by: Self.utf16Order))

@@ -367,8 +367,17 @@ package struct JSONReader {
     }
 
     /// Whether two ranges of the input hold the same bytes.
+    ///
+    /// One `memcmp`: `elementsEqual` on two slices went a byte at a time through the
+    /// collection protocol, and comparing each version of a record with the one before was
+    /// 8 % of the service's CPU in a first sync.
     package func sameBytes(_ first: Range<Int>, _ second: Range<Int>) -> Bool {
-        first.count == second.count && bytes[first].elementsEqual(bytes[second])
+        guard first.count == second.count else { return false }
+        guard !first.isEmpty else { return true }
+        return bytes.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return false }
+            return memcmp(base + first.lowerBound, base + second.lowerBound, first.count) == 0
+        }
     }
 
     /// The text of a range ``plainString()`` returned, or of a value read between

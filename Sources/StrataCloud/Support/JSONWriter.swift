@@ -63,9 +63,13 @@ package struct JSONWriter {
     package mutating func compactJSON(_ text: String) {
         var text = text
         text.withUTF8 { input in
+            // Runs between whitespace are copied whole: appending byte by byte checked the
+            // array's capacity and uniqueness at every byte (8 % of the service's CPU in a
+            // first sync's download, compacting every page's `jsonb` text).
             var inString = false
             var escaped = false
-            for byte in input {
+            var runStart = 0
+            for (offset, byte) in input.enumerated() {
                 if inString {
                     if escaped {
                         escaped = false
@@ -75,12 +79,13 @@ package struct JSONWriter {
                         inString = false
                     }
                 } else if byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09 {
-                    continue
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: input[runStart..<offset]))
+                    runStart = offset + 1
                 } else if byte == UInt8(ascii: "\"") {
                     inString = true
                 }
-                bytes.append(byte)
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: input[runStart...]))
         }
     }
 
@@ -180,25 +185,90 @@ package struct JSONWriter {
     /// An object of string keys, written in sorted key order.
     package mutating func object<Value>(_ dictionary: [String: Value], _ write: (inout JSONWriter, Value) -> Void) {
         bytes.append(UInt8(ascii: "{"))
-        // The entries sorted in place on the stack: a record's few fields needed an array of
-        // keys on the heap and a second hash lookup per key.
-        withUnsafeTemporaryAllocation(of: (key: String, value: Value).self, capacity: dictionary.count) { entries in
-            var count = 0
-            for entry in dictionary {
-                entries.initializeElement(at: count, to: entry)
-                count += 1
+        // The entries copied once to the stack, and their order sorted as small plain values
+        // beside them (`KeyPosition`): sorting the entries themselves moved keys and values
+        // through every comparison, each comparison reading both keys' bytes again, and the
+        // sort was a tenth of a first sync's client CPU (Documentation/Performance.md).
+        let capacity = dictionary.count
+        withUnsafeTemporaryAllocation(of: (key: String, value: Value).self, capacity: capacity) { entries in
+            withUnsafeTemporaryAllocation(of: KeyPosition.self, capacity: capacity) { positions in
+                var count = 0
+                for entry in dictionary {
+                    entries.initializeElement(at: count, to: entry)
+                    positions.initializeElement(at: count, to: KeyPosition(entry.key, at: count))
+                    count += 1
+                }
+                let order = UnsafeMutableBufferPointer(rebasing: positions[0..<count])
+                Self.sort(order) { entries[$0].key }
+                for index in 0..<count {
+                    if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                    let entry = entries[order[index].index]
+                    string(entry.key)
+                    bytes.append(UInt8(ascii: ":"))
+                    write(&self, entry.value)
+                }
+                _ = order.deinitialize()
+                _ = UnsafeMutableBufferPointer(rebasing: entries[0..<count]).deinitialize()
             }
-            var sorted = UnsafeMutableBufferPointer(rebasing: entries[0..<count])
-            sorted.sort { Self.keyOrder($0.key, $1.key) }
-            for index in 0..<count {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                string(sorted[index].key)
-                bytes.append(UInt8(ascii: ":"))
-                write(&self, sorted[index].value)
-            }
-            _ = sorted.deinitialize()
         }
         bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// A key's place among an object's entries, with its first eight bytes as one integer
+    /// when they are ASCII: two such keys whose integers differ order as the integers do.
+    struct KeyPosition {
+        /// The first eight UTF-8 bytes, big-endian, zero after the key's end.
+        var prefix: UInt64
+        /// Whether ``prefix``'s bytes are all ASCII (a NUL counts), so it orders as the key.
+        var isASCII: Bool
+        var index: Int
+
+        init(_ key: String, at index: Int) {
+            var key = key
+            (prefix, isASCII) = key.withUTF8 { utf8 in
+                var prefix: UInt64 = 0
+                var ascii = true
+                for offset in 0..<8 {
+                    let byte = offset < utf8.count ? utf8[offset] : 0
+                    ascii = ascii && byte < 0x80
+                    prefix = prefix << 8 | UInt64(byte)
+                }
+                return (prefix, ascii)
+            }
+            self.index = index
+        }
+
+        /// Whether this key sorts before `other` by ``keyOrder(_:_:)``: by the prefixes when
+        /// they decide it, else by the keys (`key(index)`) themselves.
+        ///
+        /// Two ASCII prefixes that differ first differ at a byte both keys have, where ASCII
+        /// orders as UTF-16 does, or where the shorter key ended (a zero) and the longer one
+        /// goes on with a byte above zero, which is the order of a key before its extensions.
+        /// Equal prefixes (a key ending where the other holds a NUL, or eight equal bytes)
+        /// compare the keys.
+        func precedes(_ other: KeyPosition, key: (Int) -> String) -> Bool {
+            if isASCII && other.isASCII && prefix != other.prefix { return prefix < other.prefix }
+            return JSONWriter.keyOrder(key(index), key(other.index))
+        }
+    }
+
+    /// Sorts `positions` by their keys: by insertion for the few keys of a record, which
+    /// moves 24-byte values and compares integers.
+    static func sort(_ positions: UnsafeMutableBufferPointer<KeyPosition>, key: (Int) -> String) {
+        guard positions.count > 16 else {
+            for sorted in positions.indices.dropFirst() {
+                let moving = positions[sorted]
+                var slot = sorted
+                while slot > 0 && moving.precedes(positions[slot - 1], key: key) {
+                    positions[slot] = positions[slot - 1]
+                    slot -= 1
+                }
+                positions[slot] = moving
+            }
+            return
+        }
+        var positions = positions
+        positions.sort { $0.precedes($1, key: key) }
     }
 
     /// An array.
