@@ -49,7 +49,7 @@ public struct CloudStoreDatabase: CloudDatabase {
         let (user, logger) = (user, logger)
         guard scope == .private, zones.allSatisfy({ $0.owner == user }) else { throw CloudError.permissionFailure(nil) }
         guard !zones.isEmpty else { return }
-        let names = zones.map(\.name)
+        let asked = zones.map(\.name)
         try await store.transaction(as: user) { connection in
             // The zones' rows are locked first, as every write of their records locks them: a
             // write holding one commits before anything below is read, so its records are
@@ -57,12 +57,24 @@ public struct CloudStoreDatabase: CloudDatabase {
             // missed such a write's records, and the owner's stored bytes kept them for ever.)
             // In the order of their names' bytes (`ZoneLockOrder`), whatever the database's
             // collation, as every request takes zones.
-            try await connection.perform(
+            //
+            // Everything below acts on the zones locked here, never on the names asked for: a
+            // zone that did not exist yet locks nothing, and each statement below reads anew,
+            // so one made and written meanwhile would have its rows read and deleted while its
+            // writers held it, then been marked deleted with rows or a share they committed
+            // after (an outside tester's finding). Deleting a zone that is not there does
+            // nothing; one made afterwards is a new zone.
+            var names: [String] = []
+            for try await name in try await connection.query(
                 """
-                SELECT name FROM strata_cloud.zones WHERE owner = \(user) AND name = ANY(\(names))
+                SELECT name FROM strata_cloud.zones WHERE owner = \(user) AND name = ANY(\(asked))
                 ORDER BY name COLLATE "C" FOR UPDATE
                 """,
-                logger: logger)
+                logger: logger
+            ).decode(String.self) {
+                names.append(name)
+            }
+            guard !names.isEmpty else { return }
             // Participants of the zones' shares lose them with the zones: they hear it too.
             var participants: [String] = []
             for try await participant in try await connection.query(

@@ -18,11 +18,15 @@
 /// What the keys did beyond that, this migration keeps with triggers that fire only when a
 /// zone's row itself goes or changes its key, which the service never does (an operator, by
 /// hand): deleting the row deletes its records, tombstones and departures, as `ON DELETE
-/// CASCADE` did; changing its owner or name while rows refer to it is refused with
+/// CASCADE` did, and truncating `zones` (which the shares' key makes `CASCADE`) truncates
+/// them too; changing its owner or name while rows refer to it is refused with
 /// `foreign_key_violation`, as the keys' `NO ACTION` did. They run as the tables' owner
 /// (`SECURITY DEFINER`), as referential actions do, so row-level security does not hide rows
-/// from them. An insert naming a zone that was never created, which only raw SQL as the owner
-/// could make, is no longer refused; such a row is in no feed.
+/// from them. Two things raw SQL as the request role could do are no longer refused, and are
+/// accepted: an insert naming a zone that was never created (such a row is in no feed), and a
+/// participant's insert made beside an operator's uncommitted deletion of the zone's row
+/// (which the key made wait, and now outlives the zone). The service does neither, and raw
+/// SQL as that role can name any user in `strata.user` anyway.
 enum CloudStoreZoneRowsByLock {
     /// The tables whose rows name a zone, in the order they were created.
     static let tables = ["records", "tombstones", "departures"]
@@ -36,6 +40,10 @@ enum CloudStoreZoneRowsByLock {
             CREATE FUNCTION strata_cloud.zone_rows_follow_zone() RETURNS trigger
             LANGUAGE plpgsql SECURITY DEFINER SET search_path = '' AS $$
             BEGIN
+                IF TG_OP = 'TRUNCATE' THEN
+                    TRUNCATE \(tables.map { "strata_cloud.\($0)" }.joined(separator: ", "));
+                    RETURN NULL;
+                END IF;
                 IF TG_OP = 'DELETE' THEN
                     \(tables.map { "DELETE FROM strata_cloud.\($0) WHERE owner = OLD.owner AND zone = OLD.name;" }.joined(separator: "\n            "))
                     RETURN OLD;
@@ -52,6 +60,10 @@ enum CloudStoreZoneRowsByLock {
             """
             CREATE TRIGGER zones_rows_follow AFTER DELETE ON strata_cloud.zones
             FOR EACH ROW EXECUTE FUNCTION strata_cloud.zone_rows_follow_zone()
+            """,
+            """
+            CREATE TRIGGER zones_rows_follow_truncate AFTER TRUNCATE ON strata_cloud.zones
+            FOR EACH STATEMENT EXECUTE FUNCTION strata_cloud.zone_rows_follow_zone()
             """,
             """
             CREATE TRIGGER zones_key_kept AFTER UPDATE OF owner, name ON strata_cloud.zones

@@ -65,6 +65,44 @@ struct ZoneRowsByLockTests {
         #expect(try await Self.departures(in: notes, fixture: fixture) == 1)
     }
 
+    /// Truncating `zones` by hand (`CASCADE`, which the shares' key asks for) empties the
+    /// three tables too, as the keys' cascade did: a trigger on a row's deletion does not fire
+    /// on `TRUNCATE`. In a database of its own, since it empties every user's zones.
+    @Test func truncatingTheZonesTruncatesTheirRows() async throws {
+        let fixture = try await StoreFixture()
+        defer { fixture.stop() }
+        let scratch = try await ScratchDatabase(fixture: fixture)
+        let running = try scratch.client()
+        do {
+            let store = CloudStore(client: running.client, logger: fixture.logger)
+            try await store.migrate()
+            let alice = store.privateDatabase(of: "alice")
+            let zone = CloudZoneID(name: "games", owner: "alice")
+            try await alice.saveZones([zone])
+            let records = (1...3).map { CloudRecord(id: CloudRecordID(name: "r\($0)", zone: zone), type: "games") }
+            _ = try await alice.modifyRecords(saving: records, deleting: [])
+            _ = try await alice.modifyRecords(saving: [], deleting: [records[0].id])
+            try await running.client.query(
+                "INSERT INTO strata_cloud.departures (owner, zone, name, type, sequence, audience) VALUES ('alice', 'games', 'gone', 'games', 1, ARRAY['bob'])",
+                logger: fixture.logger)
+            try await running.client.query("TRUNCATE strata_cloud.zones CASCADE", logger: fixture.logger)
+            var left: [Int64] = []
+            for try await counts in try await running.client.query(
+                """
+                SELECT (SELECT count(*) FROM strata_cloud.records), (SELECT count(*) FROM strata_cloud.tombstones),
+                       (SELECT count(*) FROM strata_cloud.departures)
+                """
+            ).decode((Int64, Int64, Int64).self) {
+                left = [counts.0, counts.1, counts.2]
+            }
+            #expect(left == [0, 0, 0])
+        } catch {
+            Issue.record("\(String(reflecting: error))")
+        }
+        running.stop()
+        try await scratch.drop()
+    }
+
     /// Changing a zone's owner or name by hand is refused while a record, a tombstone or a
     /// departure refers to it (`foreign_key_violation`, as the keys' `NO ACTION`), and allowed
     /// when none does; an update that keeps the key, as every request's, is never refused.
