@@ -66,7 +66,9 @@ struct OutsideZoneRowsByLockTests {
                 deleted = flag
             }
             #expect(!deleted, "the deletion marked a zone made after it began")
-            #expect(try await Self.isDeleted("keep", through: running.client, logger: fixture.logger), "the zone the deletion locked was not deleted")
+            #expect(
+                try await Self.isDeleted("keep", through: running.client, logger: fixture.logger),
+                "the zone the deletion locked was not deleted")
             let outside = try await Self.rowsOutsideALiveZone(of: "alice", through: running.client, logger: fixture.logger)
             #expect(outside.isEmpty, "rows in a zone that is deleted: \(outside)")
             let fetched = try await alice.fetchRecords([kept, removed])
@@ -196,7 +198,9 @@ struct OutsideZoneRowsByLockTests {
                     """,
                     logger: logger)
                 for migration in CloudStoreMigrations.all where migration.version <= 11 {
-                    for statement in migration.statements { try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                    for statement in migration.statements {
+                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                    }
                     try await connection.query(
                         PostgresQuery(unsafeSQL: "INSERT INTO strata_cloud.migrations (version) VALUES (\(migration.version))"),
                         logger: logger)
@@ -211,7 +215,9 @@ struct OutsideZoneRowsByLockTests {
             let root = CloudRecordID(name: "root", zone: games)
             _ = try await alice.modifyRecords(
                 saving: [CloudRecord(id: root, type: "games")]
-                    + (1...5).map { CloudRecord(id: CloudRecordID(name: "c\($0)", zone: games), type: "games", parent: .init(name: "root", zone: games)) },
+                    + (1...5).map {
+                        CloudRecord(id: CloudRecordID(name: "c\($0)", zone: games), type: "games", parent: .init(name: "root", zone: games))
+                    },
                 deleting: [])
             _ = try await alice.modifyRecords(saving: [], deleting: [CloudRecordID(name: "c5", zone: games)])
             var share = CloudShare(rootRecordID: root, title: "games")
@@ -225,7 +231,9 @@ struct OutsideZoneRowsByLockTests {
             share = try await alice.saveShare(share)
             let bob = store.sharedDatabase(of: "bob")
             _ = try await bob.modifyRecords(
-                saving: [CloudRecord(id: CloudRecordID(name: "bob1", zone: games), type: "games", parent: .init(name: "root", zone: games))],
+                saving: [
+                    CloudRecord(id: CloudRecordID(name: "bob1", zone: games), type: "games", parent: .init(name: "root", zone: games))
+                ],
                 deleting: [])
             for zone in [notes] {
                 _ = try await alice.modifyRecords(
@@ -252,7 +260,9 @@ struct OutsideZoneRowsByLockTests {
             // A participant's write and a leave queue behind the migration.
             let participantWrite = Task {
                 try await bob.modifyRecords(
-                    saving: [CloudRecord(id: CloudRecordID(name: "bob2", zone: games), type: "games", parent: .init(name: "root", zone: games))],
+                    saving: [
+                        CloudRecord(id: CloudRecordID(name: "bob2", zone: games), type: "games", parent: .init(name: "root", zone: games))
+                    ],
                     deleting: [])
             }
             try await Self.waitUntilWaiting(count: 2, through: client, logger: logger)
@@ -356,7 +366,8 @@ struct OutsideZoneRowsByLockTests {
         defer { fixture.stop() }
         let (alice, bob, zone) = (scene.alice, scene.bob, scene.zone)
         let deletion = try await Self.hold(
-            "DELETE FROM strata_cloud.zones WHERE owner = \(alice) AND name = \(zone.name)", through: fixture.client, logger: fixture.logger)
+            "DELETE FROM strata_cloud.zones WHERE owner = \(alice) AND name = \(zone.name)", through: fixture.client, logger: fixture.logger
+        )
         let done = Mutex(false)
         let insert = Task {
             defer { done.withLock { $0 = true } }
@@ -445,7 +456,9 @@ struct OutsideZoneRowsByLockTests {
                         SELECT 1 FROM strata_cloud.zones z WHERE z.owner = t.owner AND z.name = t.zone AND NOT z.deleted)
                     """
                 }.joined(separator: " UNION ALL "),
-                binds: { var b = PostgresBindings(); b.append(owner); return b }()),
+                binds: {
+                    var b = PostgresBindings(); b.append(owner); return b
+                }()),
             logger: logger
         ).decode(String.self) {
             outside.append(line)
