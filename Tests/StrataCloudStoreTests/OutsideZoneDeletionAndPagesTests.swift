@@ -925,4 +925,23 @@ struct ScratchDatabase {
     func drop() async throws {
         try await fixture.client.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
     }
+
+    /// Runs `body` with a store migrated on a new scratch database and a client of it; the
+    /// client stops and the database goes afterwards, whatever `body` did (an error it throws
+    /// is recorded as the test's issue).
+    static func withMigratedStore(
+        fixture: StoreFixture, _ body: (_ store: CloudStore, _ client: PostgresClient) async throws -> Void
+    ) async throws {
+        let scratch = try await ScratchDatabase(fixture: fixture)
+        let running = try scratch.client()
+        do {
+            let store = CloudStore(client: running.client, logger: fixture.logger)
+            try await store.migrate()
+            try await body(store, running.client)
+        } catch {
+            Issue.record("\(String(reflecting: error))")
+        }
+        running.stop()
+        try await scratch.drop()
+    }
 }

@@ -32,22 +32,18 @@ struct OutsideZoneRowsByLockTests {
     @Test func aZoneMadeWhileItsDeletionIsUnderWayIsANewZoneAndKeepsItsRows() async throws {
         let fixture = try await StoreFixture()
         defer { fixture.stop() }
-        let scratch = try await ScratchDatabase(fixture: fixture)
-        let running = try scratch.client()
-        do {
-            let store = CloudStore(client: running.client, logger: fixture.logger)
-            try await store.migrate()
+        try await ScratchDatabase.withMigratedStore(fixture: fixture) { store, client in
             let alice = store.privateDatabase(of: "alice")
             let keep = CloudZoneID(name: "keep", owner: "alice")
             let zone = CloudZoneID(name: "games", owner: "alice")
             try await alice.saveZones([keep])
 
             let holder = try await Self.hold(
-                "LOCK TABLE strata_cloud.departures IN SHARE MODE", through: running.client, logger: fixture.logger)
+                "LOCK TABLE strata_cloud.departures IN SHARE MODE", through: client, logger: fixture.logger)
             // A device deletes `keep` and `games`, which another device is making at the same
             // moment: the deletion locks `keep` only, and waits at the departures.
             let deleter = Task { try await alice.deleteZones([keep, zone]) }
-            try await Self.waitUntilSomeoneWaits(behind: holder.pid, through: running.client, logger: fixture.logger)
+            try await Self.waitUntilSomeoneWaits(behind: holder.pid, through: client, logger: fixture.logger)
             try await alice.saveZones([zone])
             let kept = CloudRecordID(name: "kept", zone: zone)
             let removed = CloudRecordID(name: "removed", zone: zone)
@@ -60,27 +56,23 @@ struct OutsideZoneRowsByLockTests {
             try await deleter.value
 
             var deleted = false
-            for try await flag in try await running.client.query(
+            for try await flag in try await client.query(
                 "SELECT deleted FROM strata_cloud.zones WHERE owner = \(zone.owner) AND name = \(zone.name)", logger: fixture.logger
             ).decode(Bool.self) {
                 deleted = flag
             }
             #expect(!deleted, "the deletion marked a zone made after it began")
             #expect(
-                try await Self.isDeleted("keep", through: running.client, logger: fixture.logger),
+                try await Self.isDeleted("keep", through: client, logger: fixture.logger),
                 "the zone the deletion locked was not deleted")
-            let outside = try await Self.rowsOutsideALiveZone(of: "alice", through: running.client, logger: fixture.logger)
+            let outside = try await Self.rowsOutsideALiveZone(of: "alice", through: client, logger: fixture.logger)
             #expect(outside.isEmpty, "rows in a zone that is deleted: \(outside)")
             let fetched = try await alice.fetchRecords([kept, removed])
             #expect(fetched[kept].map { if case .success = $0 { true } else { false } } == true, "\(String(describing: fetched[kept]))")
             #expect(fetched[removed].map { if case .failure(.unknownItem) = $0 { true } else { false } } == true)
             let changes = try await alice.fetchZoneChanges(zone, since: nil, limit: 10)
             #expect(changes.changed.map(\.id.name) == ["kept"] && changes.deleted.map(\.id.name) == ["removed"])
-        } catch {
-            Issue.record("\(String(reflecting: error))")
         }
-        running.stop()
-        try await scratch.drop()
     }
 
     /// The same gap, with a share: the owner shares a root of the zone while its deletion is
@@ -94,13 +86,8 @@ struct OutsideZoneRowsByLockTests {
     @Test func aZoneSharedWhileItsDeletionIsUnderWayKeepsItsShare() async throws {
         let fixture = try await StoreFixture()
         defer { fixture.stop() }
-        let scratch = try await ScratchDatabase(fixture: fixture)
-        let running = try scratch.client()
         let logger = fixture.logger
-        do {
-            let client = running.client
-            let store = CloudStore(client: client, logger: logger)
-            try await store.migrate()
+        try await ScratchDatabase.withMigratedStore(fixture: fixture) { store, client in
             let alice = store.privateDatabase(of: "alice")
             let zone = CloudZoneID(name: "games", owner: "alice")
             let keep = CloudZoneID(name: "keep", owner: "alice")
@@ -166,11 +153,7 @@ struct OutsideZoneRowsByLockTests {
                 departures.append(line)
             }
             #expect(departures.isEmpty, "leave_share wrote departures into the deleted zone: \(departures)")
-        } catch {
-            Issue.record("\(String(reflecting: error))")
         }
-        running.stop()
-        try await scratch.drop()
     }
 
     /// Migration 12 applied to a database at migration 11 that holds zones with records,
@@ -243,7 +226,7 @@ struct OutsideZoneRowsByLockTests {
             #expect(before.departures > 0 && before.tombstones > 0 && before.records > 0, "\(before)")
 
             // A writer of `notes` held before its commit, holding the zone's row.
-            let hold = Self.holdNextWriteBeforeCommit(of: store)
+            let hold = StoreFixture.holdNextWriteBeforeCommit(of: store)
             let writer = Task {
                 defer { hold.holding.finish() }
                 return try await alice.modifyRecords(
@@ -523,24 +506,5 @@ struct OutsideZoneRowsByLockTests {
             await Task.yield()
         }
         Issue.record("fewer than \(count) sessions ever waited for a lock")
-    }
-
-    /// ``StoreFixture/holdNextWriteBeforeCommit()`` for a store of the test's own.
-    static func holdNextWriteBeforeCommit(of store: CloudStore) -> StoreFixture.HeldWrite {
-        let (holds, holding) = AsyncStream<Void>.makeStream()
-        let (released, release) = AsyncStream<Void>.makeStream()
-        let held = Mutex(false)
-        store.beforeModifyCommit.withLock { hook in
-            hook = {
-                guard
-                    held.withLock({ wasHeld in
-                        defer { wasHeld = true }; return !wasHeld
-                    })
-                else { return }
-                holding.yield()
-                for await _ in released { break }
-            }
-        }
-        return StoreFixture.HeldWrite(holds: holds, holding: holding, release: release)
     }
 }

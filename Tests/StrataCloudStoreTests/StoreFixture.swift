@@ -68,7 +68,10 @@ struct StoreFixture {
     /// the returned hold is released; later writes go through. The task running the write
     /// finishes `holding` when it ends, so that a write failing before its commit is reported
     /// rather than waited for.
-    func holdNextWriteBeforeCommit() -> HeldWrite {
+    func holdNextWriteBeforeCommit() -> HeldWrite { Self.holdNextWriteBeforeCommit(of: store) }
+
+    /// ``holdNextWriteBeforeCommit()`` for any store (one on a database of the test's own).
+    static func holdNextWriteBeforeCommit(of store: CloudStore) -> HeldWrite {
         let (holds, holding) = AsyncStream<Void>.makeStream()
         let (released, release) = AsyncStream<Void>.makeStream()
         let held = Mutex(false)
