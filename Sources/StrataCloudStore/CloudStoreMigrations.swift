@@ -85,11 +85,12 @@ enum CloudStoreMigrations {
         "GRANT EXECUTE ON FUNCTION strata_cloud.use_bytes(text, bigint, bigint) TO \(requestRole)",
     ]
 
-    /// Applies the migrations not applied yet; returns the versions it applied.
+    /// Applies the migrations not applied yet, up to version `last`; returns the versions it
+    /// applied. (A test stops early to stage a database as an earlier version left it.)
     @discardableResult
-    static func run(on client: PostgresClient, logger: Logger) async throws -> [Int] {
+    static func run(on client: PostgresClient, logger: Logger, through last: Int = .max) async throws -> [Int] {
         try await client.withTransaction(logger: logger) { connection in
-            try await apply(on: connection, logger: logger)
+            try await apply(on: connection, logger: logger, through: last)
         }
     }
 
@@ -103,7 +104,7 @@ enum CloudStoreMigrations {
     }
 
     /// The migrations' work, inside the caller's transaction.
-    private static func apply(on connection: PostgresConnection, logger: Logger) async throws -> [Int] {
+    private static func apply(on connection: PostgresConnection, logger: Logger, through last: Int = .max) async throws -> [Int] {
         do {
             try await connection.perform("SELECT pg_advisory_xact_lock(hashtext('strata_cloud.migrate'))", logger: logger)
             try await connection.perform("CREATE SCHEMA IF NOT EXISTS strata_cloud", logger: logger)
@@ -120,7 +121,7 @@ enum CloudStoreMigrations {
                 applied.insert(version)
             }
             var done: [Int] = []
-            for migration in all where !applied.contains(migration.version) {
+            for migration in all where !applied.contains(migration.version) && migration.version <= last {
                 for statement in migration.statements {
                     try await connection.perform(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }

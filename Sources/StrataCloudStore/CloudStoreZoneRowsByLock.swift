@@ -8,10 +8,12 @@
 /// where a zone's writes run one request at a time (Documentation/Performance.md, issue #27).
 /// The check proved nothing the store does not already hold:
 ///
-/// - Every write of the three tables runs under its zone's row lock, taken by a statement
-///   that finds the zone only when it exists and is not deleted (`LockZone`, `deleteZones`,
-///   the sharing functions, which take the zone before the share); a request naming another
-///   zone is answered `zoneNotFound` and writes nothing.
+/// - Every write of the three tables runs under its zone's row lock. A modify and a share's
+///   save take it with a statement that finds the zone only when it exists and is not deleted
+///   (`LockZone`): a request naming another zone is answered `zoneNotFound` and writes
+///   nothing. A deletion acts on the zones it locked only. Accepting and leaving a share take
+///   the zone before the share, and a deleted zone has no share left (its deletion removed
+///   them under the same lock).
 /// - The request role may not delete a zone (migration 5): a deleted zone is marked, and its
 ///   rows are deleted in the same transaction, under the same lock.
 ///
@@ -31,17 +33,20 @@ enum CloudStoreZoneRowsByLock {
     /// The tables whose rows name a zone, in the order they were created.
     static let tables = ["records", "tombstones", "departures"]
 
+    /// ``tables`` as a list of qualified names, for `LOCK` and `TRUNCATE`.
+    static var qualifiedTables: String { tables.map { "strata_cloud.\($0)" }.joined(separator: ", ") }
+
     static var statements: [String] {
         // Zones first, in the order requests take them (see CloudStoreOwnerFirstPolicies):
         // dropping a key locks both its tables.
         [
-            "LOCK TABLE strata_cloud.zones, \(tables.map { "strata_cloud.\($0)" }.joined(separator: ", ")) IN ACCESS EXCLUSIVE MODE",
+            "LOCK TABLE strata_cloud.zones, \(qualifiedTables) IN ACCESS EXCLUSIVE MODE",
             """
             CREATE FUNCTION strata_cloud.zone_rows_follow_zone() RETURNS trigger
             LANGUAGE plpgsql SECURITY DEFINER SET search_path = '' AS $$
             BEGIN
                 IF TG_OP = 'TRUNCATE' THEN
-                    TRUNCATE \(tables.map { "strata_cloud.\($0)" }.joined(separator: ", "));
+                    TRUNCATE \(qualifiedTables);
                     RETURN NULL;
                 END IF;
                 IF TG_OP = 'DELETE' THEN

@@ -38,12 +38,12 @@ struct OutsideZoneRowsByLockTests {
             let zone = CloudZoneID(name: "games", owner: "alice")
             try await alice.saveZones([keep])
 
-            let holder = try await Self.hold(
+            let holder = try await RowHolder.hold(
                 "LOCK TABLE strata_cloud.departures IN SHARE MODE", through: client, logger: fixture.logger)
             // A device deletes `keep` and `games`, which another device is making at the same
             // moment: the deletion locks `keep` only, and waits at the departures.
             let deleter = Task { try await alice.deleteZones([keep, zone]) }
-            try await Self.waitUntilSomeoneWaits(behind: holder.pid, through: client, logger: fixture.logger)
+            try await holder.waitUntilSomeoneWaits(through: client, logger: fixture.logger)
             try await alice.saveZones([zone])
             let kept = CloudRecordID(name: "kept", zone: zone)
             let removed = CloudRecordID(name: "removed", zone: zone)
@@ -93,9 +93,10 @@ struct OutsideZoneRowsByLockTests {
             let keep = CloudZoneID(name: "keep", owner: "alice")
             try await alice.saveZones([keep])
 
-            let departuresHeld = try await Self.hold("LOCK TABLE strata_cloud.departures IN SHARE MODE", through: client, logger: logger)
+            let departuresHeld = try await RowHolder.hold(
+                "LOCK TABLE strata_cloud.departures IN SHARE MODE", through: client, logger: logger)
             let deleter = Task { try await alice.deleteZones([keep, zone]) }
-            try await Self.waitUntilSomeoneWaits(behind: departuresHeld.pid, through: client, logger: logger)
+            try await departuresHeld.waitUntilSomeoneWaits(through: client, logger: logger)
             try await alice.saveZones([zone])
             let root = CloudRecordID(name: "root", zone: zone)
             _ = try await alice.modifyRecords(
@@ -106,14 +107,14 @@ struct OutsideZoneRowsByLockTests {
                 deleting: [])
             // The share's transaction is held at its last step (the owner's database feed, on
             // the user's row), holding the zone's row.
-            let userHeld = try await Self.hold(
+            let userHeld = try await RowHolder.hold(
                 "SELECT 1 FROM strata_cloud.users WHERE name = 'alice' FOR UPDATE", through: client, logger: logger)
             let sharer = Task {
                 var share = CloudShare(rootRecordID: root, title: "games")
                 share.participants.append(CloudShare.Participant(user: "bob", permission: .readWrite))
                 return try await alice.saveShare(share)
             }
-            try await Self.waitUntilSomeoneWaits(behind: userHeld.pid, through: client, logger: logger)
+            try await userHeld.waitUntilSomeoneWaits(through: client, logger: logger)
             departuresHeld.release()
             try await departuresHeld.task.value
             // The deletion is past the departures and shares (none of `games` committed yet)
@@ -171,25 +172,7 @@ struct OutsideZoneRowsByLockTests {
         do {
             let client = running.client
             // The schema as migration 11 left it.
-            try await client.withConnection { connection in
-                try await connection.query("BEGIN", logger: logger)
-                try await connection.query("CREATE SCHEMA IF NOT EXISTS strata_cloud", logger: logger)
-                try await connection.query(
-                    """
-                    CREATE TABLE IF NOT EXISTS strata_cloud.migrations (
-                        version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())
-                    """,
-                    logger: logger)
-                for migration in CloudStoreMigrations.all where migration.version <= 11 {
-                    for statement in migration.statements {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                    }
-                    try await connection.query(
-                        PostgresQuery(unsafeSQL: "INSERT INTO strata_cloud.migrations (version) VALUES (\(migration.version))"),
-                        logger: logger)
-                }
-                try await connection.query("COMMIT", logger: logger)
-            }
+            try await CloudStoreMigrations.run(on: client, logger: logger, through: 11)
             let store = CloudStore(client: client, logger: logger)
             let alice = store.privateDatabase(of: "alice")
             let games = CloudZoneID(name: "games", owner: "alice")
@@ -348,7 +331,7 @@ struct OutsideZoneRowsByLockTests {
         let fixture = scene.fixture
         defer { fixture.stop() }
         let (alice, bob, zone) = (scene.alice, scene.bob, scene.zone)
-        let deletion = try await Self.hold(
+        let deletion = try await RowHolder.hold(
             "DELETE FROM strata_cloud.zones WHERE owner = \(alice) AND name = \(zone.name)", through: fixture.client, logger: fixture.logger
         )
         let done = Mutex(false)
@@ -447,49 +430,6 @@ struct OutsideZoneRowsByLockTests {
             outside.append(line)
         }
         return outside.sorted()
-    }
-
-    struct Holder {
-        let pid: Int32
-        let task: Task<Void, any Error>
-        let releaser: AsyncStream<Void>.Continuation
-        func release() {
-            releaser.yield()
-            releaser.finish()
-        }
-    }
-
-    /// A session of its own that runs `query` in a transaction and keeps it open until released.
-    static func hold(_ query: PostgresQuery, through client: PostgresClient, logger: Logger) async throws -> Holder {
-        let (locked, lockedNow) = AsyncStream<Int32>.makeStream()
-        let (released, releaser) = AsyncStream<Void>.makeStream()
-        let task = Task {
-            defer { lockedNow.finish() }
-            try await client.withConnection { connection in
-                try await connection.query("BEGIN", logger: logger)
-                var pid: Int32 = 0
-                for try await id in try await connection.query("SELECT pg_backend_pid()", logger: logger).decode(Int32.self) { pid = id }
-                try await connection.query(query, logger: logger)
-                lockedNow.yield(pid)
-                for await _ in released { break }
-                try await connection.query("COMMIT", logger: logger)
-            }
-        }
-        for await pid in locked { return Holder(pid: pid, task: task, releaser: releaser) }
-        try await task.value
-        throw RowHolder.HolderFailure()
-    }
-
-    static func waitUntilSomeoneWaits(behind pid: Int32, through client: PostgresClient, logger: Logger) async throws {
-        for _ in 0..<20_000 {
-            for try await waiting in try await client.query(
-                "SELECT count(*) FROM pg_locks WHERE NOT granted AND \(pid) = ANY(pg_blocking_pids(pid))", logger: logger
-            ).decode(Int64.self) where waiting > 0 {
-                return
-            }
-            await Task.yield()
-        }
-        Issue.record("nobody ever waited for session \(pid)")
     }
 
     /// Returns once at least `count` sessions of the current database wait for a lock.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import PostgresNIO
 import Testing
 
@@ -10,20 +11,25 @@ struct RowHolder {
     let releaser: AsyncStream<Void>.Continuation
 
     static func hold(_ query: PostgresQuery, in fixture: StoreFixture) async throws -> RowHolder {
+        try await hold(query, through: fixture.client, logger: fixture.logger)
+    }
+
+    /// ``hold(_:in:)`` on any client (one of a database of the test's own).
+    static func hold(_ query: PostgresQuery, through client: PostgresClient, logger: Logger) async throws -> RowHolder {
         let (locked, lockedNow) = AsyncStream<Int32>.makeStream()
         let (released, releaser) = AsyncStream<Void>.makeStream()
         let task = Task {
             defer { lockedNow.finish() }
-            try await fixture.client.withConnection { connection in
-                try await connection.query("BEGIN", logger: fixture.logger)
+            try await client.withConnection { connection in
+                try await connection.query("BEGIN", logger: logger)
                 var pid: Int32 = 0
-                for try await id in try await connection.query("SELECT pg_backend_pid()", logger: fixture.logger).decode(Int32.self) {
+                for try await id in try await connection.query("SELECT pg_backend_pid()", logger: logger).decode(Int32.self) {
                     pid = id
                 }
-                for try await _ in try await connection.query(query, logger: fixture.logger) {}
+                for try await _ in try await connection.query(query, logger: logger) {}
                 lockedNow.yield(pid)
                 for await _ in released { break }
-                try await connection.query("COMMIT", logger: fixture.logger)
+                try await connection.query("COMMIT", logger: logger)
             }
         }
         for await pid in locked { return RowHolder(pid: pid, task: task, releaser: releaser) }
@@ -49,9 +55,14 @@ struct RowHolder {
 
     /// Returns once some session waits for a lock this holder holds.
     func waitUntilSomeoneWaits(in fixture: StoreFixture) async throws {
+        try await waitUntilSomeoneWaits(through: fixture.client, logger: fixture.logger)
+    }
+
+    /// ``waitUntilSomeoneWaits(in:)`` asked through any client of the server.
+    func waitUntilSomeoneWaits(through client: PostgresClient, logger: Logger) async throws {
         for _ in 0..<10_000 {
-            for try await waiting in try await fixture.client.query(
-                "SELECT count(*) FROM pg_locks WHERE NOT granted AND \(pid) = ANY(pg_blocking_pids(pid))", logger: fixture.logger
+            for try await waiting in try await client.query(
+                "SELECT count(*) FROM pg_locks WHERE NOT granted AND \(pid) = ANY(pg_blocking_pids(pid))", logger: logger
             ).decode(Int64.self) where waiting > 0 {
                 return
             }
