@@ -38,6 +38,8 @@ enum CloudStoreMigrations {
         // A zone's rows are tied to it by its lock and a trigger, not by keys checked on
         // every row written (CloudStoreZoneRowsByLock).
         Migration(version: 12, statements: CloudStoreZoneRowsByLock.statements),
+        // No statistics of payload columns, which no plan reads (CloudStorePayloadStatistics).
+        Migration(version: 13, statements: CloudStorePayloadStatistics.statements),
     ]
 
     /// Migration 6: the feed indexes become partial (`WHERE sequence >= 0`, which every

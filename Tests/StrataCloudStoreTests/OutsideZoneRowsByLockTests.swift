@@ -221,7 +221,7 @@ struct OutsideZoneRowsByLockTests {
                 try await scratch.drop()
                 return
             }
-            let migration = Task { try await CloudStoreMigrations.run(on: client, logger: logger) }
+            let migration = Task { try await CloudStoreMigrations.run(on: client, logger: logger, through: 12) }
             try await Self.waitUntilWaiting(count: 1, through: client, logger: logger)
             // A participant's write and a leave queue behind the migration.
             let participantWrite = Task {

@@ -58,9 +58,10 @@ struct EncryptedCloudDatabase: CloudDatabase {
 
     func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
         var results = try await base.fetchRecords(ids)
+        var keys = KeysInUse()
         for (id, result) in results {
             guard case .success(let record) = result else { continue }
-            results[id] = .success(try await openOrMark(record, candidates: []))
+            results[id] = .success(try await openOrMark(record, candidates: [], keys: &keys))
         }
         return results
     }
@@ -82,6 +83,7 @@ struct EncryptedCloudDatabase: CloudDatabase {
         }
         var result = try await base.modifyRecords(saving: sealed, deleting: deleting)
         let plain = Dictionary(saving.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        var keysInUse = KeysInUse()
         for (id, answer) in result.saveResults {
             switch answer {
             case .success(let stored):
@@ -90,7 +92,7 @@ struct EncryptedCloudDatabase: CloudDatabase {
                 record.changeTag = stored.changeTag
                 result.saveResults[id] = .success(record)
             case .failure(.serverRecordChanged(let server)):
-                let opened = try await open(server, candidates: [])
+                let opened = try await open(server, candidates: [], keys: &keysInUse)
                 result.saveResults[id] = .failure(.serverRecordChanged(opened))
             case .failure: continue
             }
@@ -153,7 +155,8 @@ struct EncryptedCloudDatabase: CloudDatabase {
         let candidates = scope == .shared ? page.changed.filter { $0.parent.map { !names.contains($0.name) } ?? true }.map(\.id) : []
         var opened: [CloudRecord] = []
         opened.reserveCapacity(page.changed.count)
-        for record in page.changed { opened.append(try await openOrMark(record, candidates: candidates)) }
+        var keys = KeysInUse()
+        for record in page.changed { opened.append(try await openOrMark(record, candidates: candidates, keys: &keys)) }
         page.changed = opened
         return page
     }
@@ -216,9 +219,30 @@ struct EncryptedCloudDatabase: CloudDatabase {
         return assetZone
     }
 
-    private func open(_ record: CloudRecord, candidates: [CloudRecordID]) async throws -> CloudRecord {
+    /// The keys one page's records were opened with, by zone and version.
+    ///
+    /// A page's records mostly share one key: looked up once a page, not once a record. Each
+    /// lookup builds the zone's keys from the vault anew (every version, each key copied),
+    /// which cost as much as the ChaCha20-Poly1305 opening itself.
+    struct KeysInUse {
+        private var keys: [CloudZoneID: [Int: ZoneKey]] = [:]
+
+        subscript(zone: CloudZoneID, version: Int) -> ZoneKey? {
+            get { keys[zone]?[version] }
+            set { keys[zone, default: [:]][version] = newValue }
+        }
+    }
+
+    private func open(_ record: CloudRecord, candidates: [CloudRecordID], keys: inout KeysInUse) async throws -> CloudRecord {
         guard let version = RecordSealing.keyVersion(of: record) else { throw EncryptionError.unsealedRecord(record.id) }
-        let key = try await keyring.key(for: record.id.zone, version: version, candidates: candidates)
+        let zone = record.id.zone
+        let key: ZoneKey
+        if let known = keys[zone, version] {
+            key = known
+        } else {
+            key = try await keyring.key(for: zone, version: version, candidates: candidates)
+            keys[zone, version] = key
+        }
         return try RecordSealing.open(record, with: key)
     }
 
@@ -227,9 +251,9 @@ struct EncryptedCloudDatabase: CloudDatabase {
     /// not enrolled, a key it cannot get yet, the cloud or the key storage failing — is thrown:
     /// the page is not applied and its token not saved, so the records come again once the
     /// keys are here.
-    private func openOrMark(_ record: CloudRecord, candidates: [CloudRecordID]) async throws -> CloudRecord {
+    private func openOrMark(_ record: CloudRecord, candidates: [CloudRecordID], keys: inout KeysInUse) async throws -> CloudRecord {
         do {
-            return try await open(record, candidates: candidates)
+            return try await open(record, candidates: candidates, keys: &keys)
         } catch let error as EncryptionError {
             switch error {
             case .tamperedRecord, .unsealedRecord, .retiredKey:

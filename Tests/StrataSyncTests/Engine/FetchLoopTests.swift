@@ -89,6 +89,38 @@ import Testing
         // Pages of 2 after the first (which may come with the database's changes).
         #expect(await asked.tokens.count >= 3)
     }
+
+    /// The page after the next one is asked for as soon as the next one arrives, while this
+    /// page is still read (and, had it been read, applied): reading a page here waits until
+    /// the page after the next was asked for, so a fetch that asked for a page only once the
+    /// one before it was applied would never finish.
+    @Test(arguments: [SyncEncryption.disabled, .endToEnd])
+    func thePageAfterTheNextIsAskedForBeforeThisPageIsRead(encryption: SyncEncryption) async throws {
+        let cloud = MockCloud()
+        let sender = try await SyncTestDevice("a", cloud: cloud, encryption: encryption)
+        for index in 0..<9 { try await sender.execute("INSERT INTO games (id, title) VALUES ('g\(index)', 'Game \(index)')") }
+        try await sender.engine.sendChanges()
+        let asked = AskedTokens()
+        var container = InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
+            try await next.modifyRecords(saving: saving, deleting: deleting)
+        }
+        container.fetchArriving = { zone, token, limit, next in
+            await asked.asked(token)
+            let page = try await next.fetchZoneChanges(zone, since: token, limit: limit)
+            await asked.answered(token, with: page.token, moreComing: page.moreComing)
+            return ArrivingZoneChanges(token: page.token, moreComing: page.moreComing) {
+                if page.moreComing { try await asked.waitUntilThePageAfterIsAsked(page.token) }
+                return page
+            }
+        }
+        let receiver = try await SyncTestDevice("b", container: container, fetchPageSize: 2, encryption: encryption)
+        try await receiver.engine.fetchChanges()
+        #expect(try await receiver.strings("SELECT id FROM games ORDER BY id") == (0..<9).map { "g\($0)" })
+        // Pages of 2 after the first, and none asked for past the last.
+        let tokens = await asked.tokens
+        #expect(tokens.count >= 4)
+        #expect(Set(tokens).count == tokens.count)
+    }
 }
 
 /// The page tokens a fetch asked from, and a wait for one of them, bounded: a fetch that
@@ -98,6 +130,8 @@ private actor AskedTokens {
 
     private(set) var tokens: [CloudChangeToken?] = []
     private var waiting: [CloudChangeToken: [CheckedContinuation<Void, any Error>]] = [:]
+    /// What each request was answered: the next token, and whether more come.
+    private var answers: [CloudChangeToken?: (token: CloudChangeToken, moreComing: Bool)] = [:]
     private var bounds: [CloudChangeToken: Task<Void, Never>] = [:]
 
     func asked(_ token: CloudChangeToken?) {
@@ -105,6 +139,44 @@ private actor AskedTokens {
         guard let token else { return }
         bounds.removeValue(forKey: token)?.cancel()
         waiting.removeValue(forKey: token)?.forEach { $0.resume() }
+    }
+
+    func answered(_ token: CloudChangeToken?, with next: CloudChangeToken, moreComing: Bool) {
+        answers[token] = (next, moreComing)
+        if let token, let waiters = waitingForThePageAfter.removeValue(forKey: token) {
+            // The page after this one is asked from `next` (or never, as none comes).
+            for waiter in waiters {
+                if moreComing {
+                    Task { await self.forward(waiter, to: next) }
+                } else {
+                    waiter.resume()
+                }
+            }
+        }
+    }
+
+    private var waitingForThePageAfter: [CloudChangeToken: [CheckedContinuation<Void, any Error>]] = [:]
+
+    /// Returns once the page after the one asked from `token` was asked for (or that page
+    /// was the last), bounded as ``waitUntilAsked(_:)`` is.
+    func waitUntilThePageAfterIsAsked(_ token: CloudChangeToken) async throws {
+        if let answer = answers[token] {
+            guard answer.moreComing else { return }
+            try await waitUntilAsked(answer.token)
+            return
+        }
+        try await withCheckedThrowingContinuation { continuation in
+            waitingForThePageAfter[token, default: []].append(continuation)
+        }
+    }
+
+    private func forward(_ waiter: CheckedContinuation<Void, any Error>, to token: CloudChangeToken) async {
+        do {
+            try await waitUntilAsked(token)
+            waiter.resume()
+        } catch {
+            waiter.resume(throwing: error)
+        }
     }
 
     func waitUntilAsked(_ token: CloudChangeToken) async throws {

@@ -191,39 +191,31 @@ extension SyncEngine {
         // were deleted while their tombstones were forgotten, and go here too.
         var refetchedNames: ExactNames?
         let pageSize = configuration.fetchPageSize
-        // The next page is asked for as soon as a page arrives, before its records are read,
-        // and travels while this one is read and the one before is applied: a long fetch
-        // waits for the slowest of the cloud, the reading and SQLite, not for all three in
-        // turn. Only the page's token decides what comes next, and it is saved after the page
-        // is applied, as before: a crash still re-applies at most one page.
+        // Pages are asked for ahead of the one being applied, two at most (``PagesAhead``):
+        // the next page is asked for as soon as the one before it arrives, before its records
+        // are read, so the cloud, the reading and SQLite each work on a page of their own. A
+        // long fetch waits for the slowest of the three, not for two of them in turn. Only the
+        // page's token decides what comes next, and it is saved after the page is applied, as
+        // before: a crash still re-applies at most one page.
         var restarts = 0
-        var prefetched: Task<FetchedPage, any Error>?
+        var ahead = PagesAhead(zone: zone, cloud: cloud, pageSize: pageSize)
         var reading: Task<(CloudZoneChanges, EncodedRecords), any Error>?
         defer {
-            prefetched?.cancel()
+            ahead.cancelAll()
             reading?.cancel()
         }
         // A first page that came with the database's changes stands for the first request,
         // when it was asked from the token the zone still has (the engine's work is serial,
         // so it has; the check keeps a page from ever landing on another token).
         if let firstPage, firstPage.since == token {
-            let ready = FetchedPage(ArrivingZoneChanges(firstPage.page))
-            prefetched = Task { ready }
+            ahead.start(with: FetchedPage(ArrivingZoneChanges(firstPage.page)))
         }
         while true {
-            let arrived: FetchedPage
+            let taken: FetchedPage?
             do {
-                if let next = prefetched {
-                    prefetched = nil
-                    arrived = try await withTaskCancellationHandler {
-                        try await next.value
-                    } onCancel: {
-                        next.cancel()
-                    }
-                } else {
-                    arrived = FetchedPage(try await cloud.fetchArrivingZoneChanges(zone, since: token, limit: pageSize))
-                }
+                taken = try await ahead.next(since: token)
             } catch CloudError.changeTokenExpired where token != nil {
+                ahead.cancelAll()
                 restarts += 1
                 guard restarts <= Self.maximumZoneRestarts else {
                     throw SyncEngineError.fetchStalled(
@@ -235,14 +227,14 @@ extension SyncEngine {
                 refetchedNames = []
                 continue
             }
+            // The loop ends at a page with no more coming, before asking for another.
+            guard let arrived = taken else {
+                throw SyncEngineError.fetchStalled(zone: zone, reason: "a page was asked for after the last one")
+            }
             reading = arrived.reading
             if arrived.moreComing && arrived.token == token {
                 throw SyncEngineError.fetchStalled(
                     zone: zone, reason: "the cloud said more changes come but gave the same token \(arrived.token)")
-            }
-            if arrived.moreComing {
-                let next = arrived.token
-                prefetched = Task { FetchedPage(try await cloud.fetchArrivingZoneChanges(zone, since: next, limit: pageSize)) }
             }
             let (page, encoded) = try await withTaskCancellationHandler {
                 try await arrived.reading.value

@@ -1,0 +1,86 @@
+import StrataCloud
+
+/// The pages of one zone asked for ahead of the one being applied, in order, two at most.
+///
+/// A page's token, which the next request needs, is known as soon as the page arrives, long
+/// before its records are read and applied. So the page after the next one is asked for the
+/// moment the next one arrives: while one page is applied, the next is read and the one after
+/// it travels. Asking only when the loop came round to a page made every page wait for the
+/// apply before it and for its own request in turn, half the cores idle between them.
+///
+/// Two pages ahead bounds what waits in memory to three pages (the one applied included), and
+/// a fetch that ends asks for nothing past its last page: the request after a page that has no
+/// more coming is never made.
+struct PagesAhead<Page: Sendable> {
+    /// Asks the cloud for the page after `token` (nil: from the start).
+    typealias Fetch = @Sendable (_ since: CloudChangeToken?) async throws -> Page
+    /// The token the page after `page` is asked from; nil when the cloud said no more come.
+    typealias Continuation = @Sendable (_ page: Page) -> CloudChangeToken?
+
+    /// How many pages are asked for ahead of the one taken.
+    static var depth: Int { 2 }
+
+    private let fetch: Fetch
+    private let continuation: Continuation
+    /// Requests in the order their pages are taken; each one after the first starts from the
+    /// page before it once that page arrived, and is nil when that page was the last.
+    private var requests: [Task<Page?, any Error>] = []
+
+    init(fetch: @escaping Fetch, continuation: @escaping Continuation) {
+        self.fetch = fetch
+        self.continuation = continuation
+    }
+
+    /// Begins with a page already here (a first page that came with another answer).
+    mutating func start(with page: Page) {
+        cancelAll()
+        requests = [Task { page }]
+    }
+
+    /// The next page: asked from `token` when nothing is asked for ahead (the first page, or
+    /// after ``cancelAll()``), otherwise the one asked for after the page taken before. The
+    /// page after it is asked for as soon as it arrives.
+    ///
+    /// - Returns: nil after a page that had no more coming (the caller stops at such a page).
+    /// - Throws: the request's error (the cloud's, or `CancellationError`).
+    mutating func next(since token: CloudChangeToken?) async throws -> Page? {
+        if requests.isEmpty {
+            let fetch = self.fetch
+            requests = [Task { try await fetch(token) }]
+        }
+        // The one taken now, and `depth` behind it.
+        while requests.count < Self.depth + 1, let last = requests.last {
+            let (fetch, continuation) = (self.fetch, self.continuation)
+            requests.append(
+                Task {
+                    guard let before = try await last.value, let token = continuation(before) else { return nil }
+                    try Task.checkCancellation()
+                    return try await fetch(token)
+                })
+        }
+        let request = requests.removeFirst()
+        return try await withTaskCancellationHandler {
+            try await request.value
+        } onCancel: {
+            request.cancel()
+        }
+    }
+
+    /// How many requests wait behind the page taken last (tests check the bound).
+    var count: Int { requests.count }
+
+    /// Cancels every request ahead; the next ``next(since:)`` asks from its token again.
+    mutating func cancelAll() {
+        for request in requests { request.cancel() }
+        requests = []
+    }
+}
+
+extension PagesAhead where Page == FetchedPage {
+    /// The pages of `zone`, `pageSize` records at most each.
+    init(zone: CloudZoneID, cloud: any CloudDatabase, pageSize: Int) {
+        self.init(
+            fetch: { token in FetchedPage(try await cloud.fetchArrivingZoneChanges(zone, since: token, limit: pageSize)) },
+            continuation: { page in page.moreComing ? page.token : nil })
+    }
+}
