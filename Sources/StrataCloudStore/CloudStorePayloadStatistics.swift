@@ -1,4 +1,4 @@
-/// Migration 13: PostgreSQL keeps no statistics of the records' fields and versions, nor of
+/// Migration 13: PostgreSQL gathers no statistics of the records' fields and versions, nor of
 /// the versions a tombstone keeps.
 ///
 /// Those `jsonb` columns are payload: no statement of the store filters, joins, groups or
@@ -13,7 +13,10 @@
 /// without.
 ///
 /// `SET STATISTICS 0` keeps the columns out of `ANALYZE`; it takes `SHARE UPDATE EXCLUSIVE`,
-/// which requests' reads and writes do not conflict with, and rewrites nothing.
+/// which requests' reads and writes do not conflict with, and rewrites nothing. Statistics a
+/// database gathered before the migration stay as they were, never refreshed: `ANALYZE` skips
+/// the columns without deleting what it wrote earlier, and only a superuser could. No plan
+/// reads them (`OutsidePayloadStatisticsTests` compares the store's plans with and without).
 enum CloudStorePayloadStatistics {
     /// The payload columns, by table.
     static let columns: [(table: String, column: String)] = [

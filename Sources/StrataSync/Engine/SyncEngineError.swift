@@ -21,8 +21,10 @@ public enum SyncEngineError: Error, Sendable, Hashable, CustomStringConvertible 
     /// and was not downloaded with it; the record is not applied.
     case missingContent(recordName: String, column: String, hash: String)
     /// A zone's fetch stopped making progress: the cloud said more changes come but did not
-    /// move its token, or its tokens kept expiring as fast as the zone was fetched again.
-    /// Retrying the same way cannot help; what was applied stays applied.
+    /// move its token, gave a token twice in one fetch (its pages going round in a circle),
+    /// answered a page with two different tokens (the one the page arrived with and the one
+    /// its records came with), or its tokens kept expiring as fast as the zone was fetched
+    /// again. Retrying the same way cannot help; what was applied stays applied.
     case fetchStalled(zone: CloudZoneID, reason: String)
     /// An encryption call on an engine whose configuration turned encryption off.
     case encryptionDisabled

@@ -1,6 +1,7 @@
 import StrataSync
 import StrataSyncTestSupport
 import StrataTestSupport
+import Synchronization
 import Testing
 
 /// A zone's fetch never loops without progress: a cloud that keeps saying "more" without
@@ -39,6 +40,64 @@ import Testing
         } throws: { error in
             guard case SyncEngineError.fetchStalled(let zone, _) = error else { return false }
             return zone.name == "strata.default"
+        }
+    }
+
+    /// Tokens that go round in a circle (the third page hands back the first page's token,
+    /// with more coming) end the fetch with a typed stall; without the check the fetch would
+    /// ask from the two tokens in turn for ever (bounded here at 30 requests).
+    @Test func tokensGoingRoundInACircleAreAStall() async throws {
+        let cloud = MockCloud()
+        try await sender(of: cloud)
+        let requests = SharedCounter()
+        let firstToken = Mutex<CloudChangeToken?>(nil)
+        let receiver = try await receiver(of: cloud) { zone, token, limit, next in
+            requests.increment()
+            guard requests.count <= 30 else { throw LoopedForever() }
+            var page = try await next.fetchZoneChanges(zone, since: token, limit: limit)
+            if token == nil {
+                firstToken.withLock { $0 = page.token }
+            } else if token != firstToken.withLock({ $0 }) {
+                // The second page's successor: the first page's token again.
+                page.token = try #require(firstToken.withLock { $0 })
+                page.moreComing = true
+            }
+            return page
+        }
+        await #expect {
+            try await receiver.engine.fetchChanges()
+        } throws: { error in
+            guard case SyncEngineError.fetchStalled(_, let reason) = error else { return false }
+            return reason.contains("twice")
+        }
+        // The three pages, and at most the two asked for ahead of the third.
+        #expect(requests.count <= 5)
+    }
+
+    /// A page whose records come with another token than the page arrived with (the one the
+    /// pages ahead were asked from) is a cloud contradicting itself: a typed stall, and the
+    /// token saved is never one the engine did not follow.
+    @Test(arguments: [true, false])
+    func aPageReadWithAnotherTokenThanItArrivedWithIsAStall(otherToken: Bool) async throws {
+        let cloud = MockCloud()
+        try await sender(of: cloud)
+        var container = InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
+            try await next.modifyRecords(saving: saving, deleting: deleting)
+        }
+        container.fetchArriving = { zone, token, limit, next in
+            let page = try await next.fetchZoneChanges(zone, since: token, limit: limit)
+            return ArrivingZoneChanges(token: page.token, moreComing: page.moreComing) {
+                var read = page
+                if otherToken { read.token = CloudChangeToken("elsewhere") } else { read.moreComing.toggle() }
+                return read
+            }
+        }
+        let receiver = try await SyncTestDevice("b", container: container, fetchPageSize: 2)
+        await #expect {
+            try await receiver.engine.fetchChanges()
+        } throws: { error in
+            guard case SyncEngineError.fetchStalled(_, let reason) = error else { return false }
+            return reason.contains("arrived with")
         }
     }
 
@@ -122,6 +181,8 @@ import Testing
         #expect(Set(tokens).count == tokens.count)
     }
 }
+
+private struct LoopedForever: Error {}
 
 /// The page tokens a fetch asked from, and a wait for one of them, bounded: a fetch that
 /// never asks fails after 20 seconds instead of hanging the suite.

@@ -16,19 +16,23 @@ struct PagesAhead<Page: Sendable> {
     typealias Fetch = @Sendable (_ since: CloudChangeToken?) async throws -> Page
     /// The token the page after `page` is asked from; nil when the cloud said no more come.
     typealias Continuation = @Sendable (_ page: Page) -> CloudChangeToken?
+    /// Ends the work a page not taken still does (its records' reading).
+    typealias Discard = @Sendable (_ page: Page) -> Void
 
     /// How many pages are asked for ahead of the one taken.
     static var depth: Int { 2 }
 
     private let fetch: Fetch
     private let continuation: Continuation
+    private let discard: Discard
     /// Requests in the order their pages are taken; each one after the first starts from the
     /// page before it once that page arrived, and is nil when that page was the last.
     private var requests: [Task<Page?, any Error>] = []
 
-    init(fetch: @escaping Fetch, continuation: @escaping Continuation) {
+    init(fetch: @escaping Fetch, continuation: @escaping Continuation, discard: @escaping Discard = { _ in }) {
         self.fetch = fetch
         self.continuation = continuation
+        self.discard = discard
     }
 
     /// Begins with a page already here (a first page that came with another answer).
@@ -69,9 +73,17 @@ struct PagesAhead<Page: Sendable> {
     /// How many requests wait behind the page taken last (tests check the bound).
     var count: Int { requests.count }
 
-    /// Cancels every request ahead; the next ``next(since:)`` asks from its token again.
+    /// Cancels every request ahead, and discards the pages that arrived already or arrive
+    /// still (a fetch that ends early leaves none of them reading); the next ``next(since:)``
+    /// asks from its token again.
     mutating func cancelAll() {
-        for request in requests { request.cancel() }
+        let discard = self.discard
+        for request in requests {
+            request.cancel()
+            // A request that finished before the cancel holds a page that arrived; one still
+            // travelling may return its page anyway (a cloud need not stop on cancel).
+            Task { if let page = try? await request.value { discard(page) } }
+        }
         requests = []
     }
 }
@@ -81,6 +93,7 @@ extension PagesAhead where Page == FetchedPage {
     init(zone: CloudZoneID, cloud: any CloudDatabase, pageSize: Int) {
         self.init(
             fetch: { token in FetchedPage(try await cloud.fetchArrivingZoneChanges(zone, since: token, limit: pageSize)) },
-            continuation: { page in page.moreComing ? page.token : nil })
+            continuation: { page in page.moreComing ? page.token : nil },
+            discard: { page in page.reading.cancel() })
     }
 }

@@ -199,6 +199,8 @@ extension SyncEngine {
         // before: a crash still re-applies at most one page.
         var restarts = 0
         var ahead = PagesAhead(zone: zone, cloud: cloud, pageSize: pageSize)
+        // The tokens pages with more coming arrived with, since the zone's fetch (re)started.
+        var tokensGiven: Set<CloudChangeToken> = []
         var reading: Task<(CloudZoneChanges, EncodedRecords), any Error>?
         defer {
             ahead.cancelAll()
@@ -225,6 +227,7 @@ extension SyncEngine {
                 logger.notice("the change token of zone \(zone) expired: fetching the zone from scratch")
                 token = nil
                 refetchedNames = []
+                tokensGiven = []
                 continue
             }
             // The loop ends at a page with no more coming, before asking for another.
@@ -236,12 +239,27 @@ extension SyncEngine {
                 throw SyncEngineError.fetchStalled(
                     zone: zone, reason: "the cloud said more changes come but gave the same token \(arrived.token)")
             }
+            // Tokens that go round in a circle (A, B, A, …) would fetch for ever: a zone's
+            // positions only move on, so a token given twice in one pass is a stall too.
+            if arrived.moreComing && !tokensGiven.insert(arrived.token).inserted {
+                throw SyncEngineError.fetchStalled(
+                    zone: zone, reason: "the cloud gave the token \(arrived.token) twice in one fetch, with more changes coming")
+            }
             let (page, encoded) = try await withTaskCancellationHandler {
                 try await arrived.reading.value
             } onCancel: {
                 arrived.reading.cancel()
             }
             reading = nil
+            // The pages ahead were asked for from the token the page arrived with; the one
+            // saved is the one its records came with. A cloud whose two differ contradicts
+            // itself, and neither can be trusted.
+            guard page.token == arrived.token, page.moreComing == arrived.moreComing else {
+                throw SyncEngineError.fetchStalled(
+                    zone: zone,
+                    reason: "a page arrived with the token \(arrived.token) (more coming: \(arrived.moreComing)), "
+                        + "and its records with \(page.token) (more coming: \(page.moreComing))")
+            }
             refetchedNames?.formUnion(page.changed.map(\.id.name))
             let transfer = AssetTransfer(database: database, cloud: cloud, zone: zone)
             let assets = try await transfer.download(AssetTransfer.references(in: page.changed, assetColumnsOf: schema))
