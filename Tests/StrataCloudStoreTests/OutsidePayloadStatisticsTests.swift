@@ -184,7 +184,7 @@ struct OutsidePayloadStatisticsTests {
     @Test func statisticsGatheredBeforeMigration13StayAsTheyWere() async throws {
         let fixture = try await StoreFixture()
         defer { fixture.stop() }
-        try await ScratchDatabase.withMigratedStoreAt12(fixture: fixture) { store, client in
+        try await ScratchDatabase.withMigratedStore(fixture: fixture, through: 12) { store, client in
             let logger = fixture.logger
             try await Self.populate(client, logger: logger)
             #expect(try await Self.payloadColumnsWithStatistics(client, logger: logger).count == 3)
@@ -375,25 +375,6 @@ struct OutsidePayloadStatisticsTests {
             Issue.record("\(String(reflecting: error))")
         }
         for instance in instances { instance.stop() }
-        try await scratch.drop()
-    }
-}
-
-extension ScratchDatabase {
-    /// ``withMigratedStore(fixture:_:)`` with the schema as migration 12 left it.
-    static func withMigratedStoreAt12(
-        fixture: StoreFixture, _ body: (_ store: CloudStore, _ client: PostgresClient) async throws -> Void
-    ) async throws {
-        let scratch = try await ScratchDatabase(fixture: fixture)
-        let running = try scratch.client()
-        do {
-            let store = CloudStore(client: running.client, logger: fixture.logger)
-            try await CloudStoreMigrations.run(on: running.client, logger: fixture.logger, through: 12)
-            try await body(store, running.client)
-        } catch {
-            Issue.record("\(String(reflecting: error))")
-        }
-        running.stop()
         try await scratch.drop()
     }
 }

@@ -926,17 +926,23 @@ struct ScratchDatabase {
         try await fixture.client.query(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \(name) WITH (FORCE)"), logger: logger)
     }
 
-    /// Runs `body` with a store migrated on a new scratch database and a client of it; the
+    /// Runs `body` with a store migrated on a new scratch database (through migration `last`
+    /// when given, to stage an upgrade) and a client of it; the
     /// client stops and the database goes afterwards, whatever `body` did (an error it throws
     /// is recorded as the test's issue).
     static func withMigratedStore(
-        fixture: StoreFixture, _ body: (_ store: CloudStore, _ client: PostgresClient) async throws -> Void
+        fixture: StoreFixture, through last: Int? = nil,
+        _ body: (_ store: CloudStore, _ client: PostgresClient) async throws -> Void
     ) async throws {
         let scratch = try await ScratchDatabase(fixture: fixture)
         let running = try scratch.client()
         do {
             let store = CloudStore(client: running.client, logger: fixture.logger)
-            try await store.migrate()
+            if let last {
+                try await CloudStoreMigrations.run(on: running.client, logger: fixture.logger, through: last)
+            } else {
+                try await store.migrate()
+            }
             try await body(store, running.client)
         } catch {
             Issue.record("\(String(reflecting: error))")

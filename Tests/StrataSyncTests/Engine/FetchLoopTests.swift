@@ -11,11 +11,25 @@ import Testing
     func receiver(
         of cloud: MockCloud, _ fetchZone: @escaping InterceptingContainer.FetchZone
     ) async throws -> SyncTestDevice {
-        var container = InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
-            try await next.modifyRecords(saving: saving, deleting: deleting)
-        }
+        var container = passingSends(cloud)
         container.fetchZone = fetchZone
         return try await SyncTestDevice("b", container: container, fetchPageSize: 2)
+    }
+
+    /// A cloud that device "a" sent games g0, g1, … to.
+    func cloudWithGames(_ count: Int, encryption: SyncEncryption) async throws -> MockCloud {
+        let cloud = MockCloud()
+        let sender = try await SyncTestDevice("a", cloud: cloud, encryption: encryption)
+        for index in 0..<count { try await sender.execute("INSERT INTO games (id, title) VALUES ('g\(index)', 'Game \(index)')") }
+        try await sender.engine.sendChanges()
+        return cloud
+    }
+
+    /// alice's container on `cloud`, its sends passed through, for a test to intercept fetches.
+    func passingSends(_ cloud: MockCloud) -> InterceptingContainer {
+        InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
+            try await next.modifyRecords(saving: saving, deleting: deleting)
+        }
     }
 
     func sender(of cloud: MockCloud) async throws {
@@ -81,9 +95,7 @@ import Testing
     func aPageReadWithAnotherTokenThanItArrivedWithIsAStall(otherToken: Bool) async throws {
         let cloud = MockCloud()
         try await sender(of: cloud)
-        var container = InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
-            try await next.modifyRecords(saving: saving, deleting: deleting)
-        }
+        var container = passingSends(cloud)
         container.fetchArriving = { zone, token, limit, next in
             let page = try await next.fetchZoneChanges(zone, since: token, limit: limit)
             return ArrivingZoneChanges(token: page.token, moreComing: page.moreComing) {
@@ -126,14 +138,9 @@ import Testing
     /// that read each page before asking for the next would never finish.
     @Test(arguments: [SyncEncryption.disabled, .endToEnd])
     func theNextPageIsAskedForBeforeThisPageIsRead(encryption: SyncEncryption) async throws {
-        let cloud = MockCloud()
-        let sender = try await SyncTestDevice("a", cloud: cloud, encryption: encryption)
-        for index in 0..<7 { try await sender.execute("INSERT INTO games (id, title) VALUES ('g\(index)', 'Game \(index)')") }
-        try await sender.engine.sendChanges()
+        let cloud = try await cloudWithGames(7, encryption: encryption)
         let asked = AskedTokens()
-        var container = InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
-            try await next.modifyRecords(saving: saving, deleting: deleting)
-        }
+        var container = passingSends(cloud)
         container.fetchArriving = { zone, token, limit, next in
             await asked.asked(token)
             let page = try await next.fetchZoneChanges(zone, since: token, limit: limit)
@@ -155,14 +162,9 @@ import Testing
     /// one before it was applied would never finish.
     @Test(arguments: [SyncEncryption.disabled, .endToEnd])
     func thePageAfterTheNextIsAskedForBeforeThisPageIsRead(encryption: SyncEncryption) async throws {
-        let cloud = MockCloud()
-        let sender = try await SyncTestDevice("a", cloud: cloud, encryption: encryption)
-        for index in 0..<9 { try await sender.execute("INSERT INTO games (id, title) VALUES ('g\(index)', 'Game \(index)')") }
-        try await sender.engine.sendChanges()
+        let cloud = try await cloudWithGames(9, encryption: encryption)
         let asked = AskedTokens()
-        var container = InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
-            try await next.modifyRecords(saving: saving, deleting: deleting)
-        }
+        var container = passingSends(cloud)
         container.fetchArriving = { zone, token, limit, next in
             await asked.asked(token)
             let page = try await next.fetchZoneChanges(zone, since: token, limit: limit)
