@@ -5,8 +5,8 @@ import StrataCloud
 /// A page's token, which the next request needs, is known as soon as the page arrives, long
 /// before its records are read and applied. So the page after the next one is asked for the
 /// moment the next one arrives: while one page is applied, the next is read and the one after
-/// it travels. Asking only when the loop came round to a page made every page wait for the
-/// apply before it and for its own request in turn, half the cores idle between them.
+/// it travels. Asking only when the loop came round to a page made every request wait for the
+/// apply before it, and every page for its own request in turn.
 ///
 /// Two pages ahead bounds what waits in memory to three pages (the one applied included), and
 /// a fetch that ends asks for nothing past its last page: the request after a page that has no
