@@ -52,8 +52,8 @@ import Testing
         await #expect {
             try await receiver.engine.fetchChanges()
         } throws: { error in
-            guard case SyncEngineError.fetchStalled(let zone, _) = error else { return false }
-            return zone.name == "strata.default"
+            guard case SyncEngineError.fetchStalled(let zone, let reason) = error else { return false }
+            return zone.name == "strata.default" && reason.contains("the one asked from")
         }
     }
 
@@ -82,7 +82,7 @@ import Testing
             try await receiver.engine.fetchChanges()
         } throws: { error in
             guard case SyncEngineError.fetchStalled(_, let reason) = error else { return false }
-            return reason.contains("twice")
+            return reason.contains("given earlier in this fetch")
         }
         // The three pages, and at most the two asked for ahead of the third.
         #expect(requests.count <= 5)

@@ -199,8 +199,9 @@ extension SyncEngine {
         // before: a crash still re-applies at most one page.
         var restarts = 0
         var ahead = PagesAhead(zone: zone, cloud: cloud, pageSize: pageSize)
-        // The tokens pages with more coming arrived with, since the zone's fetch (re)started.
-        var tokensGiven: Set<CloudChangeToken> = []
+        // The tokens this pass asked from or was given with more coming, since the zone's fetch
+        // (re)started: the zone's token first.
+        var tokensGiven: Set<CloudChangeToken> = token.map { [$0] } ?? []
         var reading: Task<(CloudZoneChanges, EncodedRecords), any Error>?
         defer {
             ahead.cancelAll()
@@ -235,15 +236,13 @@ extension SyncEngine {
                 throw SyncEngineError.fetchStalled(zone: zone, reason: "a page was asked for after the last one")
             }
             reading = arrived.reading
-            if arrived.moreComing && arrived.token == token {
-                throw SyncEngineError.fetchStalled(
-                    zone: zone, reason: "the cloud said more changes come but gave the same token \(arrived.token)")
-            }
-            // Tokens that go round in a circle (A, B, A, …) would fetch for ever: a zone's
-            // positions only move on, so a token given twice in one pass is a stall too.
+            // A zone's positions only move on: more coming with a token this pass already had
+            // (the one it asked from, or one given before: pages going round in a circle)
+            // would fetch for ever.
             if arrived.moreComing && !tokensGiven.insert(arrived.token).inserted {
+                let seen = arrived.token == token ? "the one asked from" : "given earlier in this fetch"
                 throw SyncEngineError.fetchStalled(
-                    zone: zone, reason: "the cloud gave the token \(arrived.token) twice in one fetch, with more changes coming")
+                    zone: zone, reason: "the cloud said more changes come but gave the token \(arrived.token) again (\(seen))")
             }
             let (page, encoded) = try await withTaskCancellationHandler {
                 try await arrived.reading.value
