@@ -72,13 +72,14 @@ package struct SyncTestDevice: Sendable {
         schema: String = SyncTestDevice.schemaSQL, tables: [String] = SyncTestDevice.tableNames,
         batchSize: Int = 400, fetchPageSize: Int = 200, blobAssetThreshold: Int = 256 * 1024,
         schedule: SyncSchedule? = nil, logger: Logger = Logger(label: "strata.sync"), database: DatabaseQueue? = nil,
-        encryption: SyncEncryption = .endToEnd, mergePolicies: [MergePolicy] = []
+        encryption: SyncEncryption = .endToEnd, mergePolicies: [MergePolicy] = [], maximumBatchesInFlight: Int = 4
     ) async throws {
         let database = try database ?? DatabaseQueue()
         if !schema.isEmpty { try await database.write { db in try db.execute(sql: schema) } }
         var configuration = SyncEngineConfiguration(
             deviceID: id, batchSize: batchSize, fetchPageSize: fetchPageSize, schedule: schedule,
             blobAssetThreshold: blobAssetThreshold, encryption: encryption, mergePolicies: mergePolicies)
+        configuration.maximumBatchesInFlight = maximumBatchesInFlight
         if let time { configuration.physicalTime = time.read }
         // Creating an engine writes to the database synchronously: on a thread of its own, never
         // a cooperative one.
@@ -98,12 +99,12 @@ package struct SyncTestDevice: Sendable {
         schema: String = SyncTestDevice.schemaSQL, tables: [String] = SyncTestDevice.tableNames,
         batchSize: Int = 400, fetchPageSize: Int = 200, blobAssetThreshold: Int = 256 * 1024,
         schedule: SyncSchedule? = nil, logger: Logger = Logger(label: "strata.sync"), database: DatabaseQueue? = nil,
-        encryption: SyncEncryption = .endToEnd, mergePolicies: [MergePolicy] = []
+        encryption: SyncEncryption = .endToEnd, mergePolicies: [MergePolicy] = [], maximumBatchesInFlight: Int = 4
     ) async throws {
         try await self.init(
             id, container: cloud.container(user: user), time: time, schema: schema, tables: tables, batchSize: batchSize,
             fetchPageSize: fetchPageSize, blobAssetThreshold: blobAssetThreshold, schedule: schedule, logger: logger,
-            database: database, encryption: encryption, mergePolicies: mergePolicies)
+            database: database, encryption: encryption, mergePolicies: mergePolicies, maximumBatchesInFlight: maximumBatchesInFlight)
     }
 
     /// Moves the clock (a manual one) a second forward, then runs `sql` in one transaction.

@@ -13,6 +13,8 @@ import Testing
 @Suite(.timeLimit(.minutes(3)))
 struct OutsidePipelineTests {
     static let zone = CloudZoneID(name: "strata.default", owner: "alice")
+    /// How many requests a send keeps travelling at once, as the devices here are made.
+    static let depth = SyncEngineConfiguration().maximumBatchesInFlight
 
     /// What a hook may do with one modify request of the synced zone: nil passes it through.
     typealias Hook =
@@ -168,7 +170,7 @@ struct OutsidePipelineTests {
             "DELETE FROM games WHERE id IN ('g3', 'g7');" + Self.gamesSQL(3..<4, players: 2, title: "Again")
                 + Self.gamesSQL(7..<8, players: 1, title: "Again"))
         try await Self.sendUntilDone(phone, rounds: 4)
-        #expect(probe.most <= 2)
+        #expect(probe.most <= Self.depth)
         #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         #expect(probe.refusals.isEmpty, "children reached the cloud before their parents: \(probe.refusals.prefix(5))")
         #expect(cloud.modifyRequestSizes.allSatisfy { $0 <= 100 })
@@ -201,7 +203,7 @@ struct OutsidePipelineTests {
         probe.database.withLock { $0 = phone.database }
         for game in 0..<12 { try await Self.appWrite(phone.database, Self.gamesSQL(game..<(game + 1), players: 3)) }
         try await Self.sendUntilDone(phone)
-        #expect(probe.most <= 2)
+        #expect(probe.most <= Self.depth)
         #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         #expect(probe.refusals.isEmpty, "\(probe.refusals)")
         let rows = try await phone.rows()
@@ -230,7 +232,7 @@ struct OutsidePipelineTests {
         probe.database.withLock { $0 = phone.database }
         try await Self.appWrite(phone.database, Self.gamesSQL(0..<10, players: 2))
         try await Self.sendUntilDone(phone)
-        #expect(probe.most <= 2)
+        #expect(probe.most <= Self.depth)
         #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         try await Self.expectConverged(cloud, to: phone)
     }
@@ -249,7 +251,7 @@ struct OutsidePipelineTests {
         let phone = try await SyncTestDevice("phone", container: probe.container(cloud.container(user: "alice")), batchSize: 10)
         try await Self.appWrite(phone.database, Self.gamesSQL(0..<15, players: 3))
         try await Self.sendUntilDone(phone)
-        #expect(probe.most <= 2)
+        #expect(probe.most <= Self.depth)
         #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         #expect(probe.refusals.isEmpty, "\(probe.refusals)")
         try await Self.expectConverged(cloud, to: phone)
@@ -265,7 +267,7 @@ struct OutsidePipelineTests {
         let phone = try await SyncTestDevice("phone", container: probe.container(cloud.container(user: "alice")), batchSize: 20)
         try await Self.appWrite(phone.database, Self.gamesSQL(0..<20, players: 4))
         try await Self.sendUntilDone(phone)
-        #expect(probe.most <= 2)
+        #expect(probe.most <= Self.depth)
         #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         #expect(probe.refusals.isEmpty, "\(probe.refusals)")
         try await Self.expectConverged(cloud, to: phone)
@@ -286,7 +288,7 @@ struct OutsidePipelineTests {
         await #expect(throws: (any Error).self) { try await phone.engine.sendChanges() }
         #expect(try await phone.pending() > 0)
         try await Self.sendUntilDone(phone)
-        #expect(probe.most <= 2)
+        #expect(probe.most <= Self.depth)
         #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         #expect(probe.refusals.isEmpty, "\(probe.refusals)")
         try await Self.expectConverged(cloud, to: phone)
@@ -364,7 +366,7 @@ struct OutsidePipelineTests {
         #expect(try await phone.pending() == 0)
         #expect(try await laptop.pending() == 0)
         #expect(try await laptop.rows() == (try await phone.rows()))
-        #expect(probe.most <= 2)
+        #expect(probe.most <= Self.depth)
         #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         #expect(probe.refusals.isEmpty, "\(probe.refusals)")
         try await Self.expectConverged(cloud, to: phone)
@@ -387,7 +389,7 @@ struct OutsidePipelineTests {
         _ = await task.result
         probe.hook.withLock { $0 = nil }
         try await Self.sendUntilDone(phone)
-        #expect(probe.most <= 2)
+        #expect(probe.most <= Self.depth)
         #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         try await Self.expectConverged(cloud, to: phone)
     }
@@ -525,7 +527,7 @@ struct OutsidePipelineTests {
         #expect(try await phone.pending() == 0, "seed \(seed) batch \(batchSize)")
         #expect(try await laptop.pending() == 0, "seed \(seed) batch \(batchSize)")
         #expect(try await laptop.rows() == (try await phone.rows()), "seed \(seed) batch \(batchSize)")
-        #expect(probe.most <= 2, "seed \(seed)")
+        #expect(probe.most <= Self.depth, "seed \(seed)")
         #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         #expect(phone.engine.status.quarantinedCount == 0, "seed \(seed)")
         try await Self.expectConverged(cloud, to: phone)
@@ -765,7 +767,7 @@ extension OutsidePipelineTests {
         // the batch behind carries.
         for game in 0..<6 { try await Self.appWrite(phone.database, Self.gamesSQL(game..<(game + 1), players: 5)) }
         try await Self.sendUntilDone(phone)
-        #expect(probe.most <= 2)
+        #expect(probe.most <= Self.depth)
         #expect(probe.related.isEmpty, "parent and child travelled together: \(probe.related)")
         // Children whose parent was refused before it reached the cloud wait for it (SendPlan's
         // held-back records): none goes without it.

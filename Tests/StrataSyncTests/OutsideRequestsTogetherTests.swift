@@ -10,7 +10,9 @@ import Testing
 /// as sent or as the cloud last knew it) never travel together, a parent reaches the cloud
 /// before its children, when one of two fails the other's answer is still taken and written
 /// before the send reports the failure, merges, zones and fetches come once nothing travels,
-/// never more than two travel, and each local transaction still arrives whole.
+/// never more than two travel, and each local transaction still arrives whole. Its devices
+/// keep two requests in flight (`maximumBatchesInFlight: 2`): the pairs it stages are that
+/// depth's; RequestsTogetherTests and OutsidePipelineTests go deeper.
 @Suite(.timeLimit(.minutes(3)))
 struct OutsideRequestsTogetherTests {
     static let zone = CloudZoneID(name: "strata.default", owner: "alice")
@@ -402,7 +404,7 @@ struct OutsideRequestsTogetherTests {
             guard which != 0, faulted.withLock({ $0.insert(which).inserted }) else { return .none }
             return which == 1 ? first : second
         }
-        let phone = try await SyncTestDevice("phone", container: traffic.container(cloud.container(user: "alice")), batchSize: 5)
+        let phone = try await SyncTestDevice("phone", container: traffic.container(cloud.container(user: "alice")), batchSize: 5, maximumBatchesInFlight: 2)
         for transaction in 0..<6 {
             var sql = ""
             for game in (transaction * 5)..<(transaction * 5 + 5) {
@@ -456,7 +458,7 @@ struct OutsideRequestsTogetherTests {
             let over = full.load(ordering: .sequentiallyConsistent) && (5..<10).contains { names.contains("g\($0):games") }
             return over ? .quota : .none
         }
-        let phone = try await SyncTestDevice("phone", container: traffic.container(cloud.container(user: "alice")), batchSize: 5)
+        let phone = try await SyncTestDevice("phone", container: traffic.container(cloud.container(user: "alice")), batchSize: 5, maximumBatchesInFlight: 2)
         for transaction in 0..<4 {
             var sql = ""
             for game in (transaction * 5)..<(transaction * 5 + 5) { sql += "INSERT INTO games (id, title) VALUES ('g\(game)', 'G');" }
@@ -490,7 +492,7 @@ struct OutsideRequestsTogetherTests {
         let cloud = MockCloud()
         let traffic = Traffic(secondFirst: secondFirst)
         let phone = try await SyncTestDevice(
-            "phone", container: traffic.container(cloud.container(user: "alice")), batchSize: batchSize)
+            "phone", container: traffic.container(cloud.container(user: "alice")), batchSize: batchSize, maximumBatchesInFlight: 2)
         let db = phone.database
         // Eight games of five players, each game its own transaction, players first.
         for game in 0..<8 {
@@ -565,7 +567,7 @@ struct OutsideRequestsTogetherTests {
         let cloud = MockCloud()
         let traffic = Traffic(secondFirst: Bool.random(using: &random))
         let phone = try await SyncTestDevice(
-            "phone", container: traffic.container(cloud.container(user: "alice")), batchSize: batchSize)
+            "phone", container: traffic.container(cloud.container(user: "alice")), batchSize: batchSize, maximumBatchesInFlight: 2)
         var transactions: [Set<String>] = []
         var next = 0
         for _ in 0..<24 {
@@ -683,7 +685,7 @@ struct OutsideRequestsTogetherTests {
             return fault
         }
         let phone = try await SyncTestDevice(
-            "phone", container: traffic.container(cloud.container(user: "alice")), time: time, batchSize: batchSize)
+            "phone", container: traffic.container(cloud.container(user: "alice")), time: time, batchSize: batchSize, maximumBatchesInFlight: 2)
         let laptop = try await SyncTestDevice("laptop", cloud: cloud, time: time)
         if withLaptop { laptopBox.withLock { $0 = laptop } }
         let context = "seed \(seed) batch \(batchSize)"
@@ -752,7 +754,7 @@ struct OutsideRequestsTogetherTests {
             }
             return .none
         }
-        let phone = try await SyncTestDevice("phone", container: traffic.container(cloud.container(user: "alice")), batchSize: 4)
+        let phone = try await SyncTestDevice("phone", container: traffic.container(cloud.container(user: "alice")), batchSize: 4, maximumBatchesInFlight: 2)
         database.withLock { $0 = phone.database }
         for transaction in 0..<4 {
             var sql = ""

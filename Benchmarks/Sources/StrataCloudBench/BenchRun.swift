@@ -11,6 +11,7 @@ enum BenchRun {
             ("engine", "engine \(engineRows) rows"),
             ("push", "push \(options.pushSamples) samples, \(options.idleDevices) idle devices, \(options.pushRows) rows held"),
             ("devices", "devices \(options.devices) × \(options.rowsPerDevice) rows"),
+            ("latency", "long links \(options.latencyRows) rows at \(options.roundTrips.map(String.init).joined(separator: "/")) ms"),
         ].filter { options.runs($0.0) }.map(\.1).joined(separator: ", ")
         var header = ReportHeader(
             machine: machineDescription(), swift: swiftVersion(), commit: gitCommit(), date: isoDate(), loadAtStart: loadAverage(),
@@ -69,6 +70,10 @@ enum BenchRun {
             try await DevicesPhase.run(
                 databaseURL: databaseURL, devices: options.devices, rowsPerDevice: options.rowsPerDevice, runID: runID,
                 results: &results)
+        }
+        if let databaseURL, options.runs("latency") {
+            try await LatencyPhase.run(
+                databaseURL: databaseURL, rows: options.latencyRows, roundTrips: options.roundTrips, runID: runID, results: &results)
         }
     }
 }

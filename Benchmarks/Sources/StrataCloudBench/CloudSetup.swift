@@ -93,6 +93,11 @@ enum CloudSetup {
     /// `STRATA_BENCH_ENCRYPTION=off` (to compare a whole run without it).
     static let encryptsByDefault = ProcessInfo.processInfo.environment["STRATA_BENCH_ENCRYPTION"] != "off"
 
+    /// `STRATA_BENCH_BATCHES_IN_FLIGHT=N` sets every device's
+    /// `SyncEngineConfiguration.maximumBatchesInFlight`, to compare depths; the engine's
+    /// default otherwise.
+    static let batchesInFlight = ProcessInfo.processInfo.environment["STRATA_BENCH_BATCHES_IN_FLIGHT"].flatMap { Int($0) }
+
     /// A device: a database file in `folder` with the two tables, and an engine driven by hand.
     ///
     /// With encryption, every device of the process keeps its keys in one process keychain, as
@@ -108,6 +113,7 @@ enum CloudSetup {
             deviceID: deviceID(id), schedule: nil,
             encryption: encrypted ? .endToEnd(keys: keys) : .disabled)
         if let fetchPageSize { configuration.fetchPageSize = fetchPageSize }
+        if let depth = batchesInFlight { configuration.maximumBatchesInFlight = depth }
         let engine = try SyncEngine(
             for: database, tableNames: BenchRows.tableNames, container: container, configuration: configuration, logger: logger,
             startImmediately: false)

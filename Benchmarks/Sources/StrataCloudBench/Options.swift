@@ -3,7 +3,7 @@ import Foundation
 
 /// The command line of a measuring run.
 struct Options {
-    static let phases = ["first", "million", "engine", "push", "devices"]
+    static let phases = ["first", "million", "engine", "push", "devices", "latency"]
 
     var serverURL: URL?
     var rows = 100_000
@@ -14,6 +14,8 @@ struct Options {
     var pushSamples = 100
     var idleDevices = 100
     var pushRows = 10_000
+    var latencyRows = 30_000
+    var roundTrips = [20, 80]
     var only = Set(phases)
     var jsonPath: String?
     var svgPath: String?
@@ -21,7 +23,8 @@ struct Options {
     static let usage = """
         usage: strata-cloud-bench [POSTGRES-URL] [--rows N] [--million-rows N] [--engine-rows N] [--devices N]
                                   [--rows-per-device N] [--push-samples N] [--idle-devices N] [--push-rows N]
-                                  [--only first,million,engine,push,devices] [--json PATH] [--svg PATH]
+                                  [--latency-rows N] [--rtt-ms MS,MS...]
+                                  [--only first,million,engine,push,devices,latency] [--json PATH] [--svg PATH]
 
           POSTGRES-URL        a server it may create a database on (default: $STRATA_TEST_POSTGRES);
                               without one, only the engine phase runs
@@ -33,6 +36,8 @@ struct Options {
           --push-samples N    push latency samples (default 100)
           --push-rows N       rows both push devices hold before the clock starts (default 10000)
           --idle-devices N    idle devices holding a change-hint stream meanwhile (default 100)
+          --latency-rows N    first sync over a long link: rows (default 30000)
+          --rtt-ms MS,MS...   the long links' round trips in milliseconds (default 20,80)
           --only PHASES       only these phases, comma-separated
           --json PATH         write the results as JSON
           --svg PATH          write a chart of each target: measured value against the target
@@ -63,6 +68,14 @@ struct Options {
             case "--push-samples": options.pushSamples = try count(argument)
             case "--idle-devices": options.idleDevices = try count(argument)
             case "--push-rows": options.pushRows = try count(argument)
+            case "--latency-rows": options.latencyRows = try count(argument)
+            case "--rtt-ms":
+                let texts = try path(argument).split(separator: ",")
+                let values = texts.compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                guard !values.isEmpty, values.count == texts.count, values.allSatisfy({ $0 > 0 && $0 <= 10_000 }) else {
+                    throw BenchFailure("--rtt-ms needs round trips of 1 to 10000 ms, comma-separated\n\(usage)")
+                }
+                options.roundTrips = values
             case "--json": options.jsonPath = try path(argument)
             case "--svg": options.svgPath = try path(argument)
             case "--only":

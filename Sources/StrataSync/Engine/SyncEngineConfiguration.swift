@@ -10,6 +10,12 @@ public struct SyncEngineConfiguration: Sendable {
     public var zoneName: String
     /// The most records one modify request carries; halved on `limitExceeded`.
     public var batchSize: Int
+    /// The most modify requests one send keeps travelling at once (at least 1). Batches after
+    /// the first go before its answer while none of their records is a parent or child of a
+    /// record travelling, so the cloud may take them in any order; a batch holding a child
+    /// waits for its parent's answer. On a network with a long round trip, a send then waits
+    /// that round trip once for several batches, not once each.
+    public var maximumBatchesInFlight: Int
     /// The most records one page of a zone's changes carries; a cloud may answer with smaller
     /// pages (the `strata-cloud` service serves at most its `--maximum-fetch-page-size`, 1,000
     /// by default). Larger pages make a first sync faster: each page costs two transactions
@@ -37,6 +43,7 @@ public struct SyncEngineConfiguration: Sendable {
         physicalTime: @escaping @Sendable () -> Int64 = { Int64(Date().timeIntervalSince1970 * 1000) },
         zoneName: String = "strata.default",
         batchSize: Int = 400,
+        maximumBatchesInFlight: Int = 4,
         fetchPageSize: Int = 1_000,
         schedule: SyncSchedule? = SyncSchedule(),
         blobAssetThreshold: Int = 256 * 1024,
@@ -52,6 +59,7 @@ public struct SyncEngineConfiguration: Sendable {
         self.physicalTime = physicalTime
         self.zoneName = zoneName
         self.batchSize = batchSize
+        self.maximumBatchesInFlight = maximumBatchesInFlight
         self.fetchPageSize = fetchPageSize
         self.schedule = schedule
     }

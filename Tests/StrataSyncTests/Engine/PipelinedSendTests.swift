@@ -32,7 +32,7 @@ struct PipelinedSendTests {
         }
     }
 
-    /// At most two requests travel at once, never a parent beside its child; every record
+    /// At most `maximumBatchesInFlight` requests travel at once, never a parent beside its child; every record
     /// arrives, and the cloud refuses no child for a parent it lacks: at batch sizes 1, 2, 3
     /// and one under and over a transaction's size.
     @Test(arguments: [1, 2, 3, 4, 5, 6])
@@ -72,7 +72,7 @@ struct PipelinedSendTests {
         try await Self.insertGames(7, playersPerGame: 4, into: phone)
         try await phone.engine.sendChanges()
         #expect(try await phone.pending() == 0)
-        #expect(mostInFlight.load(ordering: .sequentiallyConsistent) <= 2)
+        #expect(mostInFlight.load(ordering: .sequentiallyConsistent) <= SyncEngineConfiguration().maximumBatchesInFlight)
         #expect(relatedTogether.load(ordering: .relaxed) == 0)
         #expect(refusals.load(ordering: .relaxed) == 0)
         #expect(cloud.records(in: Self.zone).count == 35)

@@ -6,23 +6,29 @@ import Testing
 
 @testable import StrataSync
 
-/// A send lets the batch after the one in flight go at once when none of its records is a
-/// parent or child of one in flight (issue #27): two requests then travel together, and the
-/// cloud may take them in either order. These force the two to overlap (the first request
-/// waits until the second arrives) and fail either one in every way a request can fail.
+/// A send lets the batches after the one in flight go at once while none of their records is a
+/// parent or child of one travelling (issue #27), up to `maximumBatchesInFlight`: the requests
+/// then travel together, and the cloud may take them in any order. These force them to overlap
+/// (the first request waits until the last arrives) and fail any one of them in every way a
+/// request can fail.
 @Suite(.timeLimit(.minutes(2)))
 struct RequestsTogetherTests {
     static let zone = CloudZoneID(name: "strata.default", owner: "alice")
 
-    /// Lets request 1 go on only once request 2 has arrived, or after a bound that only a
-    /// send that never overlaps reaches (the test then fails on `together`).
+    /// Lets request 1 go on only once request `needed` has arrived, or after a bound that only
+    /// a send that never overlaps so far reaches (the test then fails on `together`).
     final class Gate: Sendable {
+        let needed: Int
         private let arrivals = Atomic<Int>(0)
         private let state = Mutex<(opened: Bool, waiting: [CheckedContinuation<Void, Never>])>((false, []))
 
+        init(needed: Int = 2) {
+            self.needed = needed
+        }
+
         func arrive() -> Int {
             let number = arrivals.add(1, ordering: .sequentiallyConsistent).newValue
-            if number >= 2 { open() }
+            if number >= needed { open() }
             return number
         }
 
@@ -35,8 +41,8 @@ struct RequestsTogetherTests {
             for waiter in waiting { waiter.resume() }
         }
 
-        /// Waits for the second arrival; true when it came, false after the bound.
-        func waitForSecond() async -> Bool {
+        /// Waits for arrival `needed`; true when it came, false after the bound.
+        func waitForLast() async -> Bool {
             await withTaskGroup(of: Bool.self) { group in
                 group.addTask {
                     await withCheckedContinuation { continuation in
@@ -47,7 +53,7 @@ struct RequestsTogetherTests {
                         }
                         if resumeNow { continuation.resume() }
                     }
-                    return self.arrivals.load(ordering: .sequentiallyConsistent) >= 2
+                    return self.arrivals.load(ordering: .sequentiallyConsistent) >= self.needed
                 }
                 group.addTask {
                     // A bound, not a wait for work: a send that overlaps never reaches it.
@@ -107,39 +113,78 @@ struct RequestsTogetherTests {
         }
     }
 
-    /// Request 1 and request 2 travel together (each a batch of 5 unrelated games), and
-    /// either fails in each way: nothing is lost, what the cloud accepted is not sent twice
+    /// How many requests travel together, which of them (by arrival) fails, and whether the
+    /// first also meets a conflict (then the others' answers are taken after a batch that was
+    /// not accepted whole, one by one).
+    struct Together: Sendable, CustomTestStringConvertible {
+        var depth: Int
+        var failing: Int
+        var conflictFirst = false
+        var testDescription: String { "request \(failing) of \(depth)\(conflictFirst ? ", a conflict in request 1" : "")" }
+        static let cases =
+            [(2, 1), (2, 2), (3, 2), (4, 1), (4, 3), (4, 4)].map { Together(depth: $0, failing: $1) }
+            + [(2, 2), (3, 2), (4, 2), (4, 3), (4, 4)].map { Together(depth: $0, failing: $1, conflictFirst: true) }
+    }
+
+    /// Requests 1 to `depth` travel together (each a batch of 5 unrelated games), and any one
+    /// of them fails in each way: nothing is lost, what the cloud accepted is not sent twice
     /// as new, and sends until nothing is pending bring every row to another device.
-    @Test(arguments: Failure.allCases, [1, 2])
-    func eitherRequestOfTwoTogetherFails(failure: Failure, failing: Int) async throws {
+    @Test(arguments: Failure.allCases, Together.cases)
+    func anyRequestOfThoseTogetherFails(failure: Failure, together shape: Together) async throws {
         let cloud = MockCloud()
-        let gate = Gate()
+        let gate = Gate(needed: shape.depth)
         let together = Atomic<Bool>(false)
         let failed = Atomic<Bool>(false)
+        // Each request answered: the send it came in, its records, and those the device heard
+        // were accepted.
+        let sendNumber = Atomic<Int>(0)
+        let answered = Mutex<[(send: Int, names: Set<String>, accepted: Set<String>)]>([])
         let container = InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
             let number = gate.arrive()
-            if number == 1, await gate.waitForSecond() { together.store(true, ordering: .sequentiallyConsistent) }
-            if number == failing, !failed.exchange(true, ordering: .sequentiallyConsistent) {
-                return try await failure.answer(saving, deleting, next)
-            }
-            return try await next.modifyRecords(saving: saving, deleting: deleting)
+            if number == 1, await gate.waitForLast() { together.store(true, ordering: .sequentiallyConsistent) }
+            let result =
+                if number == 1 && shape.conflictFirst {
+                    try await Failure.conflictOfOne.answer(saving, deleting, next)
+                } else if number == shape.failing, !failed.exchange(true, ordering: .sequentiallyConsistent) {
+                    try await failure.answer(saving, deleting, next)
+                } else {
+                    try await next.modifyRecords(saving: saving, deleting: deleting)
+                }
+            let accepted = Set(result.saveResults.compactMap { id, outcome in (try? outcome.get()).map { _ in id.name } })
+            let send = sendNumber.load(ordering: .sequentiallyConsistent)
+            answered.withLock { $0.append((send, Set(saving.map(\.id.name)), accepted)) }
+            return result
         }
-        let phone = try await SyncTestDevice("phone", container: container, batchSize: 5)
+        let phone = try await SyncTestDevice("phone", container: container, batchSize: 5, maximumBatchesInFlight: shape.depth)
         try await Self.insertGames(30, into: phone)
-        if failure == .conflictOfOne {
-            // The record request `failing` holds first exists in the cloud already, newer.
+        // Batches take the games in their keys' byte order: g0, g1, g10, … g19, g2, g20, …
+        let firsts = Set(
+            [failure == .conflictOfOne ? shape.failing : nil, shape.conflictFirst ? 1 : nil].compactMap { $0 }.map { request in
+                (0..<30).map { "g\($0)" }.sorted()[(request - 1) * 5]
+            })
+        if !firsts.isEmpty {
+            // The record each conflicting request holds first exists in the cloud already, newer.
             let laptop = try await SyncTestDevice("laptop", cloud: cloud)
-            let first = failing == 1 ? "g0" : "g13"
-            try await laptop.execute("INSERT INTO games (id, title, score) VALUES ('\(first)', 'laptop', -1)")
+            for first in firsts.sorted() {
+                try await laptop.execute("INSERT INTO games (id, title, score) VALUES ('\(first)', 'laptop', -1)")
+            }
             try await laptop.engine.sendChanges()
         }
         var errors: [String] = []
-        for _ in 0..<6 {
+        for send in 0..<6 {
+            sendNumber.store(send, ordering: .sequentiallyConsistent)
             do { try await phone.engine.sendChanges() } catch { errors.append("\(error)") }
             if try await phone.pending() == 0 { break }
         }
         let travelledTogether = together.load(ordering: .sequentiallyConsistent)
-        #expect(travelledTogether, "request 2 never travelled beside request 1")
+        #expect(travelledTogether, "request \(shape.depth) never travelled beside request 1")
+        // An answer the device heard is written before its send ends, whatever failed beside it:
+        // a record accepted in one send never goes again in a later one.
+        let requests = answered.withLock { $0 }
+        for heard in requests {
+            let again = requests.filter { $0.send > heard.send }.flatMap { $0.names.intersection(heard.accepted) }
+            #expect(again.isEmpty, "accepted in send \(heard.send), sent again: \(again.sorted())")
+        }
         #expect(try await phone.pending() == 0, "\(errors)")
         if failure != .none && failure != .conflictOfOne && failure != .limit && failure != .zone {
             #expect(!errors.isEmpty, "the failure did not reach the caller")
@@ -152,12 +197,37 @@ struct RequestsTogetherTests {
         #expect(cloud.records(in: Self.zone).count == 30)
     }
 
+    /// Never more requests at once than `maximumBatchesInFlight`, and with a depth of one, one
+    /// at a time: 40 unrelated games in batches of 5.
+    @Test(arguments: [1, 2, 3, 4, 6])
+    func noMoreRequestsTravelThanTheDepth(depth: Int) async throws {
+        let cloud = MockCloud()
+        let travelling = Atomic<Int>(0)
+        let most = Atomic<Int>(0)
+        let gate = Gate(needed: depth)
+        let container = InterceptingContainer(base: cloud.container(user: "alice")) { saving, deleting, next in
+            let now = travelling.add(1, ordering: .sequentiallyConsistent).newValue
+            most.max(now, ordering: .sequentiallyConsistent)
+            defer { travelling.subtract(1, ordering: .sequentiallyConsistent) }
+            // Every request before the depth-th waits for it, so all of them travel at once,
+            // and a send that launched more would show it.
+            if gate.arrive() < depth { _ = await gate.waitForLast() }
+            return try await next.modifyRecords(saving: saving, deleting: deleting)
+        }
+        let phone = try await SyncTestDevice("phone", container: container, batchSize: 5, maximumBatchesInFlight: depth)
+        try await Self.insertGames(40, into: phone)
+        try await phone.engine.sendChanges()
+        #expect(most.load(ordering: .sequentiallyConsistent) == depth)
+        #expect(try await phone.pending() == 0)
+        #expect(cloud.records(in: Self.zone).count == 40)
+    }
+
     /// Batches whose records are each other's parents and children never travel together,
     /// whatever the order of the edits: the answer to the batch with the parent comes first.
     /// Games and players where each batch holds the parents of the next (batches of one: a
     /// game, then its players one by one, each beside the next but never beside the game).
-    @Test(arguments: [1, 2, 3, 7])
-    func aBatchNeverTravelsBesideOneHoldingItsParent(batchSize: Int) async throws {
+    @Test(arguments: [1, 2, 3, 7], [2, 4])
+    func aBatchNeverTravelsBesideOneHoldingItsParent(batchSize: Int, depth: Int) async throws {
         let cloud = MockCloud()
         let travelling = Mutex<[Int: (names: Set<String>, parents: Set<String>)]>([:])
         let requests = Atomic<Int>(0)
@@ -180,7 +250,7 @@ struct RequestsTogetherTests {
             await Task.yield()
             return try await next.modifyRecords(saving: saving, deleting: deleting)
         }
-        let phone = try await SyncTestDevice("phone", container: container, batchSize: batchSize)
+        let phone = try await SyncTestDevice("phone", container: container, batchSize: batchSize, maximumBatchesInFlight: depth)
         for game in 0..<6 {
             try await phone.database.write { db in
                 try db.execute(sql: "INSERT INTO games (id, title) VALUES (?, 'G')", arguments: ["g\(game)"])
@@ -201,7 +271,7 @@ struct RequestsTogetherTests {
         try await phone.database.write { db in try db.execute(sql: "DELETE FROM games WHERE id = 'g4'") }
         try await phone.engine.sendChanges()
         #expect(related.withLock { $0 }.isEmpty, "\(related.withLock { $0 })")
-        #expect(most.load(ordering: .sequentiallyConsistent) <= 2)
+        #expect(most.load(ordering: .sequentiallyConsistent) <= depth)
         #expect(try await phone.pending() == 0)
         let laptop = try await SyncTestDevice("laptop", cloud: cloud)
         try await laptop.engine.fetchChanges()

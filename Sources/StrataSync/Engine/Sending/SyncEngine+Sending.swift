@@ -209,14 +209,26 @@ extension SyncEngine {
         defer { finishSendProgress() }
         var plan = SendPlan(batchSize: configuration.batchSize, pending: pendingAtStart)
         // One batch travels while the engine records the answers to the one before and builds
-        // the one after (`batch(following:)`): the device's bookkeeping and the cloud's work
-        // overlap. The batch after goes at once, beside the one in flight, when none of its
-        // records is a parent or child of one in flight (``independent(_:of:)``): the two
-        // requests then travel together, and the cloud may take them in either order. A batch
-        // that holds a child of one in flight goes only once that one was answered and
-        // accepted whole, so a parent always reaches the cloud before its children.
+        // the ones after (`batch(following:)`): the device's bookkeeping and the cloud's work
+        // overlap. Batches after it go at once, beside the one in flight, while none of their
+        // records is a parent or child of a record travelling (``independent(_:of:)``), up to
+        // ``SyncEngineConfiguration/maximumBatchesInFlight`` at a time: the requests then
+        // travel together, and the cloud may take them in any order, so a long round trip is
+        // waited once for several batches rather than once each. A batch that holds a child of
+        // one travelling goes only once that one was answered and accepted whole, so a parent
+        // always reaches the cloud before its children.
+        let depth = max(1, configuration.maximumBatchesInFlight)
         var inFlight: BatchInFlight?
-        var beside: BatchInFlight?
+        // Launched after `inFlight`, before its answer: oldest first, answers taken in that order.
+        var ahead: [BatchInFlight] = []
+        // Waits for the answers of every batch still travelling, without recording them: a send
+        // that ends with an error leaves their records pending, and the next send finds them in
+        // the cloud (a conflict merged with equal versions).
+        func abandonAhead() async {
+            let abandoned = ahead
+            ahead = []
+            for batch in abandoned { _ = await batch.answer() }
+        }
         sending: while true {
             if inFlight == nil {
                 let (batchLimit, leftOut) = (plan.limit, plan.leftOut)
@@ -244,36 +256,60 @@ extension SyncEngine {
             }
             guard let current = inFlight else { break sending }
             let items = current.items
+            // The next batch when it may not travel beside those in flight: it goes once the
+            // answer to this one accepted it whole, if nothing else travels then.
             var following: [OutgoingChanges.Item]?
             // A batch under the limit mostly took everything pending (or stopped before a
             // transaction too large to join it): nothing is built behind it, so a small send,
             // the push path, pays for no second transaction. The next round finds the rest.
-            if beside == nil && items.count >= plan.limit {
+            var lastFull = (ahead.last?.items ?? items).count >= plan.limit
+            while lastFull && ahead.count + 1 < depth && following == nil {
+                let travelling = [current] + ahead
+                let built: [OutgoingChanges.Item]?
                 do {
-                    let (batchLimit, names) = (plan.limit, current.names.union(plan.leftOut))
-                    following = try await database.write { db in try outgoing.batch(following: names, limit: batchLimit, in: db) }
+                    let batchLimit = plan.limit
+                    let names = travelling.reduce(plan.leftOut) { $0.union($1.names) }
+                    built = try await database.write { db in try outgoing.batch(following: names, limit: batchLimit, in: db) }
                         .map { Self.admitted($0, by: &plan) }
                 } catch {
-                    // Its answer is not recorded: the records stay pending, and the next send
-                    // finds them in the cloud (a conflict merged with equal versions).
+                    // Their answers are not recorded: the records stay pending, and the next
+                    // send finds them in the cloud (a conflict merged with equal versions).
                     _ = await current.answer()
+                    await abandonAhead()
                     throw error
                 }
-                if let built = following, !built.isEmpty, Self.independent(built, of: items) {
-                    following = nil
-                    if case .send = plan.next(offered: built.map(\.metadata.name.text)) {
-                        beside = launch(built, user: user, cloud: cloud)
-                    }
+                // Nil when a record must first move to another zone: made between requests.
+                guard let built, !built.isEmpty else { break }
+                guard travelling.allSatisfy({ Self.independent(built, of: $0.items) }) else {
+                    following = built
+                    break
                 }
+                guard case .send = plan.next(offered: built.map(\.metadata.name.text)) else { break }
+                ahead.append(launch(built, user: user, cloud: cloud))
+                lastFull = built.count >= plan.limit
             }
             inFlight = nil
-            // The batch beside this one, once this one's answer is taken: its answers are
-            // recorded, with the zone and the fetch they need (``takeAnswer(to:plan:zone:node:cloud:)``).
-            // Whether the send goes on.
-            func settleBeside() async throws -> Bool {
-                guard let batch = beside else { return true }
-                beside = nil
-                return try await takeAnswer(to: batch, plan: &plan, draining: &draining, zone: zone, node: node, cloud: cloud)
+            // The batches launched beside this one, once this one's answer is taken, in order:
+            // their answers are recorded, with the zone and the fetch they need
+            // (``takeAnswer(to:plan:draining:zone:node:cloud:)``). Whether the send goes on.
+            // A batch whose answer fails (a transient error) does not keep the ones after it
+            // from being recorded: what the cloud accepted of them is not sent again. The
+            // first failure is thrown once every answer was taken.
+            func settleAhead() async throws -> Bool {
+                var goesOn = true
+                var failure: (any Error)?
+                while !ahead.isEmpty {
+                    let batch = ahead.removeFirst()
+                    do {
+                        if try await !takeAnswer(to: batch, plan: &plan, draining: &draining, zone: zone, node: node, cloud: cloud) {
+                            goesOn = false
+                        }
+                    } catch {
+                        failure = failure ?? error
+                    }
+                }
+                if let failure { throw failure }
+                return goesOn
             }
             let result: CloudModifyResult
             let encoding: Task<EncodedRecords, Never>
@@ -283,38 +319,39 @@ extension SyncEngine {
             case .failure(CloudError.limitExceeded) where items.count > 1:
                 _ = plan.record(.limitExceeded, of: items.map(\.metadata.name.text))
                 logger.info("request over the cloud's limits: retrying with \(plan.limit) records")
-                guard try await settleBeside() else { break sending }
+                guard try await settleAhead() else { break sending }
                 continue
             case .failure(CloudError.zoneNotFound):
-                guard try await settleBeside() else { break sending }
+                guard try await settleAhead() else { break sending }
                 try await cloud.saveZones([zone])
                 continue
             case .failure(let error):
-                // The batch beside is answered and recorded before the send ends with this
-                // failure: what the cloud accepted of it is not sent again. (After a transient
-                // failure here, a refusal of the batch beside is met again by the next send.)
+                // The batches beside are answered and recorded before the send ends with this
+                // failure: what the cloud accepted of them is not sent again. (After a transient
+                // failure here, a refusal of a batch beside is met again by the next send.)
                 do {
-                    _ = try await settleBeside()
+                    _ = try await settleAhead()
                 } catch is CancellationError {
                 } catch {
-                    logger.error("recording the answers to the batch sent beside a failed one failed: \(error)")
+                    logger.error("recording the answers to the batches sent beside a failed one failed: \(error)")
                 }
                 guard let refusal = error as? CloudError, !refusal.isTransient else { throw error }
                 // Refused whole (a full quota, a lone record over the limits, a permission):
                 // the same shape as records refused one by one, naming each, beside the
-                // records refused for good before (the batch beside included).
+                // records refused for good before (the batches beside included).
                 var failures = plan.permanentFailures.dictionary
                 for item in items where failures[item.metadata.name.text] == nil { failures[item.metadata.name.text] = refusal }
                 throw SyncEngineError.sendFailed(failures)
             }
-            if beside != nil || !(following ?? []).isEmpty, Self.acceptedWhole(result, items) {
+            if !ahead.isEmpty || !(following ?? []).isEmpty, Self.acceptedWhole(result, items) {
                 // Every record accepted: the next batch goes (or has gone) before these answers
                 // are written.
                 let goesOn = plan.record(
                     .recorded(progress: items.count, needsZone: false, needsFetch: false, permanentFailures: [:], firstFailure: nil),
                     of: items.map(\.metadata.name.text))
-                if let launched = beside {
-                    (inFlight, beside) = (launched, nil)
+                if !ahead.isEmpty {
+                    // A batch that could not travel beside them is built again once it can.
+                    inFlight = ahead.removeFirst()
                 } else if let following, goesOn, case .send = plan.next(offered: following.map(\.metadata.name.text)) {
                     inFlight = launch(following, user: user, cloud: cloud)
                 }
@@ -324,6 +361,7 @@ extension SyncEngine {
                         result, of: items, encoded: await encoding.value, zone: zone, node: node, draining: &draining)
                 } catch {
                     _ = await inFlight?.answer()
+                    await abandonAhead()
                     throw error
                 }
                 logEvents(outcome.events, title: "sent")
@@ -336,7 +374,7 @@ extension SyncEngine {
                 outcome = try await recordAnswers(
                     result, of: items, encoded: await encoding.value, zone: zone, node: node, draining: &draining)
             } catch {
-                _ = await beside?.answer()
+                await abandonAhead()
                 throw error
             }
             logEvents(outcome.events, title: "sent")
@@ -344,7 +382,7 @@ extension SyncEngine {
             plan.failedBeforeReachingTheCloud(outcome.failedBeforeReachingTheCloud)
             // Merges, a zone or a fetch come once nothing travels, and every answer that
             // arrived is written.
-            let besideGoesOn = try await settleBeside()
+            let aheadGoesOn = try await settleAhead()
             if outcome.needsZone { try await cloud.saveZones([zone]) }
             if outcome.needsFetch { try await performFetchBody() }
             let goesOn = plan.record(
@@ -352,7 +390,7 @@ extension SyncEngine {
                     progress: outcome.progress, needsZone: outcome.needsZone, needsFetch: outcome.needsFetch,
                     permanentFailures: outcome.failures, firstFailure: Self.firstFailure(in: result, of: items)),
                 of: items.map(\.metadata.name.text))
-            if !goesOn || !besideGoesOn { break sending }
+            if !goesOn || !aheadGoesOn { break sending }
         }
         // Entries drained while answers were recorded leave the log now, in the first access
         // of the moves' clean-up, which ends by counting what still waits.
