@@ -37,7 +37,7 @@ struct ServeCommand: AsyncParsableCommand {
     var maximumBodyBytes = 64 * 1024 * 1024
 
     @Option(help: "The most records one page of a zone's changes holds; a larger limit gets pages of this size.")
-    var maximumFetchPageSize = 1_000
+    var maximumFetchPageSize = 2_000
 
     @Option(help: "Zones in one saveZones or deleteZones.")
     var maximumZonesPerRequest = 100

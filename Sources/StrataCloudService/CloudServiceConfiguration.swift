@@ -35,7 +35,7 @@ public struct CloudServiceConfiguration: Sendable {
     public var maximumNameLength = 256
     /// The most records one page of a zone's changes holds: a larger `limit` gets pages of this
     /// size (with `moreComing`); a limit below 1 fails with `InvalidRequest` naming `limit`.
-    public var maximumFetchPageSize = 1_000
+    public var maximumFetchPageSize = 2_000
     /// Zones in one `saveZones` or `deleteZones`.
     public var maximumZonesPerRequest = 100
     /// Participants in one `saveShare`.

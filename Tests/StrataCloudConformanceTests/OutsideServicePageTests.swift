@@ -151,9 +151,9 @@ struct OutsideServicePageTests {
         let client = cloud.container(user: user)
         let http = scope == .private ? client.privateDatabase : client.sharedDatabase
         for limit in limits {
-            // The service serves at most its maximum a page (1,000 by default, Cloud.md); the
+            // The service serves at most its maximum a page (2,000 by default, Cloud.md); the
             // store read directly clamps at 10,000.
-            let expected = try await walk(direct, zone, limit: min(limit, 1_000))
+            let expected = try await walk(direct, zone, limit: min(limit, 2_000))
             let changes = expected.reduce(0) { $0 + $1.changed.count + $1.deleted.count }
             #expect(changes == expectedChanges, "limit \(limit)")
             let whole = try await walk(http, zone, limit: limit)
@@ -285,7 +285,8 @@ struct OutsideServicePageTests {
         }
     }
 
-    /// Many changes: pages of 1,000 and the service's ceiling, and a page size of 999 around it.
+    /// Many changes: pages of 2,000 and the service's ceiling, and page sizes one under and one
+    /// over it.
     @Test func aLargeZoneAtTheCeiling() async throws {
         try await CloudKind.service.run {
             let cloud = TestCloud.current
@@ -293,13 +294,13 @@ struct OutsideServicePageTests {
             let zone = CloudZoneID(name: "big", owner: "alice")
             let alice = store.container(for: "alice").privateDatabase
             try await alice.saveZones([zone])
-            let records = Self.records(in: zone, count: 1_200)
+            let records = Self.records(in: zone, count: 2_400)
             for chunk in stride(from: 0, to: records.count, by: 200) {
                 let result = try await alice.modifyRecords(saving: Array(records[chunk..<min(chunk + 200, records.count)]), deleting: [])
                 #expect(result.saveResults.values.allSatisfy { (try? $0.get()) != nil })
             }
             try await Self.compare(
-                cloud, user: "alice", scope: .private, zone, limits: [999, 1_000, 1_001], expectedChanges: records.count)
+                cloud, user: "alice", scope: .private, zone, limits: [1_999, 2_000, 2_001], expectedChanges: records.count)
         }
     }
 }

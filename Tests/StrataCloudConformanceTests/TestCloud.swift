@@ -128,7 +128,7 @@ final class TestCloud: Sendable {
     func records(in zone: CloudZoneID) async throws -> [CloudRecord] {
         if let mock { return mock.records(in: zone) }
         do {
-            // Page by page: the service refuses pages over 1,000 records.
+            // Page by page: the service serves pages of at most 2,000 records.
             let database = container(user: zone.owner).privateDatabase
             var records: [String: CloudRecord] = [:]
             var token: CloudChangeToken?

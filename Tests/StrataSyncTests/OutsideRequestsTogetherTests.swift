@@ -404,7 +404,8 @@ struct OutsideRequestsTogetherTests {
             guard which != 0, faulted.withLock({ $0.insert(which).inserted }) else { return .none }
             return which == 1 ? first : second
         }
-        let phone = try await SyncTestDevice("phone", container: traffic.container(cloud.container(user: "alice")), batchSize: 5, maximumBatchesInFlight: 2)
+        let phone = try await SyncTestDevice(
+            "phone", container: traffic.container(cloud.container(user: "alice")), batchSize: 5, maximumBatchesInFlight: 2)
         for transaction in 0..<6 {
             var sql = ""
             for game in (transaction * 5)..<(transaction * 5 + 5) {
@@ -458,7 +459,8 @@ struct OutsideRequestsTogetherTests {
             let over = full.load(ordering: .sequentiallyConsistent) && (5..<10).contains { names.contains("g\($0):games") }
             return over ? .quota : .none
         }
-        let phone = try await SyncTestDevice("phone", container: traffic.container(cloud.container(user: "alice")), batchSize: 5, maximumBatchesInFlight: 2)
+        let phone = try await SyncTestDevice(
+            "phone", container: traffic.container(cloud.container(user: "alice")), batchSize: 5, maximumBatchesInFlight: 2)
         for transaction in 0..<4 {
             var sql = ""
             for game in (transaction * 5)..<(transaction * 5 + 5) { sql += "INSERT INTO games (id, title) VALUES ('g\(game)', 'G');" }
@@ -685,7 +687,8 @@ struct OutsideRequestsTogetherTests {
             return fault
         }
         let phone = try await SyncTestDevice(
-            "phone", container: traffic.container(cloud.container(user: "alice")), time: time, batchSize: batchSize, maximumBatchesInFlight: 2)
+            "phone", container: traffic.container(cloud.container(user: "alice")), time: time, batchSize: batchSize,
+            maximumBatchesInFlight: 2)
         let laptop = try await SyncTestDevice("laptop", cloud: cloud, time: time)
         if withLaptop { laptopBox.withLock { $0 = laptop } }
         let context = "seed \(seed) batch \(batchSize)"
@@ -754,7 +757,8 @@ struct OutsideRequestsTogetherTests {
             }
             return .none
         }
-        let phone = try await SyncTestDevice("phone", container: traffic.container(cloud.container(user: "alice")), batchSize: 4, maximumBatchesInFlight: 2)
+        let phone = try await SyncTestDevice(
+            "phone", container: traffic.container(cloud.container(user: "alice")), batchSize: 4, maximumBatchesInFlight: 2)
         database.withLock { $0 = phone.database }
         for transaction in 0..<4 {
             var sql = ""

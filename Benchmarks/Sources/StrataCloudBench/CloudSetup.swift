@@ -98,6 +98,11 @@ enum CloudSetup {
     /// default otherwise.
     static let batchesInFlight = ProcessInfo.processInfo.environment["STRATA_BENCH_BATCHES_IN_FLIGHT"].flatMap { Int($0) }
 
+    /// `STRATA_BENCH_FETCH_PAGE_SIZE=N` sets every device's `fetchPageSize` and the service's
+    /// `maximumFetchPageSize` (for phases whose devices take the default), to compare page
+    /// sizes; their defaults otherwise.
+    static let fetchPageSize = ProcessInfo.processInfo.environment["STRATA_BENCH_FETCH_PAGE_SIZE"].flatMap { Int($0) }
+
     /// A device: a database file in `folder` with the two tables, and an engine driven by hand.
     ///
     /// With encryption, every device of the process keeps its keys in one process keychain, as
@@ -112,7 +117,7 @@ enum CloudSetup {
         var configuration = SyncEngineConfiguration(
             deviceID: deviceID(id), schedule: nil,
             encryption: encrypted ? .endToEnd(keys: keys) : .disabled)
-        if let fetchPageSize { configuration.fetchPageSize = fetchPageSize }
+        if let fetchPageSize = fetchPageSize ?? Self.fetchPageSize { configuration.fetchPageSize = fetchPageSize }
         if let depth = batchesInFlight { configuration.maximumBatchesInFlight = depth }
         let engine = try SyncEngine(
             for: database, tableNames: BenchRows.tableNames, container: container, configuration: configuration, logger: logger,

@@ -16,9 +16,9 @@ enum ServeCommand {
         let logger = CloudSetup.logger
         let client = PostgresClient(configuration: CloudSetup.configuration(databaseURL), backgroundLogger: logger)
         let store = CloudStore(client: client, logger: logger)
-        let service = CloudService(
-            configuration: CloudServiceConfiguration(host: "127.0.0.1", port: 0, jwtKey: CloudSetup.key, logger: logger)
-        ) { store.container(for: $0) }
+        var configuration = CloudServiceConfiguration(host: "127.0.0.1", port: 0, jwtKey: CloudSetup.key, logger: logger)
+        if let pageSize = CloudSetup.fetchPageSize { configuration.maximumFetchPageSize = pageSize }
+        let service = CloudService(configuration: configuration) { store.container(for: $0) }
         let group = ServiceGroup(
             services: [client, service], gracefulShutdownSignals: [.sigterm], cancellationSignals: [], logger: logger)
         let running = Task { try await group.run() }
