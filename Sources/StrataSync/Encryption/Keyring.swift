@@ -49,6 +49,15 @@ final class Keyring: Sendable {
         self.logger = logger
     }
 
+    /// The signed-in user, as the container last heard for its token (`CloudContainer/account()`):
+    /// the engine asks before every send and fetch, so asking again here cost a round trip a
+    /// key looked up (issue #27: three of the requests before a first upload's first batch).
+    private func signedInUser() async throws -> String {
+        let account = try await container.account()
+        guard account.status == .available, let user = account.user else { throw CloudError.notAuthenticated }
+        return user
+    }
+
     // MARK: Keys to seal and open with
 
     /// The key new records of `zone` are sealed with.
@@ -63,7 +72,7 @@ final class Keyring: Sendable {
         if let key = vault.withLock({ $0?.keys(of: zone).versions[version] }) { return key }
         return try await work.run {
             if let key = try await self.loadedVault().keys(of: zone).versions[version] { return key }
-            let user = try await self.container.currentUser()
+            let user = try await self.signedInUser()
             if zone.owner == user {
                 try await self.refreshOwnKeys(user: user)
             } else {
@@ -81,7 +90,7 @@ final class Keyring: Sendable {
     /// URL, those it carries for whoever holds the link).
     func ingest(_ share: CloudShare, link: LinkKey? = nil) async throws {
         try await work.run {
-            let user = try await self.container.currentUser()
+            let user = try await self.signedInUser()
             try await self.ingest(share, user: user, link: link)
         }
     }
@@ -239,7 +248,7 @@ final class Keyring: Sendable {
     // MARK: Own zones
 
     private func resolveCurrentKey(for zone: CloudZoneID) async throws -> ZoneKey {
-        let user = try await container.currentUser()
+        let user = try await signedInUser()
         guard zone.owner == user else {
             if let key = try await loadedVault().keys(of: zone).current { return key }
             let known = try await shareRoots.withLock({ $0 })?(zone) ?? []
@@ -463,7 +472,7 @@ final class Keyring: Sendable {
     func rotate(_ zone: CloudZoneID, at now: HybridTimestamp) async throws {
         _ = try await currentKey(for: zone)
         try await work.run {
-            let user = try await self.container.currentUser()
+            let user = try await self.signedInUser()
             guard var current = try await self.loadedVault().keys(of: zone).current else { return }
             current.retiredAt = now
             let next = ZoneKey.random(version: current.version + 1)
@@ -491,7 +500,7 @@ final class Keyring: Sendable {
 
     /// Devices waiting to be enrolled, with the fingerprints to compare with each device's.
     func pendingEnrollments() async throws -> [DeviceEnrollment] {
-        let user = try await container.currentUser()
+        let user = try await signedInUser()
         let records = try await allKeyRecords(user: user)
         let granted = Set(records.map(\.id.name).filter { $0.hasPrefix("grant.") }.map { String($0.dropFirst(6)) })
         return records.compactMap { record -> DeviceEnrollment? in
@@ -506,7 +515,7 @@ final class Keyring: Sendable {
 
     /// Seals the user's private key to an enrolling device.
     func approve(_ enrollment: DeviceEnrollment) async throws {
-        let user = try await container.currentUser()
+        let user = try await signedInUser()
         let identity = try await identity(of: user)
         let publicKey = try Curve25519.KeyAgreement.PublicKey(rawRepresentation: enrollment.publicKey)
         guard publicKey.fingerprint == enrollment.fingerprint else {
@@ -525,7 +534,7 @@ final class Keyring: Sendable {
 
     /// Escrows the user's private key under `passphrase` in the key zone (replacing any).
     func setRecoveryPassphrase(_ passphrase: String) async throws {
-        let user = try await container.currentUser()
+        let user = try await signedInUser()
         let identity = try await identity(of: user)
         try await work.run {
             guard var record = try await self.fetchKeyRecord(Self.identityName, user: user) else { return }
@@ -537,7 +546,7 @@ final class Keyring: Sendable {
 
     /// Enrolls this device with the recovery passphrase.
     func enroll(recoveryPassphrase passphrase: String) async throws {
-        let user = try await container.currentUser()
+        let user = try await signedInUser()
         try await work.run {
             guard let record = try await self.fetchKeyRecord(Self.identityName, user: user),
                 case .bytes(let published) = record.fields["publicKey"]
@@ -554,7 +563,7 @@ final class Keyring: Sendable {
     /// Replaces the user's identity with a new one, and gives each of `zones` a new key
     /// version above any the cloud has: what the lost keys sealed stays unreadable.
     func reset(zones: [CloudZoneID]) async throws {
-        let user = try await container.currentUser()
+        let user = try await signedInUser()
         try await work.run {
             let records = try await self.allKeyRecords(user: user)
             let stored = records.first { $0.id.name == Self.identityName }
@@ -653,7 +662,7 @@ final class Keyring: Sendable {
 
     private func storage() async throws -> KeyStorage {
         if let storage = resolvedStorage.withLock({ $0 }) { return storage }
-        let storage = storageOfUser(try await container.currentUser())
+        let storage = storageOfUser(try await signedInUser())
         resolvedStorage.withLock { $0 = storage }
         return storage
     }
