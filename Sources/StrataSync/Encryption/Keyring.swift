@@ -51,7 +51,8 @@ final class Keyring: Sendable {
 
     /// The signed-in user, as the container last heard for its token (`CloudContainer/account()`):
     /// the engine asks before every send and fetch, so asking again here cost a round trip a
-    /// key looked up (issue #27: three of the requests before a first upload's first batch).
+    /// key looked up (issue #27: two of the requests before a first upload's first batch, one
+    /// before a new device's first page).
     private func signedInUser() async throws -> String {
         let account = try await container.account()
         guard account.status == .available, let user = account.user else { throw CloudError.notAuthenticated }
