@@ -1,5 +1,6 @@
 import BenchSupport
 import Foundation
+import StrataSync
 
 /// Target 1: the first sync of N rows from device A through a `strata-cloud` instance to a new
 /// device B, against a raw bulk load of the same rows in the same run: PostgreSQL `COPY` into
@@ -19,16 +20,8 @@ enum FirstSyncPhase {
         var timings: [Bool: (upload: Double, download: Double)] = [:]
         for encrypted in [false, true] {
             let container = CloudSetup.container(instance.baseURL, user: "first-\(runID)-\(encrypted ? "sealed" : "plain")")
-            let phone = try await CloudSetup.device("phone-\(encrypted)", folder: folder, container: container, encrypted: encrypted)
-            let laptop = try await CloudSetup.device("laptop-\(encrypted)", folder: folder, container: container, encrypted: encrypted)
-            try await StrataRowWriter.insert(rows: rows, key: key, into: phone.database)
-            let upload = seconds(try await clock.measure { try await phone.engine.sendChanges() })
-            let download = seconds(try await clock.measure { try await laptop.engine.fetchChanges() })
-            let arrived = try await StrataRowWriter.count(in: laptop.database)
-            guard arrived == rows else { throw BenchFailure("first sync: device B has \(arrived) rows, device A \(rows)") }
-            phone.database.close()
-            laptop.database.close()
-            timings[encrypted] = (upload, download)
+            timings[encrypted] = try await syncOnce(
+                rows: rows, key: key, container: container, folder: folder, names: "\(encrypted)", encrypted: encrypted)
         }
         guard let sealed = timings[true], let plain = timings[false] else { throw BenchFailure("first sync: a run did not finish") }
         let (upload, download) = sealed
@@ -58,5 +51,24 @@ enum FirstSyncPhase {
         results.add("encryption_first_sync_cost_percent", ((upload + download) / (plain.upload + plain.download) - 1) * 100, "%")
         results.add("first_sync_unencrypted_upload_s", plain.upload, "s")
         results.add("first_sync_unencrypted_download_s", plain.download, "s")
+    }
+
+    /// Device A (`phone-<names>`) inserts `rows` rows and sends them through `container`, and a
+    /// new device B (`laptop-<names>`) fetches them: the seconds of each, once B holds every row.
+    static func syncOnce(
+        rows: Int, key: String, container: any CloudContainer, folder: String, names: String,
+        encrypted: Bool = CloudSetup.encryptsByDefault
+    ) async throws -> (upload: Double, download: Double) {
+        let clock = ContinuousClock()
+        let phone = try await CloudSetup.device("phone-\(names)", folder: folder, container: container, encrypted: encrypted)
+        let laptop = try await CloudSetup.device("laptop-\(names)", folder: folder, container: container, encrypted: encrypted)
+        try await StrataRowWriter.insert(rows: rows, key: key, into: phone.database)
+        let upload = seconds(try await clock.measure { try await phone.engine.sendChanges() })
+        let download = seconds(try await clock.measure { try await laptop.engine.fetchChanges() })
+        let arrived = try await StrataRowWriter.count(in: laptop.database)
+        guard arrived == rows else { throw BenchFailure("first sync: device B has \(arrived) rows, device A \(rows)") }
+        phone.database.close()
+        laptop.database.close()
+        return (upload, download)
     }
 }

@@ -29,15 +29,8 @@ enum LatencyPhase {
                 return EnginePhase.median(times)
             }
             let measured = try await medianRequest(container) - medianRequest(CloudSetup.container(instance.baseURL, user: user))
-            let phone = try await CloudSetup.device("phone-\(roundTrip)", folder: folder, container: container)
-            let laptop = try await CloudSetup.device("laptop-\(roundTrip)", folder: folder, container: container)
-            try await StrataRowWriter.insert(rows: rows, key: key, into: phone.database)
-            let upload = seconds(try await clock.measure { try await phone.engine.sendChanges() })
-            let download = seconds(try await clock.measure { try await laptop.engine.fetchChanges() })
-            let arrived = try await StrataRowWriter.count(in: laptop.database)
-            guard arrived == rows else { throw BenchFailure("long link: device B has \(arrived) rows, device A \(rows)") }
-            phone.database.close()
-            laptop.database.close()
+            let (upload, download) = try await FirstSyncPhase.syncOnce(
+                rows: rows, key: key, container: container, folder: folder, names: "\(roundTrip)")
             try await link.stop()
             results.add("link_\(roundTrip)ms_measured_round_trip_ms", measured * 1_000, "ms")
             results.add("first_sync_upload_rows_per_s_rtt_\(roundTrip)ms", Double(rows) / upload, "rows/s")
