@@ -454,7 +454,8 @@ extension SyncEngine {
     /// Takes the answer to a batch sent beside another (``independent(_:of:)``), once that
     /// other one's was taken, and records it as any batch's: every answer written, the zone
     /// made and the fetch done that they need, the plan told. Over the limits, the plan halves
-    /// its batches and the records go again; refused whole for good (a full quota, a
+    /// its batches and the records go again; without its zone, the zone is made and the records
+    /// go again; refused whole for good (a full quota, a
     /// permission), its records are the plan's permanent failures and the send stops, to report
     /// them in `sendFailed`; a transient failure is thrown. Returns whether the send goes on.
     private func takeAnswer(
@@ -477,6 +478,14 @@ extension SyncEngine {
                 of: names)
         case .failure(CloudError.limitExceeded) where names.count > 1:
             return plan.record(.limitExceeded, of: names)
+        case .failure(CloudError.zoneNotFound):
+            // The zone is gone (deleted from another device, or never made), as for the batch
+            // the send waited on first: made again, and the records, still pending, go again.
+            // Reported as refused for good, they ended the send with `sendFailed` (an outside
+            // review found it, with a limit or a conflict in the request before).
+            try await cloud.saveZones([zone])
+            return plan.record(
+                .recorded(progress: 0, needsZone: true, needsFetch: false, permanentFailures: [:], firstFailure: nil), of: names)
         case .failure(let error as CloudError) where !error.isTransient:
             // Refused whole (a full quota, a permission), as a batch travelling alone can be:
             // each record failed with the error, and the send stops and reports them in
