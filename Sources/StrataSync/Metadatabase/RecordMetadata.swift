@@ -255,8 +255,18 @@ struct RecordMetadata: Sendable, Hashable {
     /// moved. A transaction larger than a request goes in pieces taken in key order, so a
     /// parent's delete can come up before its own children's changes, which the cloud needs
     /// first; behind them, it goes once they went.
-    static func postponeDeleteBehindPendingChildren(of parent: RecordName, in db: Database) throws -> Bool {
+    ///
+    /// - Parameter sentWith: the records of the request the delete was refused in. Children
+    ///   that went with it do not count: they went first in that very request, so the cloud
+    ///   refused the delete for a child it holds that this device never saw, and moving the
+    ///   delete behind them only built the same request again, round after round, until the
+    ///   send stalled (an outside review found it). The caller fetches instead.
+    static func postponeDeleteBehindPendingChildren(
+        of parent: RecordName, sentWith: [RecordName] = [], in db: Database
+    ) throws -> Bool {
         let table = MetadatabaseTable.metadata.qualifiedName
+        var sent = JSONWriter(capacity: sentWith.count * 24)
+        sent.array(sentWith) { writer, name in writer.string(name.text) }
         try db.execute(
             sql: """
                 UPDATE \(table) SET pendingTransaction = pendingTransaction + 1
@@ -265,9 +275,10 @@ struct RecordMetadata: Sendable, Hashable {
                         SELECT 1 FROM \(table) AS child
                         WHERE child.parentRecordType = ? AND child.parentRecordPrimaryKey = ?
                             AND child.pendingOperation IS NOT NULL
-                            AND child.pendingTransaction <= \(table).pendingTransaction)
+                            AND child.pendingTransaction <= \(table).pendingTransaction
+                            AND child.recordName NOT IN (SELECT value FROM json_each(?)))
                 """,
-            arguments: [parent.table, parent.primaryKey, parent.table, parent.primaryKey])
+            arguments: [parent.table, parent.primaryKey, parent.table, parent.primaryKey, sent.text])
         return db.changesCount > 0
     }
 

@@ -180,6 +180,10 @@ struct IncomingChanges {
                 case .deleteWithParent:
                     metadata.lastKnownServerRecord = record
                     metadata.serverChangeTag = record.changeTag
+                    // Its parent as the cloud holds it: a send keeps this delete and the
+                    // parent's out of requests travelling together (an outside review found
+                    // them side by side, the parent's refused when taken first).
+                    metadata.parent = parentName
                     metadata.pendingOperation = .delete
                     metadata.pendingRevision += 1
                     try metadata.save(in: db)

@@ -294,14 +294,16 @@ extension SyncEngine {
             // (``takeAnswer(to:plan:draining:zone:node:cloud:)``). Whether the send goes on.
             // A batch whose answer fails (a transient error) does not keep the ones after it
             // from being recorded: what the cloud accepted of them is not sent again. The
-            // first failure is thrown once every answer was taken.
+            // first failure is thrown once every answer was taken. A zone or a fetch their
+            // answers need comes once every answer was taken, when nothing travels.
             func settleAhead() async throws -> Bool {
                 var goesOn = true
                 var failure: (any Error)?
+                var needs = AnswerNeeds()
                 while !ahead.isEmpty {
                     let batch = ahead.removeFirst()
                     do {
-                        if try await !takeAnswer(to: batch, plan: &plan, draining: &draining, zone: zone, node: node, cloud: cloud) {
+                        if try await !takeAnswer(to: batch, plan: &plan, draining: &draining, needs: &needs, zone: zone, node: node) {
                             goesOn = false
                         }
                     } catch {
@@ -309,6 +311,8 @@ extension SyncEngine {
                     }
                 }
                 if let failure { throw failure }
+                if needs.zone { try await cloud.saveZones([zone]) }
+                if needs.fetch { try await performFetchBody() }
                 return goesOn
             }
             let result: CloudModifyResult
@@ -453,13 +457,14 @@ extension SyncEngine {
 
     /// Takes the answer to a batch sent beside another (``independent(_:of:)``), once that
     /// other one's was taken, and records it as any batch's: every answer written, the zone
-    /// made and the fetch done that they need, the plan told. Over the limits, the plan halves
-    /// its batches and the records go again; without its zone, the zone is made and the records
-    /// go again; refused whole for good (a full quota, a
+    /// and the fetch they need noted in `needs` (made once every answer was taken, when nothing
+    /// travels), the plan told. Over the limits, the plan halves its batches and the records go
+    /// again; without its zone, the zone is made and the records go again; refused whole for
+    /// good (a full quota, a
     /// permission), its records are the plan's permanent failures and the send stops, to report
     /// them in `sendFailed`; a transient failure is thrown. Returns whether the send goes on.
     private func takeAnswer(
-        to batch: BatchInFlight, plan: inout SendPlan, draining: inout Int64?, zone: CloudZoneID, node: String, cloud: any CloudDatabase
+        to batch: BatchInFlight, plan: inout SendPlan, draining: inout Int64?, needs: inout AnswerNeeds, zone: CloudZoneID, node: String
     ) async throws -> Bool {
         let names = batch.items.map(\.metadata.name.text)
         switch await batch.answer() {
@@ -469,8 +474,8 @@ extension SyncEngine {
             logEvents(outcome.events, title: "sent")
             recordSendProgress(outcome)
             plan.failedBeforeReachingTheCloud(outcome.failedBeforeReachingTheCloud)
-            if outcome.needsZone { try await cloud.saveZones([zone]) }
-            if outcome.needsFetch { try await performFetchBody() }
+            needs.zone = needs.zone || outcome.needsZone
+            needs.fetch = needs.fetch || outcome.needsFetch
             return plan.record(
                 .recorded(
                     progress: outcome.progress, needsZone: outcome.needsZone, needsFetch: outcome.needsFetch,
@@ -483,7 +488,7 @@ extension SyncEngine {
             // the send waited on first: made again, and the records, still pending, go again.
             // Reported as refused for good, they ended the send with `sendFailed` (an outside
             // review found it, with a limit or a conflict in the request before).
-            try await cloud.saveZones([zone])
+            needs.zone = true
             return plan.record(
                 .recorded(progress: 0, needsZone: true, needsFetch: false, permanentFailures: [:], firstFailure: nil), of: names)
         case .failure(let error as CloudError) where !error.isTransient:
@@ -648,6 +653,12 @@ extension SyncEngine {
         return try await readOnWriter { db in try RecordMetadata.pendingCount(in: db) }
     }
 
+    /// What the answers to batches taken one after another need once nothing travels.
+    struct AnswerNeeds {
+        var zone = false
+        var fetch = false
+    }
+
     /// What one batch's answers changed.
     struct SendOutcome: Sendable {
         var progress = 0
@@ -721,7 +732,8 @@ extension SyncEngine {
                     // Those already in its transaction but not yet sent (it is larger than a
                     // request) go first, the parent's delete behind them.
                     if try RecordMetadata.advancePendingChildren(of: name, to: item.metadata.pendingTransaction, in: db) > 0
-                        || RecordMetadata.postponeDeleteBehindPendingChildren(of: name, in: db)
+                        || RecordMetadata.postponeDeleteBehindPendingChildren(
+                            of: name, sentWith: items.map(\.metadata.name), in: db)
                     {
                         outcome.progress += 1
                     } else {
