@@ -428,15 +428,18 @@ enum OutsideWriteKind: String, CaseIterable, Sendable, CustomTestStringConvertib
     // MARK: - (b) What the container writes is the app's
 
     /// Where the container writes after the first sync, reached by the tour in both modes.
+    /// (`currentUser()` is not among them: since issue #27's twenty-fifth round the keyring
+    /// takes the user from `account()`, as the engine does, and nothing on the tour asks
+    /// `currentUser()`.)
     static let tourPoints = [
-        "account", "currentUser", "private.fetchDatabaseChanges+pages", "shared.fetchDatabaseChanges+pages",
+        "account", "private.fetchDatabaseChanges+pages", "shared.fetchDatabaseChanges+pages",
         "private.fetchArrivingZoneChanges", "private.fetchAsset", "private.missingAssets", "private.uploadAssets",
         "private.modifyRecords", "private.saveShare", "private.fetchShare", "private.deleteShare", "private.fetchRecords",
         "publicKeys",
     ]
-    /// The points only the end-to-end mode reaches after the first sync (keys, the signed-in
-    /// user for sealing, a record's copy before its share ends).
-    static let endToEndOnlyPoints: Set = ["currentUser", "private.fetchRecords", "publicKeys"]
+    /// The points only the end-to-end mode reaches after the first sync (keys, a record's copy
+    /// before its share ends).
+    static let endToEndOnlyPoints: Set = ["private.fetchRecords", "publicKeys"]
     static func tourPoints(_ mode: OutsideEncryptionMode) -> [String] {
         tourPoints.filter { mode == .endToEnd || !endToEndOnlyPoints.contains($0) }
     }
@@ -463,11 +466,11 @@ enum OutsideWriteKind: String, CaseIterable, Sendable, CustomTestStringConvertib
     }
 
     /// The calls of the user's first device's first sync (its zone, the key it publishes with
-    /// end-to-end encryption, the key zone's fetch, the signed-in user, a record's copy),
+    /// end-to-end encryption, the key zone's fetch, the account, a record's copy),
     /// armed from the start: a write from any of them is sent.
     @Test(arguments: [
         ("publishPublicKey", OutsideEncryptionMode.endToEnd), ("private.fetchZoneChanges", .endToEnd),
-        ("private.saveZones", .endToEnd), ("private.saveZones", .disabled), ("currentUser", .endToEnd),
+        ("private.saveZones", .endToEnd), ("private.saveZones", .disabled), ("account", .endToEnd),
         ("private.fetchRecords", .endToEnd),
     ])
     func aWriteFromAFirstSyncCallReachesTheOtherDevice(point: String, mode: OutsideEncryptionMode) async throws {
