@@ -18,68 +18,10 @@ import Testing
 @Suite(.timeLimit(.minutes(3)))
 struct OutsideBatchesInFlightTests {
     static let zone = CloudZoneID(name: "strata.default", owner: "alice")
-    static let keyZone = "strata.keys"
 
     // MARK: - A bounded one-shot signal
 
-    /// A one-shot signal a request waits on, for a bounded time.
-    final class Signal: Sendable {
-        private struct State {
-            var fired = false
-            var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
-            var abandoned: Set<Int> = []
-            var nextID = 0
-        }
-        private let state = Mutex(State())
-
-        var fired: Bool { state.withLock { $0.fired } }
-
-        func fire() {
-            let waiting = state.withLock { state in
-                state.fired = true
-                defer { state.waiting.removeAll() }
-                return Array(state.waiting.values)
-            }
-            for waiter in waiting { waiter.resume() }
-        }
-
-        /// Waits until fired or until `bound` passed (a bound, not a wait for work: it only
-        /// runs out when what the test waits for never comes); whether it fired.
-        @discardableResult
-        func wait(bound: Duration) async -> Bool {
-            let id = state.withLock { state in
-                state.nextID += 1
-                return state.nextID
-            }
-            return await withTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    await withCheckedContinuation { continuation in
-                        let resumeNow = self.state.withLock { state -> Bool in
-                            if state.fired || state.abandoned.contains(id) { return true }
-                            state.waiting[id] = continuation
-                            return false
-                        }
-                        if resumeNow { continuation.resume() }
-                    }
-                    return true
-                }
-                group.addTask {
-                    try? await Task.sleep(for: bound)
-                    return false
-                }
-                _ = await group.next()
-                group.cancelAll()
-                let left = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                    if let waiter = state.waiting.removeValue(forKey: id) { return waiter }
-                    state.abandoned.insert(id)
-                    return nil
-                }
-                left?.resume()
-                await group.waitForAll()
-                return fired
-            }
-        }
-    }
+    typealias Signal = WatchSignal
 
     // MARK: - The watch
 
@@ -88,7 +30,7 @@ struct OutsideBatchesInFlightTests {
     /// parent of, what the cloud accepted and the device heard, and which zone or fetch calls
     /// come while one travels. Each request is held until `fill` travel (or a short bound),
     /// and with `reverse` answered only after those that arrived after it.
-    final class Watch: Sendable {
+    final class Watch: PrivateDatabaseWatch {
         typealias Hook =
             @Sendable (
                 _ number: Int, _ send: Int, _ saving: [CloudRecord], _ deleting: [CloudRecordID], _ next: any CloudDatabase
@@ -152,7 +94,7 @@ struct OutsideBatchesInFlightTests {
             self.hook.withLock { $0 = hook }
         }
 
-        func container(_ base: any CloudContainer) -> WatchedContainer { WatchedContainer(base: base, watch: self) }
+        func container(_ base: any CloudContainer) -> WatchedContainer<Watch> { WatchedContainer(base: base, watch: self) }
 
         var snapshot: State { state.withLock { $0 } }
 
@@ -271,79 +213,6 @@ struct OutsideBatchesInFlightTests {
             }
             return result
         }
-    }
-
-    /// A container whose private database's calls pass by a ``Watch``.
-    struct WatchedContainer: CloudContainerWrapping {
-        let base: any CloudContainer
-        let watch: Watch
-
-        var wrappedContainer: any CloudContainer { base }
-        var identifier: String { base.identifier }
-        func accountStatus() async throws -> CloudAccountStatus { try await base.accountStatus() }
-        func currentUser() async throws -> String { try await base.currentUser() }
-        var privateDatabase: any CloudDatabase { WatchedDatabase(base: base.privateDatabase, watch: watch) }
-        var sharedDatabase: any CloudDatabase { base.sharedDatabase }
-        func changeHints() -> AsyncStream<Void> { base.changeHints() }
-        func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
-        func publishPublicKey(_ key: Data) async throws { try await base.publishPublicKey(key) }
-        func publicKeys(of users: [String]) async throws -> [String: Data] { try await base.publicKeys(of: users) }
-        func setUserProfile(_ profile: CloudUserProfile) async throws { try await base.setUserProfile(profile) }
-        func userProfile() async throws -> CloudUserProfile? { try await base.userProfile() }
-    }
-
-    struct WatchedDatabase: CloudDatabase {
-        let base: any CloudDatabase
-        let watch: Watch
-
-        var scope: CloudDatabaseScope { base.scope }
-        func saveZones(_ zones: [CloudZoneID]) async throws {
-            if zones.contains(where: { $0.name != OutsideBatchesInFlightTests.keyZone }) { watch.note("saveZones") }
-            try await base.saveZones(zones)
-        }
-        func deleteZones(_ zones: [CloudZoneID]) async throws {
-            watch.note("deleteZones")
-            try await base.deleteZones(zones)
-        }
-        func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
-            try await base.fetchRecords(ids)
-        }
-        func modifyRecords(saving: [CloudRecord], deleting: [CloudRecordID]) async throws -> CloudModifyResult {
-            if (saving.map(\.id.zone) + deleting.map(\.zone)).allSatisfy({ $0.name == OutsideBatchesInFlightTests.keyZone }) {
-                return try await base.modifyRecords(saving: saving, deleting: deleting)
-            }
-            return try await watch.modify(saving, deleting, base)
-        }
-        func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {
-            watch.note("fetchDatabaseChanges")
-            return try await base.fetchDatabaseChanges(since: token)
-        }
-        func fetchDatabaseChanges(
-            since token: CloudChangeToken?, firstPages: [CloudZonePageRequest]
-        ) async throws
-            -> CloudDatabaseChanges
-        {
-            watch.note("fetchDatabaseChanges")
-            return try await base.fetchDatabaseChanges(since: token, firstPages: firstPages)
-        }
-        func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
-            if zone.name != OutsideBatchesInFlightTests.keyZone { watch.note("fetchZoneChanges") }
-            return try await base.fetchZoneChanges(zone, since: token, limit: limit)
-        }
-        func fetchArrivingZoneChanges(
-            _ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int
-        ) async throws
-            -> ArrivingZoneChanges
-        {
-            if zone.name != OutsideBatchesInFlightTests.keyZone { watch.note("fetchArrivingZoneChanges") }
-            return try await base.fetchArrivingZoneChanges(zone, since: token, limit: limit)
-        }
-        func missingAssets(_ hashes: [String]) async throws -> Set<String> { try await base.missingAssets(hashes) }
-        func uploadAssets(_ assets: [CloudAsset]) async throws { try await base.uploadAssets(assets) }
-        func fetchAsset(_ hash: String) async throws -> CloudAsset { try await base.fetchAsset(hash) }
-        func saveShare(_ share: CloudShare) async throws -> CloudShare { try await base.saveShare(share) }
-        func fetchShare(rootRecordID: CloudRecordID) async throws -> CloudShare { try await base.fetchShare(rootRecordID: rootRecordID) }
-        func deleteShare(rootRecordID: CloudRecordID) async throws { try await base.deleteShare(rootRecordID: rootRecordID) }
     }
 
     // MARK: - Helpers

@@ -16,67 +16,10 @@ import Testing
 @Suite(.timeLimit(.minutes(3)))
 struct OutsideRequestsTogetherTests {
     static let zone = CloudZoneID(name: "strata.default", owner: "alice")
-    static let keyZone = "strata.keys"
 
     // MARK: - The watch
 
-    /// A one-shot signal a request waits on, for a bounded time.
-    final class Signal: Sendable {
-        private struct State {
-            var fired = false
-            var waiting: [Int: CheckedContinuation<Void, Never>] = [:]
-            var abandoned: Set<Int> = []
-            var nextID = 0
-        }
-        private let state = Mutex(State())
-
-        var fired: Bool { state.withLock { $0.fired } }
-
-        func fire() {
-            let waiting = state.withLock { state in
-                state.fired = true
-                defer { state.waiting.removeAll() }
-                return Array(state.waiting.values)
-            }
-            for waiter in waiting { waiter.resume() }
-        }
-
-        /// Waits until fired or until `bound` passed (a bound, not a wait for work: it only
-        /// runs out when what the test waits for never comes); whether it fired.
-        func wait(bound: Duration) async -> Bool {
-            let id = state.withLock { state in
-                state.nextID += 1
-                return state.nextID
-            }
-            return await withTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    await withCheckedContinuation { continuation in
-                        let resumeNow = self.state.withLock { state -> Bool in
-                            if state.fired || state.abandoned.contains(id) { return true }
-                            state.waiting[id] = continuation
-                            return false
-                        }
-                        if resumeNow { continuation.resume() }
-                    }
-                    return true
-                }
-                group.addTask {
-                    try? await Task.sleep(for: bound)
-                    return false
-                }
-                _ = await group.next()
-                group.cancelAll()
-                let left = state.withLock { state -> CheckedContinuation<Void, Never>? in
-                    if let waiter = state.waiting.removeValue(forKey: id) { return waiter }
-                    state.abandoned.insert(id)
-                    return nil
-                }
-                left?.resume()
-                await group.waitForAll()
-                return fired
-            }
-        }
-    }
+    typealias Signal = WatchSignal
 
     /// Where a request stands when it is answered: alone, or the first or second of two
     /// travelling together.
@@ -122,7 +65,7 @@ struct OutsideRequestsTogetherTests {
 
     /// Watches every modify request of the synced zone, and every other call the engine makes
     /// while one travels.
-    final class Traffic: Sendable {
+    final class Traffic: PrivateDatabaseWatch {
         /// One request travelling: its records and their parents, a signal for the request
         /// that arrives beside it (and which one it was), and one for its answer.
         final class Entry: Sendable {
@@ -171,7 +114,7 @@ struct OutsideRequestsTogetherTests {
             self.hook.withLock { $0 = hook }
         }
 
-        func container(_ base: any CloudContainer) -> WatchedContainer { WatchedContainer(base: base, traffic: self) }
+        func container(_ base: any CloudContainer) -> WatchedContainer<Traffic> { WatchedContainer(base: base, watch: self) }
 
         var snapshot: State { state.withLock { $0 } }
 
@@ -249,71 +192,6 @@ struct OutsideRequestsTogetherTests {
             }
             return result
         }
-    }
-
-    /// A container whose private database's calls pass by a ``Traffic``.
-    struct WatchedContainer: CloudContainerWrapping {
-        let base: any CloudContainer
-        let traffic: Traffic
-
-        var wrappedContainer: any CloudContainer { base }
-        var identifier: String { base.identifier }
-        func accountStatus() async throws -> CloudAccountStatus { try await base.accountStatus() }
-        func currentUser() async throws -> String { try await base.currentUser() }
-        var privateDatabase: any CloudDatabase { WatchedDatabase(base: base.privateDatabase, traffic: traffic) }
-        var sharedDatabase: any CloudDatabase { base.sharedDatabase }
-        func changeHints() -> AsyncStream<Void> { base.changeHints() }
-        func acceptShare(url: String) async throws -> CloudShare { try await base.acceptShare(url: url) }
-        func publishPublicKey(_ key: Data) async throws { try await base.publishPublicKey(key) }
-        func publicKeys(of users: [String]) async throws -> [String: Data] { try await base.publicKeys(of: users) }
-        func setUserProfile(_ profile: CloudUserProfile) async throws { try await base.setUserProfile(profile) }
-        func userProfile() async throws -> CloudUserProfile? { try await base.userProfile() }
-    }
-
-    struct WatchedDatabase: CloudDatabase {
-        let base: any CloudDatabase
-        let traffic: Traffic
-
-        var scope: CloudDatabaseScope { base.scope }
-        func saveZones(_ zones: [CloudZoneID]) async throws {
-            if zones.contains(where: { $0.name != OutsideRequestsTogetherTests.keyZone }) { traffic.note("saveZones") }
-            try await base.saveZones(zones)
-        }
-        func deleteZones(_ zones: [CloudZoneID]) async throws {
-            traffic.note("deleteZones")
-            try await base.deleteZones(zones)
-        }
-        func fetchRecords(_ ids: [CloudRecordID]) async throws -> [CloudRecordID: Result<CloudRecord, CloudError>] {
-            try await base.fetchRecords(ids)
-        }
-        func modifyRecords(saving: [CloudRecord], deleting: [CloudRecordID]) async throws -> CloudModifyResult {
-            if (saving.map(\.id.zone) + deleting.map(\.zone)).allSatisfy({ $0.name == OutsideRequestsTogetherTests.keyZone }) {
-                return try await base.modifyRecords(saving: saving, deleting: deleting)
-            }
-            return try await traffic.modify(saving, deleting, base)
-        }
-        func fetchDatabaseChanges(since token: CloudChangeToken?) async throws -> CloudDatabaseChanges {
-            traffic.note("fetchDatabaseChanges")
-            return try await base.fetchDatabaseChanges(since: token)
-        }
-        func fetchDatabaseChanges(
-            since token: CloudChangeToken?, firstPages: [CloudZonePageRequest]
-        ) async throws
-            -> CloudDatabaseChanges
-        {
-            traffic.note("fetchDatabaseChanges")
-            return try await base.fetchDatabaseChanges(since: token, firstPages: firstPages)
-        }
-        func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
-            if zone.name != OutsideRequestsTogetherTests.keyZone { traffic.note("fetchZoneChanges") }
-            return try await base.fetchZoneChanges(zone, since: token, limit: limit)
-        }
-        func missingAssets(_ hashes: [String]) async throws -> Set<String> { try await base.missingAssets(hashes) }
-        func uploadAssets(_ assets: [CloudAsset]) async throws { try await base.uploadAssets(assets) }
-        func fetchAsset(_ hash: String) async throws -> CloudAsset { try await base.fetchAsset(hash) }
-        func saveShare(_ share: CloudShare) async throws -> CloudShare { try await base.saveShare(share) }
-        func fetchShare(rootRecordID: CloudRecordID) async throws -> CloudShare { try await base.fetchShare(rootRecordID: rootRecordID) }
-        func deleteShare(rootRecordID: CloudRecordID) async throws { try await base.deleteShare(rootRecordID: rootRecordID) }
     }
 
     // MARK: - Helpers
