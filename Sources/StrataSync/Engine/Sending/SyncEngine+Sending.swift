@@ -291,7 +291,7 @@ extension SyncEngine {
             inFlight = nil
             // The batches launched beside this one, once this one's answer is taken, in order:
             // their answers are recorded, with the zone and the fetch they need
-            // (``takeAnswer(to:plan:draining:zone:node:cloud:)``). Whether the send goes on.
+            // (``takeAnswer(to:plan:draining:needs:zone:node:)``). Whether the send goes on.
             // A batch whose answer fails (a transient error) does not keep the ones after it
             // from being recorded: what the cloud accepted of them is not sent again. The
             // first failure is thrown once every answer was taken. A zone or a fetch their
