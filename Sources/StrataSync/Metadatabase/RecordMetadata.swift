@@ -262,7 +262,7 @@ struct RecordMetadata: Sendable, Hashable {
     ///   delete behind them only built the same request again, round after round, until the
     ///   send stalled (an outside review found it). The caller fetches instead.
     static func postponeDeleteBehindPendingChildren(
-        of parent: RecordName, sentWith: [RecordName] = [], in db: Database
+        of parent: RecordName, sentWith: [RecordName], in db: Database
     ) throws -> Bool {
         let table = MetadatabaseTable.metadata.qualifiedName
         var sent = JSONWriter(capacity: sentWith.count * 24)

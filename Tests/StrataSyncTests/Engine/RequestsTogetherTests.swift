@@ -292,6 +292,68 @@ struct RequestsTogetherTests {
         #expect(try await laptop.rows() == (try await phone.rows()))
     }
 
+    /// Counts the fetches a send makes, and holds request 1 of the armed send until request 2
+    /// arrived, so the two travel together.
+    final class FetchCountingWatch: PrivateDatabaseWatch {
+        let armed = Atomic<Bool>(false)
+        let fetches = Atomic<Int>(0)
+        let together = Atomic<Bool>(false)
+        let gate = Gate(needed: 2)
+
+        func note(_ call: String) {
+            if armed.load(ordering: .sequentiallyConsistent) && call == "fetchDatabaseChanges" {
+                fetches.add(1, ordering: .sequentiallyConsistent)
+            }
+        }
+
+        func modify(_ saving: [CloudRecord], _ deleting: [CloudRecordID], _ next: any CloudDatabase) async throws -> CloudModifyResult {
+            if armed.load(ordering: .sequentiallyConsistent), gate.arrive() == 1, await gate.waitForLast() {
+                together.store(true, ordering: .sequentiallyConsistent)
+            }
+            return try await next.modifyRecords(saving: saving, deleting: deleting)
+        }
+    }
+
+    /// Two games' deletes travel together, each refused because the cloud holds a player of it
+    /// another device added: both answers need a fetch, and the send fetches once for both, once
+    /// nothing travels, then sends the deletes again.
+    ///
+    /// Found at 63bac7d: the answers beside the one waited on asked for their fetch, and the
+    /// one waited on for its own after it, so the send fetched twice.
+    @Test(arguments: [2, 4])
+    func answersThatEachNeedAFetchShareOne(depth: Int) async throws {
+        let cloud = MockCloud()
+        let watch = FetchCountingWatch()
+        let phone = try await SyncTestDevice(
+            "phone", container: WatchedContainer(base: cloud.container(user: "alice"), watch: watch), batchSize: 5,
+            maximumBatchesInFlight: depth)
+        try await phone.database.write { db in
+            for game in ["G0", "G1"] {
+                try db.execute(sql: "INSERT INTO games (id, title) VALUES (?, 'G')", arguments: [game])
+                for player in 0..<4 {
+                    try db.execute(sql: "INSERT INTO players (id, gameID, name) VALUES (?, ?, 'P')", arguments: ["\(game)p\(player)", game])
+                }
+            }
+        }
+        try await phone.engine.sendChanges()
+        let laptop = try await SyncTestDevice("laptop", cloud: cloud)
+        try await laptop.engine.fetchChanges()
+        try await laptop.execute("INSERT INTO players (id, gameID, name) VALUES ('G0unseen', 'G0', 'laptop'), ('G1unseen', 'G1', 'laptop')")
+        try await laptop.engine.sendChanges()
+        // Two transactions of five deletes each (a game and its four players): two batches.
+        try await phone.execute("DELETE FROM games WHERE id = 'G0'")
+        try await phone.execute("DELETE FROM games WHERE id = 'G1'")
+        watch.armed.store(true, ordering: .sequentiallyConsistent)
+        try await phone.engine.sendChanges()
+        let (together, fetches) = (watch.together.load(ordering: .sequentiallyConsistent), watch.fetches.load(ordering: .sequentiallyConsistent))
+        #expect(together, "the two deletes never travelled together")
+        #expect(fetches == 1)
+        #expect(try await phone.pending() == 0)
+        try await laptop.engine.fetchChanges()
+        #expect(try await laptop.rows() == (try await phone.rows()))
+        #expect(!(try await phone.rows()).contains { $0.contains("G0") || $0.contains("G1") })
+    }
+
     /// The rule itself, on batches built by hand: a parent in either batch, as sent or as the
     /// cloud last knew it, keeps the second from going beside the first.
     @Test func theRuleOfIndependence() {

@@ -295,11 +295,12 @@ extension SyncEngine {
             // A batch whose answer fails (a transient error) does not keep the ones after it
             // from being recorded: what the cloud accepted of them is not sent again. The
             // first failure is thrown once every answer was taken. A zone or a fetch their
-            // answers need comes once every answer was taken, when nothing travels.
-            func settleAhead() async throws -> Bool {
+            // answers need (or `needed`, the batch waited on's) comes once every answer was
+            // taken, when nothing travels, and once for all of them.
+            func settleAhead(needing needed: AnswerNeeds = AnswerNeeds()) async throws -> Bool {
                 var goesOn = true
                 var failure: (any Error)?
-                var needs = AnswerNeeds()
+                var needs = needed
                 while !ahead.isEmpty {
                     let batch = ahead.removeFirst()
                     do {
@@ -386,9 +387,7 @@ extension SyncEngine {
             plan.failedBeforeReachingTheCloud(outcome.failedBeforeReachingTheCloud)
             // Merges, a zone or a fetch come once nothing travels, and every answer that
             // arrived is written.
-            let aheadGoesOn = try await settleAhead()
-            if outcome.needsZone { try await cloud.saveZones([zone]) }
-            if outcome.needsFetch { try await performFetchBody() }
+            let aheadGoesOn = try await settleAhead(needing: AnswerNeeds(zone: outcome.needsZone, fetch: outcome.needsFetch))
             let goesOn = plan.record(
                 .recorded(
                     progress: outcome.progress, needsZone: outcome.needsZone, needsFetch: outcome.needsFetch,
