@@ -49,12 +49,22 @@ struct CloudServiceDatabase: CloudDatabase {
     /// Hands the page over once its body is here and its token read, before its records
     /// are: they are read when ``ArrivingZoneChanges/changes()`` is called.
     func fetchArrivingZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> ArrivingZoneChanges {
-        let body = try await transport.postForBody(
-            CloudRoute.database(scope, .fetchZoneChanges), FetchZoneChangesRequest(zone: zone, since: token, limit: limit))
+        try await fetchArrivingZoneChanges(zone, since: token, limit: limit, plannedPages: 0)
+    }
+
+    /// Asks the service to plan `plannedPages` starts (sent only when not 0; the service
+    /// refuses a number below 0).
+    func fetchArrivingZoneChanges(
+        _ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int, plannedPages: Int
+    ) async throws
+        -> ArrivingZoneChanges
+    {
+        let request = FetchZoneChangesRequest(zone: zone, since: token, limit: limit, plannedPages: plannedPages)
+        let body = try await transport.postForBody(CloudRoute.database(scope, .fetchZoneChanges), request)
         guard let head = ZoneChangesResponse.head(of: body) else {
             return ArrivingZoneChanges(try CloudServiceTransport.decoded(ZoneChangesResponse.self, from: body).changes)
         }
-        return ArrivingZoneChanges(token: head.token, moreComing: head.moreComing) {
+        return ArrivingZoneChanges(token: head.token, moreComing: head.moreComing, followingTokens: head.followingTokens) {
             let page = try CloudServiceTransport.decoded(ZoneChangesResponse.self, from: body).changes
             // Read twice, by two readers: they must agree, or the next page was asked for
             // from a token this page does not have.

@@ -47,7 +47,8 @@ extension CloudService {
             try validator.validate(body)
             return { database in
                 let pages = (body.firstPages ?? []).map { page in
-                    CloudZonePageRequest(zone: page.zone, since: page.since, limit: validator.pageLimit(page.limit))
+                    CloudZonePageRequest(
+                        zone: page.zone, since: page.since, limit: validator.pageLimit(page.limit), plannedPages: page.boundedPlannedPages)
                 }
                 let changes = try await database.fetchDatabaseChanges(since: body.since, firstPages: pages)
                 return try CloudResponses.json(DatabaseChangesResponse(changes))
@@ -56,15 +57,18 @@ extension CloudService {
             let body = try await decode(FetchZoneChangesRequest.self, from: request)
             try validator.validate(body)
             return { database in
-                let limit = validator.pageLimit(body.limit)
+                let (limit, planned) = (validator.pageLimit(body.limit), body.boundedPlannedPages)
                 // A store keeping records as JSON writes the page's records into the response
                 // as they are, rather than reading them into values to write them out again.
                 if let source = database as? any EncodedZonePageSource {
                     return CloudResponses.json(
                         bytes: ZoneChangesResponse.body(
-                            try await source.fetchEncodedZoneChanges(body.zone, since: body.since, limit: limit)))
+                            try await source.fetchEncodedZoneChanges(body.zone, since: body.since, limit: limit, plannedPages: planned)))
                 }
-                let changes = try await database.fetchZoneChanges(body.zone, since: body.since, limit: limit)
+                let arriving = try await database.fetchArrivingZoneChanges(
+                    body.zone, since: body.since, limit: limit, plannedPages: planned)
+                var changes = try await arriving.changes()
+                changes.followingTokens = arriving.followingTokens
                 return try CloudResponses.json(ZoneChangesResponse(changes))
             }
         case .missingAssets:

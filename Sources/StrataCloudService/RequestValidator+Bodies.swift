@@ -29,14 +29,18 @@ extension RequestValidator {
             try zone(page.zone, "firstPages[\(index)].zone")
             try token(page.since, "firstPages[\(index)].since")
             try count(page.limit, atMost: .max, "firstPages[\(index)].limit", allowsZero: false)
+            try count(page.plannedPages, atMost: .max, "firstPages[\(index)].plannedPages", allowsZero: true)
         }
     }
 
-    /// A `limit` of at least 1 (``pageLimit(_:)`` bounds it).
+    /// A `limit` of at least 1 (``pageLimit(_:)`` bounds it), and `plannedPages` not below 0
+    /// (more than `CloudZonePageRequest.maximumPlannedPages` plans that many, as a larger
+    /// limit gets the largest page: what an engine asks for is its own setting).
     func validate(_ body: FetchZoneChangesRequest) throws(InvalidRequest) {
         try zone(body.zone, "zone")
         try token(body.since, "since")
         try count(body.limit, atMost: .max, "limit", allowsZero: false)
+        try count(body.plannedPages, atMost: .max, "plannedPages", allowsZero: true)
     }
 
     /// The page size the backend is asked for: a validated `limit`, at most

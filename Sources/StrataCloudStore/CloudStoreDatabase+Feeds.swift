@@ -47,8 +47,8 @@ extension CloudStoreDatabase {
                         (
                             request.zone,
                             try await Self.readZonePage(
-                                request.zone, since: request.since, issued: issued, limit: request.limit, user: user, scope: scope,
-                                on: connection, logger: logger)
+                                request.zone, since: request.since, issued: issued, limit: request.limit,
+                                plannedPages: request.boundedPlannedPages, user: user, scope: scope, on: connection, logger: logger)
                         ))
                 } catch let error as CloudError where !error.isTransient {
                     continue
@@ -121,25 +121,47 @@ extension CloudStoreDatabase {
         let (user, logger, scope) = (user, logger, scope)
         let read = try await store.transaction(as: user, repeatableRead: true) { connection in
             try await Self.readZonePage(
-                zone, since: token, issued: issued, limit: limit, user: user, scope: scope, on: connection, logger: logger)
+                zone, since: token, issued: issued, limit: limit, plannedPages: 0, user: user, scope: scope, on: connection,
+                logger: logger)
         }
         return try Self.zonePage(zone, read: read)
+    }
+
+    /// The same page as ``fetchZoneChanges(_:since:limit:)``, read whole, with the starts of up
+    /// to `plannedPages` pages after the next one (in the private database).
+    public func fetchArrivingZoneChanges(
+        _ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int, plannedPages: Int
+    ) async throws
+        -> ArrivingZoneChanges
+    {
+        guard reaches(zone) else { throw CloudError.permissionFailure(nil) }
+        let issued = try ZoneFeedToken(token)
+        let (user, logger, scope) = (user, logger, scope)
+        let planned = CloudZonePageRequest(zone: zone, since: token, limit: limit, plannedPages: plannedPages).boundedPlannedPages
+        let read = try await store.transaction(as: user, repeatableRead: true) { connection in
+            try await Self.readZonePage(
+                zone, since: token, issued: issued, limit: limit, plannedPages: planned, user: user, scope: scope, on: connection,
+                logger: logger)
+        }
+        return ArrivingZoneChanges(try Self.zonePage(zone, read: read))
     }
 
     /// The same page as ``fetchZoneChanges(_:since:limit:)``, its records written as JSON from
     /// the texts PostgreSQL returns, without reading them into values: what the service sends.
     package func fetchEncodedZoneChanges(
-        _ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int
+        _ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int, plannedPages: Int
     ) async throws
         -> EncodedZoneChanges
     {
         guard reaches(zone) else { throw CloudError.permissionFailure(nil) }
         let issued = try ZoneFeedToken(token)
         let (user, logger, scope) = (user, logger, scope)
+        let planned = CloudZonePageRequest(zone: zone, since: token, limit: limit, plannedPages: plannedPages).boundedPlannedPages
         // Written after the transaction, off its connection's event loop: the page's size of work.
         let read = try await store.transaction(as: user, repeatableRead: true) { connection in
             try await Self.readZonePage(
-                zone, since: token, issued: issued, limit: limit, user: user, scope: scope, on: connection, logger: logger)
+                zone, since: token, issued: issued, limit: limit, plannedPages: planned, user: user, scope: scope, on: connection,
+                logger: logger)
         }
         var changed = JSONWriter(capacity: read.rows.count * 900)
         var changedCount = 0
@@ -157,13 +179,14 @@ extension CloudStoreDatabase {
         }
         return EncodedZoneChanges(
             changed: changed.bytes, changedCount: changedCount, deleted: deleted, token: read.token, moreComing: read.moreComing,
-            remainingEstimate: read.remainingEstimate)
+            remainingEstimate: read.remainingEstimate, followingTokens: read.followingTokens)
     }
 
     /// A page of `zone`'s changes, its records read into values from the rows `read` holds.
     private static func zonePage(_ zone: CloudZoneID, read: ZonePageRead) throws -> CloudZoneChanges {
         var page = CloudZoneChanges(
-            changed: [], deleted: [], token: read.token, moreComing: read.moreComing, remainingEstimate: read.remainingEstimate)
+            changed: [], deleted: [], token: read.token, moreComing: read.moreComing, remainingEstimate: read.remainingEstimate,
+            followingTokens: read.followingTokens)
         for row in read.rows {
             if let fields = row.3, let versions = row.4, let tag = row.6 {
                 page.changed.append(
@@ -182,14 +205,18 @@ extension CloudStoreDatabase {
         var token: CloudChangeToken
         var moreComing: Bool
         var remainingEstimate: Int
+        var followingTokens: [CloudChangeToken] = []
     }
 
     /// A page of `zone`'s changes after `token` (`issued`, decoded), as rows, in the caller's
     /// transaction. Its refusals (`zoneNotFound`, `permissionFailure`, `changeTokenExpired`)
     /// are thrown by checks of what the zone's row holds, never by a failed statement.
+    ///
+    /// - Parameter plannedPages: how many starts of pages after the next one to plan, in the
+    ///   private database (``CloudZoneChanges/followingTokens``), bounded already.
     private static func readZonePage(
-        _ zone: CloudZoneID, since token: CloudChangeToken?, issued: ZoneFeedToken, limit: Int, user: String, scope: CloudDatabaseScope,
-        on connection: PostgresConnection, logger: Logger
+        _ zone: CloudZoneID, since token: CloudChangeToken?, issued: ZoneFeedToken, limit: Int, plannedPages: Int, user: String,
+        scope: CloudDatabaseScope, on connection: PostgresConnection, logger: Logger
     ) async throws -> ZonePageRead {
         let (start, tokenAccess) = (issued.position, issued.access)
         // Bounded before any arithmetic: a limit of Int.max must not overflow `pageSize + 1`.
@@ -231,11 +258,24 @@ extension CloudStoreDatabase {
         let pageRows = rows.prefix(pageSize)
         let last = pageRows.last?.0 ?? start
         let end = moreComing ? last : max(start, zoneState.sequence, zoneState.horizon)
+        // The pages after the next one start where the feed, read on past this page in the
+        // same snapshot, reaches each further `pageSize` changes. A change made later moves to
+        // the feed's end: it can only make a page reach past the next one's start, never
+        // leave a change between them.
+        var following: [CloudChangeToken] = []
+        if scope == .private && moreComing && plannedPages > 0 {
+            let plan = PreparedStatements.PlannedPageStarts(
+                owner: zone.owner, zone: zone.name, after: last, pageSize: Int64(pageSize), pages: Int64(plannedPages))
+            for try await position in try await connection.execute(plan, logger: logger) {
+                following.append(ZoneFeedToken(position: position, access: access, horizon: zoneState.horizon).token)
+            }
+        }
         // Every change after the page holds a position of its own between the page's last
         // and the zone's: an upper bound in O(1), where counting would cost a scan per page.
         return ZonePageRead(
             rows: pageRows, token: ZoneFeedToken(position: end, access: access, horizon: zoneState.horizon).token,
-            moreComing: moreComing, remainingEstimate: moreComing ? Int(clamping: max(1, zoneState.sequence - last)) : 0)
+            moreComing: moreComing, remainingEstimate: moreComing ? Int(clamping: max(1, zoneState.sequence - last)) : 0,
+            followingTokens: following)
     }
 }
 

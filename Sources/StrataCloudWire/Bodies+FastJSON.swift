@@ -152,7 +152,8 @@ extension ZoneChangesResponse {
         writer.json(bytes: page.changed)
         writer.raw("]")
         writeRest(
-            deleted: page.deleted, moreComing: page.moreComing, remainingEstimate: page.remainingEstimate, token: page.token, to: &writer)
+            deleted: page.deleted, moreComing: page.moreComing, remainingEstimate: page.remainingEstimate, token: page.token,
+            followingTokens: page.followingTokens, to: &writer)
         return writer.bytes
     }
 
@@ -162,10 +163,11 @@ extension ZoneChangesResponse {
     /// page's keys, `changed` and `deleted` arrays; the records' and tombstones' own shapes
     /// are checked when they are read, and a body they fail is read as no page at all. Nil
     /// for a body this does not read; reading it whole then gives the answer and its error.
-    package static func head(of body: Data) -> (token: CloudChangeToken, moreComing: Bool)? {
+    package static func head(of body: Data) -> (token: CloudChangeToken, moreComing: Bool, followingTokens: [CloudChangeToken])? {
         var reader = JSONReader(body)
         var token: CloudChangeToken?
         var moreComing: Bool?
+        var following: [CloudChangeToken] = []
         var seen: Set<String> = []
         do {
             try reader.object { reader, key throws(JSONReaderError) in
@@ -175,6 +177,10 @@ extension ZoneChangesResponse {
                 case "moreComing": moreComing = try reader.bool()
                 case "changed", "deleted": try reader.skipArray()
                 case "remainingEstimate": if !(try reader.consumeNull()) { _ = try reader.integer() }
+                case "followingTokens":
+                    if !(try reader.consumeNull()) {
+                        following = try reader.array { reader throws(JSONReaderError) in try CloudChangeToken(reading: &reader) }
+                    }
                 default: throw reader.failure("unknown key \(key)")
                 }
             }
@@ -183,11 +189,12 @@ extension ZoneChangesResponse {
             return nil
         }
         guard let token, let moreComing, seen.contains("changed"), seen.contains("deleted") else { return nil }
-        return (token, moreComing)
+        return (token, moreComing, following)
     }
 
     private static func writeRest(
-        deleted: [CloudTombstone], moreComing: Bool, remainingEstimate: Int?, token: CloudChangeToken, to writer: inout JSONWriter
+        deleted: [CloudTombstone], moreComing: Bool, remainingEstimate: Int?, token: CloudChangeToken,
+        followingTokens: [CloudChangeToken] = [], to writer: inout JSONWriter
     ) {
         writer.raw(",\"deleted\":")
         writer.array(deleted) { writer, tombstone in tombstone.write(to: &writer) }
@@ -199,6 +206,10 @@ extension ZoneChangesResponse {
         }
         writer.raw(",\"token\":")
         token.write(to: &writer)
+        if !followingTokens.isEmpty {
+            writer.raw(",\"followingTokens\":")
+            writer.array(followingTokens) { writer, token in token.write(to: &writer) }
+        }
         writer.raw("}")
     }
 }
@@ -207,7 +218,9 @@ extension ZoneChangesResponse: FastJSONCodable {
     package func write(to writer: inout JSONWriter) throws {
         writer.raw("{\"changed\":")
         writer.array(changed) { writer, record in record.write(to: &writer) }
-        Self.writeRest(deleted: deleted, moreComing: moreComing, remainingEstimate: remainingEstimate, token: token, to: &writer)
+        Self.writeRest(
+            deleted: deleted, moreComing: moreComing, remainingEstimate: remainingEstimate, token: token,
+            followingTokens: followingTokens ?? [], to: &writer)
     }
 
     package init(reading reader: inout JSONReader) throws(JSONReaderError) {
@@ -217,6 +230,7 @@ extension ZoneChangesResponse: FastJSONCodable {
         var token: CloudChangeToken?
         var remainingEstimate: Int?
         var estimateSeen = false
+        var followingTokens: [CloudChangeToken]?
         try reader.object { reader, key throws(JSONReaderError) in
             switch key {
             case "changed":
@@ -238,13 +252,19 @@ extension ZoneChangesResponse: FastJSONCodable {
                 if try reader.consumeNull() { break }
                 guard let estimate = Int(exactly: try reader.integer()) else { throw reader.failure("an estimate out of range") }
                 remainingEstimate = estimate
+            case "followingTokens":
+                guard followingTokens == nil else { throw reader.failure("a key twice") }
+                followingTokens =
+                    try reader.consumeNull()
+                    ? [] : try reader.array { reader throws(JSONReaderError) in try CloudChangeToken(reading: &reader) }
             default: throw reader.failure("unknown key \(key)")
             }
         }
         guard let changed, let deleted, let moreComing, let token else { throw reader.failure("a page without all its parts") }
         self.init(
             CloudZoneChanges(
-                changed: changed, deleted: deleted, token: token, moreComing: moreComing, remainingEstimate: remainingEstimate))
+                changed: changed, deleted: deleted, token: token, moreComing: moreComing, remainingEstimate: remainingEstimate,
+                followingTokens: followingTokens ?? []))
     }
 }
 

@@ -80,6 +80,9 @@ public struct ZoneChangesResponse: Codable, Sendable, Hashable {
     /// About how many changes wait after this page; absent from services that predate it, and
     /// then decoded as nil.
     public var remainingEstimate: Int?
+    /// Where pages after the next one start (``CloudZoneChanges/followingTokens``); absent
+    /// when none were planned.
+    public var followingTokens: [CloudChangeToken]?
 
     /// The wire form of `changes`.
     public init(_ changes: CloudZoneChanges) {
@@ -88,11 +91,13 @@ public struct ZoneChangesResponse: Codable, Sendable, Hashable {
         token = changes.token
         moreComing = changes.moreComing
         remainingEstimate = changes.remainingEstimate
+        followingTokens = changes.followingTokens.isEmpty ? nil : changes.followingTokens
     }
 
     /// The page this response describes.
     public var changes: CloudZoneChanges {
         CloudZoneChanges(
-            changed: changed, deleted: deleted, token: token, moreComing: moreComing, remainingEstimate: remainingEstimate)
+            changed: changed, deleted: deleted, token: token, moreComing: moreComing, remainingEstimate: remainingEstimate,
+            followingTokens: followingTokens ?? [])
     }
 }

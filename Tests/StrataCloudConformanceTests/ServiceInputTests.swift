@@ -43,6 +43,36 @@ struct ServiceInputTests {
         }
     }
 
+    /// Planned starts (issue #27): a number below 0 is refused naming `plannedPages`, in a
+    /// zone's fetch and in a first page asked for beside a database's changes; `Int.max` and
+    /// other numbers over the maximum plan the maximum.
+    @Test func plannedPagesBelowZeroAreRefusedAndLargeOnesBounded() async throws {
+        try await LiveService.with { live in
+            let alice = live.container(user: "alice").privateDatabase
+            try await alice.saveZones([zone])
+            let records = (0..<12).map { CloudRecord(id: CloudRecordID(name: "g\($0)", zone: zone), type: "games") }
+            _ = try await alice.modifyRecords(saving: records, deleting: [])
+            for planned in [Int.min, -1] {
+                #expect(
+                    await Self.refusedField {
+                        _ = try await alice.fetchArrivingZoneChanges(zone, since: nil, limit: 2, plannedPages: planned)
+                    } == "plannedPages")
+                let first = CloudZonePageRequest(zone: zone, since: nil, limit: 2, plannedPages: planned)
+                #expect(
+                    await Self.refusedField { _ = try await alice.fetchDatabaseChanges(since: nil, firstPages: [first]) }
+                        == "firstPages[0].plannedPages")
+            }
+            for planned in [Int.max, CloudZonePageRequest.maximumPlannedPages + 1, CloudZonePageRequest.maximumPlannedPages] {
+                let page = try await alice.fetchArrivingZoneChanges(zone, since: nil, limit: 2, plannedPages: planned)
+                #expect(page.followingTokens.count == CloudZonePageRequest.maximumPlannedPages)
+                let first = CloudZonePageRequest(zone: zone, since: nil, limit: 2, plannedPages: planned)
+                let changes = try await alice.fetchDatabaseChanges(since: nil, firstPages: [first])
+                #expect(changes.firstPages[zone]?.followingTokens.count == CloudZonePageRequest.maximumPlannedPages)
+            }
+            #expect(try await alice.fetchArrivingZoneChanges(zone, since: nil, limit: 2, plannedPages: 0).followingTokens.isEmpty)
+        }
+    }
+
     @Test func aStoreAskedForAHugePageReturnsABoundedOne() async throws {
         try await LiveService.with { live in
             let alice = live.store.privateDatabase(of: "alice")

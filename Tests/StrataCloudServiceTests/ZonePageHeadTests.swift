@@ -30,9 +30,12 @@ import Testing
                 changeTag: "tag\(text)")
         }
         let deleted = (0..<tombstones).map { CloudTombstone(id: CloudRecordID(name: "gone\($0)\\\"", zone: zone), type: "t]") }
+        // Planned starts (issue #27) on some pages: none, one, and several with awkward text.
+        let following =
+            moreComing ? (0..<(seed % 3 == 0 ? 0 : seed)).map { CloudChangeToken("z:\(seed + $0):\(awkward[$0 % awkward.count])") } : []
         return CloudZoneChanges(
             changed: changed, deleted: deleted, token: CloudChangeToken("z:\(seed):\"}]"), moreComing: moreComing,
-            remainingEstimate: moreComing ? seed + 1 : 0)
+            remainingEstimate: moreComing ? seed + 1 : 0, followingTokens: following)
     }
 
     static var pages: [CloudZoneChanges] {
@@ -52,7 +55,9 @@ import Testing
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let pretty = try encoder.encode(response)
         func part(_ value: some Encodable) throws -> String { String(decoding: try CloudWire.encode(value), as: UTF8.self) }
-        var reversed = "{ \"token\" : \(try part(page.token)) , \"moreComing\" : \(page.moreComing)"
+        var reversed = "{ "
+        if !page.followingTokens.isEmpty { reversed += "\"followingTokens\": \(try part(page.followingTokens)), " }
+        reversed += "\"token\" : \(try part(page.token)) , \"moreComing\" : \(page.moreComing)"
         if let estimate = page.remainingEstimate { reversed += ", \"remainingEstimate\": \(estimate)" }
         reversed += ",\"deleted\":\(try part(page.deleted)),\n\"changed\":\t\(try part(page.changed)) }"
         return [compact, pretty, Data(reversed.utf8)]
@@ -66,6 +71,8 @@ import Testing
                 #expect(head.token == whole.token)
                 #expect(head.moreComing == whole.moreComing)
                 #expect(head.token == page.token)
+                #expect(head.followingTokens == (whole.followingTokens ?? []))
+                #expect(head.followingTokens == page.followingTokens)
             }
         }
     }
@@ -92,6 +99,9 @@ import Testing
         #"{"changed":[}],"deleted":[],"moreComing":true,"token":{"value":"a"}}"#,
         #"{"changed":["unterminated],"deleted":[],"moreComing":true,"token":{"value":"a"}}"#,
         #"[{"changed":[],"deleted":[],"moreComing":true,"token":{"value":"a"}}]"#,
+        #"{"changed":[],"deleted":[],"moreComing":true,"token":{"value":"a"},"followingTokens":[{"value":1}]}"#,
+        #"{"changed":[],"deleted":[],"moreComing":true,"token":{"value":"a"},"followingTokens":{"value":"b"}}"#,
+        #"{"changed":[],"deleted":[],"moreComing":true,"token":{"value":"a"},"followingTokens":[],"followingTokens":[]}"#,
     ])
     func aBodyThatIsNotAPageHasNoHead(_ text: String) {
         #expect(ZoneChangesResponse.head(of: Data(text.utf8)) == nil)

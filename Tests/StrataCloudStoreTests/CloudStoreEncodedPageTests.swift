@@ -57,7 +57,7 @@ struct CloudStoreEncodedPageTests {
         var pages = 0
         while true {
             let page = try await database.fetchZoneChanges(zone, since: token, limit: limit)
-            let encoded = try await database.fetchEncodedZoneChanges(zone, since: token, limit: limit)
+            let encoded = try await database.fetchEncodedZoneChanges(zone, since: token, limit: limit, plannedPages: 0)
             let records = try decoded(encoded)
             #expect(encoded.changedCount == records.count)
             #expect(texts(records) == texts(page.changed))
@@ -107,7 +107,7 @@ struct CloudStoreEncodedPageTests {
         for limit in [1, 4, 1000] {
             _ = try await Self.comparePages(of: zone, in: bob, limit: limit)
         }
-        let page = try await bob.fetchEncodedZoneChanges(zone, since: nil, limit: 1000)
+        let page = try await bob.fetchEncodedZoneChanges(zone, since: nil, limit: 1000, plannedPages: 0)
         // The shared root and its players; not the other games.
         #expect(Set(try Self.decoded(page).map(\.id.name)) == ["g0:games", "p1:players", "p2:players", "p3:players", "p4:players"])
     }
@@ -127,6 +127,6 @@ struct CloudStoreEncodedPageTests {
                 unsafeSQL: "UPDATE strata_cloud.records SET fields = '\(json)'::jsonb WHERE owner = '\(zone.owner)' AND name = 'g1:games'"),
             logger: fixture.logger)
         await #expect(throws: (any Error).self) { try await alice.fetchZoneChanges(zone, since: nil, limit: 10) }
-        await #expect(throws: (any Error).self) { try await alice.fetchEncodedZoneChanges(zone, since: nil, limit: 10) }
+        await #expect(throws: (any Error).self) { try await alice.fetchEncodedZoneChanges(zone, since: nil, limit: 10, plannedPages: 0) }
     }
 }

@@ -52,6 +52,7 @@ struct PreparedStatementPlanTests {
             ("the zone's state", participant, PreparedStatements.ZoneState.sql, "'\(owner)', 'z'"),
             ("the owner's zone page", owner, PreparedStatements.OwnZonePage.sql, "'\(owner)', 'z', 800, 800, 201"),
             ("a participant's zone page", participant, PreparedStatements.SharedZonePage.sql, "'\(owner)', 'z', 0, 0, 201"),
+            ("the planned starts of later pages", owner, PreparedStatements.PlannedPageStarts.sql, "'\(owner)', 'z', 800, 401, 200"),
         ]
         var indexChecked: [String] = []
         for (index, statement) in statements.enumerated() {
@@ -90,10 +91,14 @@ struct PreparedStatementPlanTests {
             }
         }
         #expect(
-            Set(indexChecked).isSuperset(of: ["the zone's shape", "the owner's zone page", "a participant's zone page"]),
+            Set(indexChecked).isSuperset(of: [
+                "the zone's shape", "the owner's zone page", "a participant's zone page", "the planned starts of later pages",
+            ]),
             "\(indexChecked)")
     }
 
     /// The pages, which the store reads with sorting priced out (``PreparedStatements/readPagesInFeedOrder``, set by ``PreparedStatements/ZoneState``).
-    static let zonePages: Set<String> = [PreparedStatements.OwnZonePage.sql, PreparedStatements.SharedZonePage.sql]
+    static let zonePages: Set<String> = [
+        PreparedStatements.OwnZonePage.sql, PreparedStatements.SharedZonePage.sql, PreparedStatements.PlannedPageStarts.sql,
+    ]
 }

@@ -10,6 +10,29 @@ import Synchronization
 protocol PrivateDatabaseWatch: Sendable {
     func note(_ call: String)
     func modify(_ saving: [CloudRecord], _ deleting: [CloudRecordID], _ next: any CloudDatabase) async throws -> CloudModifyResult
+    /// A database's changes with the first pages asked for beside them (forwarded unless a
+    /// watch answers them itself).
+    func databaseChanges(
+        since token: CloudChangeToken?, firstPages: [CloudZonePageRequest], _ next: any CloudDatabase
+    ) async throws -> CloudDatabaseChanges
+    /// A zone's page with its planned starts (forwarded unless a watch answers it itself).
+    func arrivingZoneChanges(
+        _ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int, plannedPages: Int, _ next: any CloudDatabase
+    ) async throws -> ArrivingZoneChanges
+}
+
+extension PrivateDatabaseWatch {
+    func databaseChanges(
+        since token: CloudChangeToken?, firstPages: [CloudZonePageRequest], _ next: any CloudDatabase
+    ) async throws -> CloudDatabaseChanges {
+        try await next.fetchDatabaseChanges(since: token, firstPages: firstPages)
+    }
+
+    func arrivingZoneChanges(
+        _ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int, plannedPages: Int, _ next: any CloudDatabase
+    ) async throws -> ArrivingZoneChanges {
+        try await next.fetchArrivingZoneChanges(zone, since: token, limit: limit, plannedPages: plannedPages)
+    }
 }
 
 /// The key zone's name, whose calls no watch sees.
@@ -67,7 +90,7 @@ struct WatchedDatabase<Watch: PrivateDatabaseWatch>: CloudDatabase {
         -> CloudDatabaseChanges
     {
         watch.note("fetchDatabaseChanges")
-        return try await base.fetchDatabaseChanges(since: token, firstPages: firstPages)
+        return try await watch.databaseChanges(since: token, firstPages: firstPages, base)
     }
     func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
         if zone.name != watchedKeyZone { watch.note("fetchZoneChanges") }
@@ -80,6 +103,17 @@ struct WatchedDatabase<Watch: PrivateDatabaseWatch>: CloudDatabase {
     {
         if zone.name != watchedKeyZone { watch.note("fetchArrivingZoneChanges") }
         return try await base.fetchArrivingZoneChanges(zone, since: token, limit: limit)
+    }
+    func fetchArrivingZoneChanges(
+        _ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int, plannedPages: Int
+    ) async throws
+        -> ArrivingZoneChanges
+    {
+        guard zone.name != watchedKeyZone else {
+            return try await base.fetchArrivingZoneChanges(zone, since: token, limit: limit, plannedPages: plannedPages)
+        }
+        watch.note("fetchArrivingZoneChanges")
+        return try await watch.arrivingZoneChanges(zone, since: token, limit: limit, plannedPages: plannedPages, base)
     }
     func missingAssets(_ hashes: [String]) async throws -> Set<String> { try await base.missingAssets(hashes) }
     func uploadAssets(_ assets: [CloudAsset]) async throws { try await base.uploadAssets(assets) }

@@ -10,19 +10,25 @@ public struct ArrivingZoneChanges: Sendable {
     public var token: CloudChangeToken
     /// Whether more changes wait: ``CloudZoneChanges/moreComing`` of the page.
     public var moreComing: Bool
+    /// Where pages after the next one start: ``CloudZoneChanges/followingTokens`` of the page.
+    public var followingTokens: [CloudChangeToken]
     private let read: @Sendable () async throws -> CloudZoneChanges
 
-    /// A page whose `token` and `moreComing` are known, and whose changes `read` reads;
-    /// `read` must answer the same token and `moreComing`.
-    public init(token: CloudChangeToken, moreComing: Bool, read: @escaping @Sendable () async throws -> CloudZoneChanges) {
+    /// A page whose `token`, `moreComing` and `followingTokens` are known, and whose changes
+    /// `read` reads; `read` must answer the same three.
+    public init(
+        token: CloudChangeToken, moreComing: Bool, followingTokens: [CloudChangeToken] = [],
+        read: @escaping @Sendable () async throws -> CloudZoneChanges
+    ) {
         self.token = token
         self.moreComing = moreComing
+        self.followingTokens = followingTokens
         self.read = read
     }
 
     /// A page read whole already.
     public init(_ page: CloudZoneChanges) {
-        self.init(token: page.token, moreComing: page.moreComing) { page }
+        self.init(token: page.token, moreComing: page.moreComing, followingTokens: page.followingTokens) { page }
     }
 
     /// The page's changes, read now: the errors ``CloudDatabase/fetchZoneChanges(_:since:limit:)``
@@ -41,5 +47,17 @@ extension CloudDatabase {
         -> ArrivingZoneChanges
     {
         ArrivingZoneChanges(try await fetchZoneChanges(zone, since: token, limit: limit))
+    }
+
+    /// Answers ``fetchArrivingZoneChanges(_:since:limit:)``'s page, planning nothing: a cloud
+    /// that does not plan leaves its pages to be asked for one after another.
+    public func fetchArrivingZoneChanges(
+        _ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int, plannedPages: Int
+    ) async throws
+        -> ArrivingZoneChanges
+    {
+        var page = try await fetchArrivingZoneChanges(zone, since: token, limit: limit)
+        page.followingTokens = []
+        return page
     }
 }

@@ -63,6 +63,20 @@ public protocol CloudDatabase: Sendable {
     ///   ``ArrivingZoneChanges/changes()`` throws the rest.
     func fetchArrivingZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> ArrivingZoneChanges
 
+    /// The page ``fetchArrivingZoneChanges(_:since:limit:)`` answers, with where up to
+    /// `plannedPages` of the pages after the next one start
+    /// (``ArrivingZoneChanges/followingTokens``): a sync engine asks for those pages together
+    /// instead of each after the one before, so a long link's round trip is waited for once
+    /// for several pages. The default implementation plans none; so does a zone of the shared
+    /// database (what a participant sees of it changes with their access).
+    ///
+    /// - Parameter plannedPages: how many starts to plan, 0 to
+    ///   ``CloudZonePageRequest/maximumPlannedPages`` (a larger number counts as that; a
+    ///   smaller one plans none, and the service refuses it as an invalid `plannedPages`).
+    func fetchArrivingZoneChanges(
+        _ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int, plannedPages: Int
+    ) async throws -> ArrivingZoneChanges
+
     /// Which of these asset hashes the cloud does not hold yet.
     func missingAssets(_ hashes: [String]) async throws -> Set<String>
     /// Stores assets; an asset already held is skipped. The cloud checks each chunk's CRC and
@@ -164,25 +178,46 @@ public struct CloudZonePageRequest: Hashable, Sendable, Codable {
     public var since: CloudChangeToken?
     /// The most changes the page holds.
     public var limit: Int
+    /// How many pages after the next one the cloud plans the starts of
+    /// (``CloudZoneChanges/followingTokens``); 0 plans none. Sent only when not 0.
+    public var plannedPages: Int
+
+    /// The most starts a page plans: as many pages as a sync engine asks for at once.
+    public static let maximumPlannedPages = 4
 
     /// A request for `zone`'s first page after `since`.
-    public init(zone: CloudZoneID, since: CloudChangeToken?, limit: Int) {
+    public init(zone: CloudZoneID, since: CloudChangeToken?, limit: Int, plannedPages: Int = 0) {
         self.zone = zone
         self.since = since
         self.limit = limit
+        self.plannedPages = plannedPages
     }
+
+    /// `plannedPages` brought into 0 ... ``maximumPlannedPages``.
+    public var boundedPlannedPages: Int { min(max(0, plannedPages), Self.maximumPlannedPages) }
 
     private enum CodingKeys: String, CodingKey {
-        case zone, since, limit
+        case zone, since, limit, plannedPages
     }
 
-    /// Decodes the fields; a limit that is a number but not a whole one is an error naming
-    /// `limit`.
+    /// Decodes the fields; a limit or a number of planned pages that is a number but not a
+    /// whole one is an error naming its field.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         zone = try container.decode(CloudZoneID.self, forKey: .zone)
         since = try container.decodeIfPresent(CloudChangeToken.self, forKey: .since)
         limit = try container.decodeWholeNumber(Int.self, forKey: .limit)
+        plannedPages = try container.contains(.plannedPages) ? container.decodeWholeNumber(Int.self, forKey: .plannedPages) : 0
+    }
+
+    /// Encodes the fields, `plannedPages` only when not 0: a request that plans nothing reads
+    /// as it did before planning existed.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(zone, forKey: .zone)
+        try container.encodeIfPresent(since, forKey: .since)
+        try container.encode(limit, forKey: .limit)
+        if plannedPages != 0 { try container.encode(plannedPages, forKey: .plannedPages) }
     }
 }
 
@@ -201,16 +236,28 @@ public struct CloudZoneChanges: Sendable {
     /// saved twice since the token may count twice). Nil from a cloud that does not say; a
     /// sync engine shows it as progress, and never relies on it.
     public var remainingEstimate: Int?
+    /// Where pages after the next one start, as the cloud planned them when it read this page
+    /// (asked for with `plannedPages`): the page fetched from token *i* is the one *i* + 2
+    /// after this, fetched with the same limit. Empty when more do not come, or none were
+    /// asked for or planned.
+    ///
+    /// A change made after the planning moves to the end of the zone's feed, so a page can
+    /// reach past where the next one was planned to start (its changes then come twice, and
+    /// applying a change twice changes nothing), but never stops short of it: no change falls
+    /// between two pages.
+    public var followingTokens: [CloudChangeToken]
 
     /// A page from its parts.
     public init(
-        changed: [CloudRecord], deleted: [CloudTombstone], token: CloudChangeToken, moreComing: Bool, remainingEstimate: Int? = nil
+        changed: [CloudRecord], deleted: [CloudTombstone], token: CloudChangeToken, moreComing: Bool, remainingEstimate: Int? = nil,
+        followingTokens: [CloudChangeToken] = []
     ) {
         self.changed = changed
         self.deleted = deleted
         self.token = token
         self.moreComing = moreComing
         self.remainingEstimate = remainingEstimate
+        self.followingTokens = followingTokens
     }
 }
 

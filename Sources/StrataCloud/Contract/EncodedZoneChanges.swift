@@ -15,10 +15,12 @@ package struct EncodedZoneChanges: Sendable {
     package var token: CloudChangeToken
     package var moreComing: Bool
     package var remainingEstimate: Int?
+    /// ``CloudZoneChanges/followingTokens``.
+    package var followingTokens: [CloudChangeToken]
 
     package init(
         changed: [UInt8], changedCount: Int, deleted: [CloudTombstone], token: CloudChangeToken, moreComing: Bool,
-        remainingEstimate: Int?
+        remainingEstimate: Int?, followingTokens: [CloudChangeToken] = []
     ) {
         self.changed = changed
         self.changedCount = changedCount
@@ -26,6 +28,7 @@ package struct EncodedZoneChanges: Sendable {
         self.token = token
         self.moreComing = moreComing
         self.remainingEstimate = remainingEstimate
+        self.followingTokens = followingTokens
     }
 }
 
@@ -33,5 +36,9 @@ package struct EncodedZoneChanges: Sendable {
 /// ``EncodedZoneChanges``: the same page ``CloudDatabase/fetchZoneChanges(_:since:limit:)``
 /// answers, its records written as JSON.
 package protocol EncodedZonePageSource: CloudDatabase {
-    func fetchEncodedZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> EncodedZoneChanges
+    /// - Parameter plannedPages: as ``CloudDatabase/fetchArrivingZoneChanges(_:since:limit:plannedPages:)``
+    ///   takes it.
+    func fetchEncodedZoneChanges(
+        _ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int, plannedPages: Int
+    ) async throws -> EncodedZoneChanges
 }

@@ -239,7 +239,8 @@ struct MockCloudDatabase: CloudDatabase {
                 // fetches the zone.
                 guard
                     let page = try? Self.zonePage(
-                        request.zone, since: request.since, limit: request.limit, user: user, scope: scope, in: state)
+                        request.zone, since: request.since, limit: request.limit, plannedPages: request.boundedPlannedPages, user: user,
+                        scope: scope, in: state)
                 else { continue }
                 changes.firstPages[request.zone] = page
             }
@@ -272,12 +273,29 @@ struct MockCloudDatabase: CloudDatabase {
     func fetchZoneChanges(_ zoneID: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
         let (user, scope) = (user, scope)
         return try cloud.serve(.fetchZoneChanges, user: user) { state in
-            try Self.zonePage(zoneID, since: token, limit: limit, user: user, scope: scope, in: state)
+            try Self.zonePage(zoneID, since: token, limit: limit, plannedPages: 0, user: user, scope: scope, in: state)
         }
     }
 
+    func fetchArrivingZoneChanges(
+        _ zoneID: CloudZoneID, since token: CloudChangeToken?, limit: Int, plannedPages: Int
+    ) async throws
+        -> ArrivingZoneChanges
+    {
+        let (user, scope) = (user, scope)
+        let planned = CloudZonePageRequest(zone: zoneID, since: token, limit: limit, plannedPages: plannedPages).boundedPlannedPages
+        return ArrivingZoneChanges(
+            try cloud.serve(.fetchZoneChanges, user: user) { state in
+                try Self.zonePage(zoneID, since: token, limit: limit, plannedPages: planned, user: user, scope: scope, in: state)
+            })
+    }
+
+    /// - Parameter plannedPages: how many starts of pages after the next one to plan
+    ///   (``CloudZoneChanges/followingTokens``): in the private database only, each after
+    ///   `limit` more changes, and only where a change comes after it.
     private static func zonePage(
-        _ zoneID: CloudZoneID, since token: CloudChangeToken?, limit: Int, user: String, scope: CloudDatabaseScope, in state: MockCloudState
+        _ zoneID: CloudZoneID, since token: CloudChangeToken?, limit: Int, plannedPages: Int, user: String, scope: CloudDatabaseScope,
+        in state: MockCloudState
     ) throws -> CloudZoneChanges {
         guard state.canAccess(zoneID, user: user, scope: scope) else { throw CloudError.permissionFailure(nil) }
         guard let zone = state.zones[zoneID] else { throw CloudError.zoneNotFound(zoneID) }
@@ -354,10 +372,39 @@ struct MockCloudDatabase: CloudDatabase {
         }
         let moreComing = remaining > 0
         let end = moreComing ? (page.last?.0 ?? start) : max(start, zone.lastChange, zone.horizon)
+        // The starts of the pages after the next one: the merge goes on past this page, and
+        // every `limit`-th change after it ends a page, when another change follows it.
+        var following: [CloudChangeToken] = []
+        if scope == .private && moreComing && plannedPages > 0 {
+            var counted = 0
+            var boundary: Int64?
+            while following.count < plannedPages {
+                let other = nextOther < others.count ? others[nextOther] : nil
+                let sequence: Int64
+                if let record = pendingRecord, other.map({ record.0 < $0.0 }) ?? true {
+                    sequence = record.0
+                    pendingRecord = nextRecord()
+                } else if let other {
+                    sequence = other.0
+                    nextOther += 1
+                } else {
+                    break
+                }
+                if let reached = boundary {
+                    following.append(ZoneFeedToken(position: reached, access: access, horizon: zone.horizon).token)
+                    boundary = nil
+                }
+                counted += 1
+                if counted == max(1, limit) {
+                    boundary = sequence
+                    counted = 0
+                }
+            }
+        }
         var result = CloudZoneChanges(
             changed: [], deleted: [], token: ZoneFeedToken(position: end, access: access, horizon: zone.horizon).token,
             moreComing: moreComing,
-            remainingEstimate: remaining)
+            remainingEstimate: remaining, followingTokens: following)
         for (_, change) in page {
             switch change {
             case .saved(let record): result.changed.append(record)

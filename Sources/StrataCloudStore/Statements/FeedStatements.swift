@@ -80,6 +80,46 @@ extension PreparedStatements {
         }
     }
 
+    /// Where the pages after the next one start: the position of every `pageSize`-th change
+    /// after `after`, for `pages` pages, each only when another change follows it (a page
+    /// planned to start at the zone's last change would be empty). Both branches are limited
+    /// on their own in their feed index's order, as a page's are, and only positions are read.
+    /// The merged changes are limited before they are numbered and counted: a window sees
+    /// its level's rows before that level's `LIMIT`.
+    struct PlannedPageStarts: PostgresPreparedStatement {
+        static let name = "strata_planned_page_starts"
+        static let sql = """
+            SELECT sequence FROM (
+                SELECT sequence, row_number() OVER (ORDER BY sequence) AS n, count(*) OVER () AS total FROM (
+                    SELECT sequence FROM (
+                        (SELECT sequence FROM strata_cloud.records WHERE owner = $1 AND zone = $2 AND sequence > $3 AND sequence >= 0
+                        ORDER BY sequence LIMIT $4)
+                        UNION ALL
+                        (SELECT sequence FROM strata_cloud.tombstones WHERE owner = $1 AND zone = $2 AND sequence > $3 AND sequence >= 0
+                        ORDER BY sequence LIMIT $4)
+                    ) AS merged ORDER BY sequence LIMIT $4
+                ) AS changes
+            ) AS numbered WHERE n % $5 = 0 AND n < total ORDER BY n
+            """
+        typealias Row = Int64
+
+        var owner: String
+        var zone: String
+        var after: Int64
+        var pageSize: Int64
+        var pages: Int64
+
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings.zone(owner: owner, name: zone, capacity: 5)
+            bindings.append(after)
+            bindings.append(pageSize * pages + 1)
+            bindings.append(pageSize)
+            return bindings
+        }
+
+        func decodeRow(_ row: PostgresRow) throws -> Row { try row.decode(Row.self) }
+    }
+
     /// A row of a zone's page: its position, name and type; fields, versions, parent and tag
     /// for a save, nil for a deletion.
     typealias ZonePageRow = (Int64, String, String, String?, String?, String?, String?)

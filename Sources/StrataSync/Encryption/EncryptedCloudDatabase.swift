@@ -142,8 +142,18 @@ struct EncryptedCloudDatabase: CloudDatabase {
 
     /// Hands the page over as the base does, its records opened when they are read.
     func fetchArrivingZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> ArrivingZoneChanges {
-        let arriving = try await base.fetchArrivingZoneChanges(zone, since: token, limit: limit)
-        return ArrivingZoneChanges(token: arriving.token, moreComing: arriving.moreComing) {
+        try await fetchArrivingZoneChanges(zone, since: token, limit: limit, plannedPages: 0)
+    }
+
+    /// Hands the page over as the base does, with the starts it planned (tokens carry no
+    /// record, so there is nothing of them to open).
+    func fetchArrivingZoneChanges(
+        _ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int, plannedPages: Int
+    ) async throws
+        -> ArrivingZoneChanges
+    {
+        let arriving = try await base.fetchArrivingZoneChanges(zone, since: token, limit: limit, plannedPages: plannedPages)
+        return ArrivingZoneChanges(token: arriving.token, moreComing: arriving.moreComing, followingTokens: arriving.followingTokens) {
             try await open(try await arriving.changes())
         }
     }

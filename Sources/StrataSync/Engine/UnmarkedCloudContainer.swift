@@ -55,8 +55,17 @@ struct UnmarkedCloudDatabase: CloudDatabase {
         try await unmarked { try await base.fetchZoneChanges(zone, since: token, limit: limit) }
     }
     func fetchArrivingZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> ArrivingZoneChanges {
-        let arrived = try await unmarked { try await base.fetchArrivingZoneChanges(zone, since: token, limit: limit) }
-        return ArrivingZoneChanges(token: arrived.token, moreComing: arrived.moreComing) {
+        try await fetchArrivingZoneChanges(zone, since: token, limit: limit, plannedPages: 0)
+    }
+    func fetchArrivingZoneChanges(
+        _ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int, plannedPages: Int
+    ) async throws
+        -> ArrivingZoneChanges
+    {
+        let arrived = try await unmarked {
+            try await base.fetchArrivingZoneChanges(zone, since: token, limit: limit, plannedPages: plannedPages)
+        }
+        return ArrivingZoneChanges(token: arrived.token, moreComing: arrived.moreComing, followingTokens: arrived.followingTokens) {
             try await unmarked { try await arrived.changes() }
         }
     }

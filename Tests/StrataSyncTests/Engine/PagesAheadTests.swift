@@ -12,6 +12,8 @@ struct PagesAheadTests {
     struct Page: Sendable, Equatable {
         var number: Int
         var moreComing: Bool
+        /// The starts it planned: pages `number + 2` on.
+        var following: [CloudChangeToken] = []
         var token: CloudChangeToken { CloudChangeToken("\(number + 1)") }
     }
 
@@ -27,8 +29,23 @@ struct PagesAheadTests {
         private var askedWaiters: [(number: Int, id: UUID, continuation: CheckedContinuation<Void, any Error>)] = []
         var failing: Int?
         var failure: any Error = CloudError.changeTokenExpired
+        /// How many starts each page plans, and the pages that plan none.
+        var planning = 0
+        var planless: Set<Int> = []
+        /// Requests made from a planned start.
+        private(set) var askedPlanned: [Int] = []
 
         init(count: Int) { self.count = count }
+
+        func plan(_ pages: Int, except planless: Set<Int> = []) {
+            planning = pages
+            self.planless = planless
+        }
+
+        func planned(since token: CloudChangeToken) async throws -> Page {
+            askedPlanned.append(Int(token.value) ?? -1)
+            return try await page(since: token)
+        }
 
         func hold(_ page: Int) { held.insert(page) }
 
@@ -50,7 +67,10 @@ struct PagesAheadTests {
             if held.contains(number) { await withCheckedContinuation { waiting[number, default: []].append($0) } }
             if failing == number { throw failure }
             guard number < count else { throw PastTheLastPage(number: number) }
-            return Page(number: number, moreComing: number < count - 1)
+            let starts =
+                planless.contains(number) || number + 2 >= count
+                ? [] : (number + 2..<min(count, number + 2 + planning)).map { CloudChangeToken("\($0)") }
+            return Page(number: number, moreComing: number < count - 1, following: number < count - 1 ? starts : [])
         }
 
         struct NeverAsked: Error { let number: Int }
@@ -78,7 +98,58 @@ struct PagesAheadTests {
     static func pages(of cloud: Cloud) -> PagesAhead<Page> {
         PagesAhead(
             fetch: { token in try await cloud.page(since: token) },
-            continuation: { page in page.moreComing ? page.token : nil })
+            fetchPlanned: { token in
+                guard let token else { return try await cloud.page(since: nil) }
+                return try await cloud.planned(since: token)
+            },
+            continuation: { page in page.moreComing ? page.token : nil },
+            planned: { page in page.following })
+    }
+
+    /// With planned starts, the page two ahead is asked for as soon as the page two before it
+    /// arrived: while page 1 is held by the cloud, page 2 travels beside it.
+    @Test(arguments: [1, 2, 4])
+    func withPlannedStartsThePagesAheadTravelTogether(planning: Int) async throws {
+        let cloud = Cloud(count: 8)
+        await cloud.plan(planning)
+        await cloud.hold(1)
+        var ahead = Self.pages(of: cloud)
+        defer { ahead.cancelAll() }
+        let first = try await ahead.next(since: nil)
+        #expect(first?.number == 0)
+        try await cloud.waitUntilAsked(2)
+        #expect(await cloud.askedPlanned == [2])
+        await cloud.release(1)
+        var taken = [first?.number]
+        var token = first?.token
+        while let page = try await ahead.next(since: token) {
+            taken.append(page.number)
+            token = page.token
+            if !page.moreComing { break }
+        }
+        #expect(taken == Array(0..<8))
+        // Each page asked for once, none past the last, pages 2 on from planned starts.
+        #expect(await cloud.asked.sorted() == Array(0..<8))
+        #expect(await cloud.askedPlanned.sorted() == Array(2..<8))
+    }
+
+    /// Pages that plan nothing (the last pages, a cloud's choice) leave their followers to be
+    /// asked from the page before: every page still comes once and in order.
+    @Test(arguments: [[1], [2, 3], [0, 4, 5], Array(0..<7)])
+    func pagesThatPlanNothingAreFollowedByTheChain(planless: [Int]) async throws {
+        let cloud = Cloud(count: 7)
+        await cloud.plan(1, except: Set(planless))
+        var ahead = Self.pages(of: cloud)
+        var taken: [Int] = []
+        var token: CloudChangeToken?
+        while let page = try await ahead.next(since: token) {
+            taken.append(page.number)
+            token = page.token
+            if !page.moreComing { break }
+        }
+        #expect(taken == Array(0..<7))
+        #expect(await cloud.asked.sorted() == Array(0..<7))
+        #expect(try await ahead.next(since: token) == nil)
     }
 
     @Test(arguments: [1, 2, 3, 4, 7])

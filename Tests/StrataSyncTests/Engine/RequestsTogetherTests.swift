@@ -331,7 +331,8 @@ struct RequestsTogetherTests {
             for game in ["G0", "G1"] {
                 try db.execute(sql: "INSERT INTO games (id, title) VALUES (?, 'G')", arguments: [game])
                 for player in 0..<4 {
-                    try db.execute(sql: "INSERT INTO players (id, gameID, name) VALUES (?, ?, 'P')", arguments: ["\(game)p\(player)", game])
+                    try db.execute(
+                        sql: "INSERT INTO players (id, gameID, name) VALUES (?, ?, 'P')", arguments: ["\(game)p\(player)", game])
                 }
             }
         }
@@ -345,7 +346,9 @@ struct RequestsTogetherTests {
         try await phone.execute("DELETE FROM games WHERE id = 'G1'")
         watch.armed.store(true, ordering: .sequentiallyConsistent)
         try await phone.engine.sendChanges()
-        let (together, fetches) = (watch.together.load(ordering: .sequentiallyConsistent), watch.fetches.load(ordering: .sequentiallyConsistent))
+        let (together, fetches) = (
+            watch.together.load(ordering: .sequentiallyConsistent), watch.fetches.load(ordering: .sequentiallyConsistent)
+        )
         #expect(together, "the two deletes never travelled together")
         #expect(fetches == 1)
         #expect(try await phone.pending() == 0)

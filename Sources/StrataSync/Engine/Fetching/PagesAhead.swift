@@ -11,27 +11,50 @@ import StrataCloud
 /// Two pages ahead bounds what waits in memory to three pages (the one applied included), and
 /// a fetch that ends asks for nothing past its last page: the request after a page that has no
 /// more coming is never made.
+///
+/// A cloud that plans where later pages start (``CloudZoneChanges/followingTokens``) lets the
+/// two pages ahead travel together: the page two after one is asked for from the start that
+/// page planned, as soon as it arrived, rather than once the page between arrived. On a long
+/// link a page then waits for one round trip in two, not each for its own in turn.
 struct PagesAhead<Page: Sendable> {
     /// Asks the cloud for the page after `token` (nil: from the start).
     typealias Fetch = @Sendable (_ since: CloudChangeToken?) async throws -> Page
     /// The token the page after `page` is asked from; nil when the cloud said no more come.
     typealias Continuation = @Sendable (_ page: Page) -> CloudChangeToken?
+    /// Where pages after the one after `page` start, as the cloud planned them: the first
+    /// starts the page two after it.
+    typealias Planned = @Sendable (_ page: Page) -> [CloudChangeToken]
     /// Ends the work a page not taken still does (its records' reading).
     typealias Discard = @Sendable (_ page: Page) -> Void
 
     /// How many pages are asked for ahead of the one taken.
     static var depth: Int { 2 }
 
+    /// How many starts each page asks the cloud to plan: a page's request is made when the
+    /// page `depth` before it arrived, from the start that page planned.
+    static var plannedPages: Int { depth - 1 }
+
     private let fetch: Fetch
+    private let fetchPlanned: Fetch
     private let continuation: Continuation
+    private let planned: Planned
     private let discard: Discard
     /// Requests in the order their pages are taken; each one after the first starts from the
-    /// page before it once that page arrived, and is nil when that page was the last.
+    /// page before it once that page arrived, or from an earlier page's planned start once
+    /// that one arrived, and is nil when an earlier page was the last.
     private var requests: [Task<Page?, any Error>] = []
 
-    init(fetch: @escaping Fetch, continuation: @escaping Continuation, discard: @escaping Discard = { _ in }) {
+    /// - Parameters:
+    ///   - fetchPlanned: asks for a page from a start an earlier page planned (`fetch` when nil).
+    ///   - planned: the starts a page planned (none when nil).
+    init(
+        fetch: @escaping Fetch, fetchPlanned: Fetch? = nil, continuation: @escaping Continuation, planned: Planned? = nil,
+        discard: @escaping Discard = { _ in }
+    ) {
         self.fetch = fetch
+        self.fetchPlanned = fetchPlanned ?? fetch
         self.continuation = continuation
+        self.planned = planned ?? { _ in [] }
         self.discard = discard
     }
 
@@ -53,13 +76,28 @@ struct PagesAhead<Page: Sendable> {
             requests = [Task { try await fetch(token) }]
         }
         // The one taken now, and `depth` behind it.
-        while requests.count < Self.depth + 1, let last = requests.last {
-            let (fetch, continuation) = (self.fetch, self.continuation)
+        while requests.count < Self.depth + 1 {
+            let (fetch, fetchPlanned, continuation, planned) = (self.fetch, self.fetchPlanned, self.continuation, self.planned)
+            let earlier = requests
             requests.append(
                 Task {
-                    guard let before = try await last.value, let token = continuation(before) else { return nil }
-                    try Task.checkCancellation()
-                    return try await fetch(token)
+                    // The earliest page waiting that knows where this one starts: one that
+                    // planned it, or the one just before it. Pages arrive about in order, so
+                    // the earliest is waited for first.
+                    for (index, request) in earlier.enumerated() {
+                        guard let page = try await request.value, let next = continuation(page) else { return nil }
+                        let distance = earlier.count - index
+                        if distance == 1 {
+                            try Task.checkCancellation()
+                            return try await fetch(next)
+                        }
+                        let starts = planned(page)
+                        if starts.count >= distance - 1 {
+                            try Task.checkCancellation()
+                            return try await fetchPlanned(starts[distance - 2])
+                        }
+                    }
+                    return nil
                 })
         }
         let request = requests.removeFirst()
@@ -89,11 +127,23 @@ struct PagesAhead<Page: Sendable> {
 }
 
 extension PagesAhead where Page == FetchedPage {
-    /// The pages of `zone`, `pageSize` records at most each.
+    /// The pages of `zone`, `pageSize` records at most each, each planning the start of the
+    /// pages ``plannedPages`` after the next one.
     init(zone: CloudZoneID, cloud: any CloudDatabase, pageSize: Int) {
+        let planning = Self.plannedPages
         self.init(
-            fetch: { token in FetchedPage(try await cloud.fetchArrivingZoneChanges(zone, since: token, limit: pageSize)) },
+            fetch: { token in
+                FetchedPage(
+                    try await cloud.fetchArrivingZoneChanges(zone, since: token, limit: pageSize, plannedPages: planning),
+                    fromPlannedStart: false)
+            },
+            fetchPlanned: { token in
+                FetchedPage(
+                    try await cloud.fetchArrivingZoneChanges(zone, since: token, limit: pageSize, plannedPages: planning),
+                    fromPlannedStart: true)
+            },
             continuation: { page in page.moreComing ? page.token : nil },
+            planned: { page in page.moreComing ? page.followingTokens : [] },
             discard: { page in page.reading.cancel() })
     }
 }

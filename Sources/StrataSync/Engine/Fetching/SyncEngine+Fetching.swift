@@ -150,7 +150,14 @@ extension SyncEngine {
                 try zoneKey.flatMap { try EngineState.value($0, in: db) }.map(CloudChangeToken.init)
             )
         }
-        let requests = zone.map { [CloudZonePageRequest(zone: $0, since: zoneToken, limit: configuration.fetchPageSize)] } ?? []
+        let requests =
+            zone.map {
+                [
+                    CloudZonePageRequest(
+                        zone: $0, since: zoneToken, limit: configuration.fetchPageSize,
+                        plannedPages: PagesAhead<FetchedPage>.plannedPages)
+                ]
+            } ?? []
         let changes: CloudDatabaseChanges
         do {
             changes = try await cloud.fetchDatabaseChanges(since: token, firstPages: requests)
@@ -240,6 +247,17 @@ extension SyncEngine {
             // (the one it asked from, or one given before: pages going round in a circle)
             // would fetch for ever.
             if arrived.moreComing && !tokensGiven.insert(arrived.token).inserted {
+                if arrived.fromPlannedStart {
+                    // Asked from a start planned before the changes between it and the page
+                    // before it were saved again (they moved to the zone's end): it ends where
+                    // that page ended, and holds nothing new. The pages ahead are asked for
+                    // again, from the token applied last; a page asked so is checked as above.
+                    logger.info("a page of zone \(zone) from a planned start held nothing new: asking again from the last token")
+                    arrived.reading.cancel()
+                    reading = nil
+                    ahead.cancelAll()
+                    continue
+                }
                 let seen = arrived.token == token ? "the one asked from" : "given earlier in this fetch"
                 throw SyncEngineError.fetchStalled(
                     zone: zone, reason: "the cloud said more changes come but gave the token \(arrived.token) again (\(seen))")
