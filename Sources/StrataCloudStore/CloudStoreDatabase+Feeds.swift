@@ -266,9 +266,9 @@ extension CloudStoreDatabase {
         if scope == .private && moreComing && plannedPages > 0 {
             let plan = PreparedStatements.PlannedPageStarts(
                 owner: zone.owner, zone: zone.name, after: last, pageSize: Int64(pageSize), pages: Int64(plannedPages))
-            for try await position in try await connection.execute(plan, logger: logger) {
-                following.append(ZoneFeedToken(position: position, access: access, horizon: zoneState.horizon).token)
-            }
+            var positions: [Int64] = []
+            for try await position in try await connection.execute(plan, logger: logger) { positions.append(position) }
+            following = positions.sorted().map { ZoneFeedToken(position: $0, access: access, horizon: zoneState.horizon).token }
         }
         // Every change after the page holds a position of its own between the page's last
         // and the zone's: an upper bound in O(1), where counting would cost a scan per page.
