@@ -116,15 +116,7 @@ extension CloudStoreDatabase {
     /// token issued before the user last gained access starts the zone over, as records
     /// already in it became visible.
     public func fetchZoneChanges(_ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int) async throws -> CloudZoneChanges {
-        guard reaches(zone) else { throw CloudError.permissionFailure(nil) }
-        let issued = try ZoneFeedToken(token)
-        let (user, logger, scope) = (user, logger, scope)
-        let read = try await store.transaction(as: user, repeatableRead: true) { connection in
-            try await Self.readZonePage(
-                zone, since: token, issued: issued, limit: limit, plannedPages: 0, user: user, scope: scope, on: connection,
-                logger: logger)
-        }
-        return try Self.zonePage(zone, read: read)
+        try Self.zonePage(zone, read: try await readZonePage(zone, since: token, limit: limit, plannedPages: 0))
     }
 
     /// The same page as ``fetchZoneChanges(_:since:limit:)``, read whole, with the starts of up
@@ -134,16 +126,25 @@ extension CloudStoreDatabase {
     ) async throws
         -> ArrivingZoneChanges
     {
+        let read = try await readZonePage(zone, since: token, limit: limit, plannedPages: plannedPages)
+        return ArrivingZoneChanges(try Self.zonePage(zone, read: read))
+    }
+
+    /// A page of `zone` as rows, in a `REPEATABLE READ` transaction of its own, its records
+    /// read into values (or written out) by the caller, after the transaction and off its
+    /// connection's event loop: that is the page's size of work.
+    private func readZonePage(
+        _ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int, plannedPages: Int
+    ) async throws -> ZonePageRead {
         guard reaches(zone) else { throw CloudError.permissionFailure(nil) }
         let issued = try ZoneFeedToken(token)
         let (user, logger, scope) = (user, logger, scope)
-        let planned = CloudZonePageRequest(zone: zone, since: token, limit: limit, plannedPages: plannedPages).boundedPlannedPages
-        let read = try await store.transaction(as: user, repeatableRead: true) { connection in
+        let planned = CloudZonePageRequest.bounded(plannedPages: plannedPages)
+        return try await store.transaction(as: user, repeatableRead: true) { connection in
             try await Self.readZonePage(
                 zone, since: token, issued: issued, limit: limit, plannedPages: planned, user: user, scope: scope, on: connection,
                 logger: logger)
         }
-        return ArrivingZoneChanges(try Self.zonePage(zone, read: read))
     }
 
     /// The same page as ``fetchZoneChanges(_:since:limit:)``, its records written as JSON from
@@ -153,16 +154,7 @@ extension CloudStoreDatabase {
     ) async throws
         -> EncodedZoneChanges
     {
-        guard reaches(zone) else { throw CloudError.permissionFailure(nil) }
-        let issued = try ZoneFeedToken(token)
-        let (user, logger, scope) = (user, logger, scope)
-        let planned = CloudZonePageRequest(zone: zone, since: token, limit: limit, plannedPages: plannedPages).boundedPlannedPages
-        // Written after the transaction, off its connection's event loop: the page's size of work.
-        let read = try await store.transaction(as: user, repeatableRead: true) { connection in
-            try await Self.readZonePage(
-                zone, since: token, issued: issued, limit: limit, plannedPages: planned, user: user, scope: scope, on: connection,
-                logger: logger)
-        }
+        let read = try await readZonePage(zone, since: token, limit: limit, plannedPages: plannedPages)
         var changed = JSONWriter(capacity: read.rows.count * 900)
         var changedCount = 0
         var deleted: [CloudTombstone] = []

@@ -1,5 +1,6 @@
 import Foundation
 import StrataSync
+import StrataSyncTestSupport
 import Testing
 
 /// Planned page starts (`CloudZoneChanges.followingTokens`, issue #27): a page tells where the
@@ -93,7 +94,7 @@ import Testing
     @Test(arguments: CloudKind.available, 0..<6)
     func noChangeFallsBetweenPlannedPages(_ kind: CloudKind, seed: UInt64) async throws {
         try await kind.run {
-            var random = SplitMix(seed: seed)
+            var random = SeededGenerator(state: seed)
             let count = 40 + Int(random.next() % 40)
             let names = (0..<count).map { String(format: "r%03d", $0) }
             try await fill(names, deleteEvery: Int(random.next() % 4))
@@ -159,18 +160,5 @@ import Testing
             #expect(page.moreComing)
             #expect(page.followingTokens.isEmpty)
         }
-    }
-}
-
-/// A small deterministic generator (SplitMix64).
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed &+ 0x9E37_79B9_7F4A_7C15 }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

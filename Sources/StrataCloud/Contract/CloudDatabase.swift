@@ -194,7 +194,11 @@ public struct CloudZonePageRequest: Hashable, Sendable, Codable {
     }
 
     /// `plannedPages` brought into 0 ... ``maximumPlannedPages``.
-    public var boundedPlannedPages: Int { min(max(0, plannedPages), Self.maximumPlannedPages) }
+    public var boundedPlannedPages: Int { Self.bounded(plannedPages: plannedPages) }
+
+    /// A number of planned pages brought into 0 ... ``maximumPlannedPages``: what a cloud plans
+    /// when asked for it.
+    public static func bounded(plannedPages: Int) -> Int { min(max(0, plannedPages), maximumPlannedPages) }
 
     private enum CodingKeys: String, CodingKey {
         case zone, since, limit, plannedPages

@@ -283,7 +283,7 @@ struct MockCloudDatabase: CloudDatabase {
         -> ArrivingZoneChanges
     {
         let (user, scope) = (user, scope)
-        let planned = CloudZonePageRequest(zone: zoneID, since: token, limit: limit, plannedPages: plannedPages).boundedPlannedPages
+        let planned = CloudZonePageRequest.bounded(plannedPages: plannedPages)
         return ArrivingZoneChanges(
             try cloud.serve(.fetchZoneChanges, user: user) { state in
                 try Self.zonePage(zoneID, since: token, limit: limit, plannedPages: planned, user: user, scope: scope, in: state)
