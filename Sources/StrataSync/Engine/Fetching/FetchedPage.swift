@@ -8,16 +8,16 @@ struct FetchedPage: Sendable {
     let moreComing: Bool
     /// Where pages after the next one start, as the cloud planned them.
     let followingTokens: [CloudChangeToken]
-    /// Whether it was asked for from a start an earlier page planned, rather than from the
-    /// token of the page before it: its changes may then all be on the page before it.
-    let fromPlannedStart: Bool
+    /// The start it was asked from when an earlier page planned it, rather than the token of
+    /// the page before it: applied only when that page ended there.
+    let plannedStart: CloudChangeToken?
     let reading: Task<(CloudZoneChanges, EncodedRecords), any Error>
 
-    init(_ arriving: ArrivingZoneChanges, fromPlannedStart: Bool = false) {
+    init(_ arriving: ArrivingZoneChanges, plannedStart: CloudChangeToken? = nil) {
         token = arriving.token
         moreComing = arriving.moreComing
         followingTokens = arriving.followingTokens
-        self.fromPlannedStart = fromPlannedStart
+        self.plannedStart = plannedStart
         reading = Task {
             let page = try await arriving.changes()
             return (page, EncodedRecords(page.changed))

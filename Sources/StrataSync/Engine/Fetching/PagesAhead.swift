@@ -13,12 +13,30 @@ import StrataCloud
 /// more coming is never made.
 ///
 /// A cloud that plans where later pages start (``CloudZoneChanges/followingTokens``) lets the
-/// two pages ahead travel together: the page two after one is asked for from the start that
-/// page planned, as soon as it arrived, rather than once the page between arrived. On a long
-/// link a page then waits for one round trip in two, not each for its own in turn.
+/// pages ahead travel together: a page asked for from its token plans the starts of the pages
+/// after the next one, and those are asked for from them as soon as it arrived, each beside
+/// the one before, rather than once the page before arrived. On a long link a round trip is
+/// then waited for once for several pages, not once each.
+///
+/// A plan holds only for the pages that follow the page asked from its own page's token: a
+/// start is the position `limit` changes after the start before it, as the cloud saw them, and
+/// changes saved since only move to the feed's end, so each of those pages reaches the next
+/// one's start or past it. Starts from two plans do not fit together: a page asked from an
+/// earlier plan can end before where a later plan, made from another page's end, put the next
+/// start, and the changes between would be skipped (an outside review found it, with part of a
+/// page saved again during the fetch). So the pages go in runs: one asked from the token of the
+/// page before it, then the starts of that page's plan (``plannedPages`` of them), then again
+/// one from a token. A plan shorter than that (the zone's end, or a cloud that plans less)
+/// leaves the rest of the run to be asked page after page, from tokens.
+///
+/// Nothing is asked for past a page with no more coming, except from a start a cloud planned:
+/// a page before it said changes followed.
 struct PagesAhead<Page: Sendable> {
     /// Asks the cloud for the page after `token` (nil: from the start).
     typealias Fetch = @Sendable (_ since: CloudChangeToken?) async throws -> Page
+    /// Asks the cloud for the page from a planned start; with `planning`, the page plans the
+    /// starts of the next run (it is the last of its run).
+    typealias FetchPlanned = @Sendable (_ start: CloudChangeToken, _ planning: Bool) async throws -> Page
     /// The token the page after `page` is asked from; nil when the cloud said no more come.
     typealias Continuation = @Sendable (_ page: Page) -> CloudChangeToken?
     /// Where pages after the one after `page` start, as the cloud planned them: the first
@@ -30,29 +48,41 @@ struct PagesAhead<Page: Sendable> {
     /// How many pages are asked for ahead of the one taken.
     static var depth: Int { 2 }
 
-    /// How many starts each page asks the cloud to plan: a page's request is made when the
-    /// page `depth` before it arrived, from the start that page planned.
-    static var plannedPages: Int { depth - 1 }
+    /// How many starts a page asked for from its token asks the cloud to plan: the pages of a
+    /// run after the one asked from a token.
+    static var plannedPages: Int { CloudZonePageRequest.maximumPlannedPages }
+
+    /// Where a request's page starts.
+    private enum Source {
+        /// From the caller's token, or a page already here.
+        case start
+        /// From the token of the page `before` (the request before it).
+        case token(after: Task<Page?, any Error>)
+        /// From start `index` of the plan of the page `origin`, whose next page was asked
+        /// from its token; from the token of the page before it when the plan is shorter.
+        case planned(origin: Task<Page?, any Error>, index: Int)
+    }
 
     private let fetch: Fetch
-    private let fetchPlanned: Fetch
+    private let fetchPlanned: FetchPlanned
     private let continuation: Continuation
     private let planned: Planned
     private let discard: Discard
-    /// Requests in the order their pages are taken; each one after the first starts from the
-    /// page before it once that page arrived, or from an earlier page's planned start once
-    /// that one arrived, and is nil when an earlier page was the last.
+    /// Requests in the order their pages are taken; each is nil when a page before it was the
+    /// last.
     private var requests: [Task<Page?, any Error>] = []
+    /// Where the last request's page starts: what the next one's start follows from.
+    private var lastSource = Source.start
 
     /// - Parameters:
     ///   - fetchPlanned: asks for a page from a start an earlier page planned (`fetch` when nil).
     ///   - planned: the starts a page planned (none when nil).
     init(
-        fetch: @escaping Fetch, fetchPlanned: Fetch? = nil, continuation: @escaping Continuation, planned: Planned? = nil,
+        fetch: @escaping Fetch, fetchPlanned: FetchPlanned? = nil, continuation: @escaping Continuation, planned: Planned? = nil,
         discard: @escaping Discard = { _ in }
     ) {
         self.fetch = fetch
-        self.fetchPlanned = fetchPlanned ?? fetch
+        self.fetchPlanned = fetchPlanned ?? { start, _ in try await fetch(start) }
         self.continuation = continuation
         self.planned = planned ?? { _ in [] }
         self.discard = discard
@@ -62,6 +92,7 @@ struct PagesAhead<Page: Sendable> {
     mutating func start(with page: Page) {
         cancelAll()
         requests = [Task { page }]
+        lastSource = .start
     }
 
     /// The next page: asked from `token` when nothing is asked for ahead (the first page, or
@@ -74,31 +105,43 @@ struct PagesAhead<Page: Sendable> {
         if requests.isEmpty {
             let fetch = self.fetch
             requests = [Task { try await fetch(token) }]
+            lastSource = .start
         }
         // The one taken now, and `depth` behind it.
-        while requests.count < Self.depth + 1 {
+        while requests.count < Self.depth + 1, let previous = requests.last {
             let (fetch, fetchPlanned, continuation, planned) = (self.fetch, self.fetchPlanned, self.continuation, self.planned)
-            let earlier = requests
-            requests.append(
-                Task {
-                    // The earliest page waiting that knows where this one starts: one that
-                    // planned it, or the one just before it. Pages arrive about in order, so
-                    // the earliest is waited for first.
-                    for (index, request) in earlier.enumerated() {
-                        guard let page = try await request.value, let next = continuation(page) else { return nil }
-                        let distance = earlier.count - index
-                        if distance == 1 {
-                            try Task.checkCancellation()
-                            return try await fetch(next)
-                        }
+            let source: Source =
+                switch lastSource {
+                case .start: .token(after: previous)
+                case .token(let before): .planned(origin: before, index: 0)
+                case .planned(let origin, let index):
+                    index + 1 < Self.plannedPages ? .planned(origin: origin, index: index + 1) : .token(after: previous)
+                }
+            lastSource = source
+            /// The page after `before`, from its token.
+            @Sendable func following(_ before: Task<Page?, any Error>) async throws -> Page? {
+                guard let page = try await before.value, let token = continuation(page) else { return nil }
+                try Task.checkCancellation()
+                return try await fetch(token)
+            }
+            switch source {
+            case .start:
+                // Never the source of a request after another; from the token, as the safe way.
+                requests.append(Task { try await following(previous) })
+            case .token(let before):
+                requests.append(Task { try await following(before) })
+            case .planned(let origin, let index):
+                requests.append(
+                    Task {
+                        guard let page = try await origin.value, continuation(page) != nil else { return nil }
                         let starts = planned(page)
-                        if starts.count >= distance - 1 {
-                            try Task.checkCancellation()
-                            return try await fetchPlanned(starts[distance - 2])
-                        }
-                    }
-                    return nil
-                })
+                        guard index < starts.count else { return try await following(previous) }
+                        try Task.checkCancellation()
+                        // The last of a run plans the next run: its page is the one the next
+                        // run's first page is asked after, from its token.
+                        return try await fetchPlanned(starts[index], index + 1 == Self.plannedPages)
+                    })
+            }
         }
         let request = requests.removeFirst()
         return try await withTaskCancellationHandler {
@@ -115,6 +158,7 @@ struct PagesAhead<Page: Sendable> {
     /// still (a fetch that ends early leaves none of them reading); the next ``next(since:)``
     /// asks from its token again.
     mutating func cancelAll() {
+        lastSource = .start
         let discard = self.discard
         for request in requests {
             request.cancel()
@@ -127,20 +171,21 @@ struct PagesAhead<Page: Sendable> {
 }
 
 extension PagesAhead where Page == FetchedPage {
-    /// The pages of `zone`, `pageSize` records at most each, each planning the start of the
-    /// pages ``plannedPages`` after the next one.
+    /// The pages of `zone`, `pageSize` records at most each. The page before each run's first
+    /// (asked from its token) plans the run: the first page, a page asked from a token, and the
+    /// last page of a run; the other pages of a run plan nothing (their plans would not fit).
     init(zone: CloudZoneID, cloud: any CloudDatabase, pageSize: Int) {
         let planning = Self.plannedPages
         self.init(
             fetch: { token in
                 FetchedPage(
-                    try await cloud.fetchArrivingZoneChanges(zone, since: token, limit: pageSize, plannedPages: planning),
-                    fromPlannedStart: false)
+                    try await cloud.fetchArrivingZoneChanges(zone, since: token, limit: pageSize, plannedPages: planning))
             },
-            fetchPlanned: { token in
+            fetchPlanned: { start, plansNextRun in
                 FetchedPage(
-                    try await cloud.fetchArrivingZoneChanges(zone, since: token, limit: pageSize, plannedPages: planning),
-                    fromPlannedStart: true)
+                    try await cloud.fetchArrivingZoneChanges(
+                        zone, since: start, limit: pageSize, plannedPages: plansNextRun ? planning : 0),
+                    plannedStart: start)
             },
             continuation: { page in page.moreComing ? page.token : nil },
             planned: { page in page.moreComing ? page.followingTokens : [] },
