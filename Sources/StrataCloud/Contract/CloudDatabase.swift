@@ -245,10 +245,15 @@ public struct CloudZoneChanges: Sendable {
     /// after this, fetched with the same limit. Empty when more do not come, or none were
     /// asked for or planned.
     ///
-    /// A change made after the planning moves to the end of the zone's feed, so a page can
-    /// reach past where the next one was planned to start (its changes then come twice, and
-    /// applying a change twice changes nothing), but never stops short of it: no change falls
-    /// between two pages.
+    /// The starts hold for the pages of one plan: the page after this one fetched from
+    /// ``token``, then those fetched from these starts in order. A change made after the
+    /// planning moves to the end of the zone's feed, so each of those pages reaches the next
+    /// one's start or past it, never stops short: no change falls between them. A page that
+    /// reached past the next start overlaps it, and the two may have been read at different
+    /// moments; a reader that applies pages in order should apply a page from a planned start
+    /// only when the page before it ended there (its token is the start), and otherwise go on
+    /// from that page's token. Starts from two plans do not fit together: a page fetched from
+    /// one plan can stop short of a start another page planned.
     public var followingTokens: [CloudChangeToken]
 
     /// A page from its parts.

@@ -21,10 +21,10 @@ public struct SyncEngineConfiguration: Sendable {
     /// The most records one page of a zone's changes carries; a cloud may answer with smaller
     /// pages (the `strata-cloud` service serves at most its `--maximum-fetch-page-size`, 2,000
     /// by default). Each page is one request; its token names where the next one starts, and
-    /// the cloud plans where the one after that starts, so two requests travel together and a
-    /// fetch waits one round trip for two pages: through a link of 80 ms, pages of 2,000 fetched
-    /// a first sync about 1.5 times as fast as pages of 1,000 asked one after another, and
-    /// planned starts about 1.3 times as fast again (Documentation/Performance.md).
+    /// the cloud plans where the ones after that start, so the requests of the pages ahead
+    /// travel together: through a link of 80 ms, pages of 2,000 fetched a first sync about 1.5
+    /// times as fast as pages of 1,000 asked one after another, and planned starts about 1.3
+    /// times as fast again (Documentation/Performance.md).
     /// Each page is also one write transaction on the device (about 25 µs a record), and up to
     /// three are held while the next ones are read: a device syncing a million records peaked at
     /// about 150 MB with pages of 2,000, 260 MB with pages of 4,000.
