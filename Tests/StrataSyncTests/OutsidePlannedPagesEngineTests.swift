@@ -35,12 +35,6 @@ struct OutsidePlannedPagesEngineTests {
 
         init(before: @escaping Before = { _, _, _, _, _ in }) { self.before = before }
 
-        func note(_ call: String) {}
-
-        func modify(_ saving: [CloudRecord], _ deleting: [CloudRecordID], _ next: any CloudDatabase) async throws -> CloudModifyResult {
-            try await next.modifyRecords(saving: saving, deleting: deleting)
-        }
-
         func databaseChanges(
             since token: CloudChangeToken?, firstPages: [CloudZonePageRequest], _ next: any CloudDatabase
         ) async throws -> CloudDatabaseChanges {

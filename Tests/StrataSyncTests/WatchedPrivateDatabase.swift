@@ -3,10 +3,11 @@ import StrataSync
 import Synchronization
 
 /// What a watched container tells its watch: each call of its private database that a send
-/// makes only when nothing travels (`note`), and each modify, which the watch answers. Calls
-/// to the key zone (end-to-end encryption's own) pass unwatched. The outside reviews of
-/// requests travelling together (`OutsideRequestsTogetherTests`, `OutsideBatchesInFlightTests`)
-/// each bring their watch.
+/// makes only when nothing travels (`note`), each modify, and the fetches of pages, which the
+/// watch answers (all pass by unwatched unless a watch says otherwise). Calls to the key zone
+/// (end-to-end encryption's own) pass unwatched. The outside reviews of requests travelling
+/// together (`OutsideRequestsTogetherTests`, `OutsideBatchesInFlightTests`) and the tests of
+/// planned pages each bring their watch.
 protocol PrivateDatabaseWatch: Sendable {
     func note(_ call: String)
     func modify(_ saving: [CloudRecord], _ deleting: [CloudRecordID], _ next: any CloudDatabase) async throws -> CloudModifyResult
@@ -22,6 +23,12 @@ protocol PrivateDatabaseWatch: Sendable {
 }
 
 extension PrivateDatabaseWatch {
+    func note(_ call: String) {}
+
+    func modify(_ saving: [CloudRecord], _ deleting: [CloudRecordID], _ next: any CloudDatabase) async throws -> CloudModifyResult {
+        try await next.modifyRecords(saving: saving, deleting: deleting)
+    }
+
     func databaseChanges(
         since token: CloudChangeToken?, firstPages: [CloudZonePageRequest], _ next: any CloudDatabase
     ) async throws -> CloudDatabaseChanges {

@@ -31,12 +31,6 @@ struct PlannedPagesEngineTests {
 
         init(emptiesARange: Bool) { self.emptiesARange = emptiesARange }
 
-        func note(_ call: String) {}
-
-        func modify(_ saving: [CloudRecord], _ deleting: [CloudRecordID], _ next: any CloudDatabase) async throws -> CloudModifyResult {
-            try await next.modifyRecords(saving: saving, deleting: deleting)
-        }
-
         func databaseChanges(
             since token: CloudChangeToken?, firstPages: [CloudZonePageRequest], _ next: any CloudDatabase
         ) async throws -> CloudDatabaseChanges {
@@ -158,12 +152,6 @@ struct PlannedPagesEngineTests {
         let change: Change
 
         init(change: @escaping Change) { self.change = change }
-
-        func note(_ call: String) {}
-
-        func modify(_ saving: [CloudRecord], _ deleting: [CloudRecordID], _ next: any CloudDatabase) async throws -> CloudModifyResult {
-            try await next.modifyRecords(saving: saving, deleting: deleting)
-        }
 
         func databaseChanges(
             since token: CloudChangeToken?, firstPages: [CloudZonePageRequest], _ next: any CloudDatabase
