@@ -23,7 +23,7 @@ public struct SyncEngineConfiguration: Sendable {
     /// by default). Each page is one request; its token names where the next one starts, and
     /// the cloud plans where the ones after that start, so the requests of the pages ahead
     /// travel together: through a link of 80 ms, pages of 2,000 fetched a first sync about 1.5
-    /// times as fast as pages of 1,000 asked one after another, and planned starts about 1.3
+    /// times as fast as pages of 1,000 asked one after another, and planned starts about 1.35
     /// times as fast again (Documentation/Performance.md).
     /// Each page is also one write transaction on the device (about 25 µs a record), and up to
     /// three are held while the next ones are read: a device syncing a million records peaked at
