@@ -80,8 +80,8 @@ public struct ZoneChangesResponse: Codable, Sendable, Hashable {
     /// About how many changes wait after this page; absent from services that predate it, and
     /// then decoded as nil.
     public var remainingEstimate: Int?
-    /// Where pages after the next one start (``CloudZoneChanges/followingTokens``); absent
-    /// when none were planned.
+    /// Where pages after the next one start (`CloudZoneChanges.followingTokens`); absent when
+    /// none were planned.
     public var followingTokens: [CloudChangeToken]?
 
     /// The wire form of `changes`.

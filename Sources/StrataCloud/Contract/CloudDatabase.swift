@@ -70,9 +70,15 @@ public protocol CloudDatabase: Sendable {
     /// for several pages. The default implementation plans none; so does a zone of the shared
     /// database (what a participant sees of it changes with their access).
     ///
-    /// - Parameter plannedPages: how many starts to plan, 0 to
-    ///   ``CloudZonePageRequest/maximumPlannedPages`` (a larger number counts as that; a
-    ///   smaller one plans none, and the service refuses it as an invalid `plannedPages`).
+    /// - Parameters:
+    ///   - zone: the zone.
+    ///   - token: where the page starts: a page's token or a planned start; nil from the
+    ///     beginning.
+    ///   - limit: the most changes the page holds.
+    ///   - plannedPages: how many starts to plan, 0 to
+    ///     ``CloudZonePageRequest/maximumPlannedPages`` (a larger number counts as that; a
+    ///     smaller one plans none, and the service refuses it as an invalid `plannedPages`).
+    /// - Throws: what ``fetchArrivingZoneChanges(_:since:limit:)`` throws.
     func fetchArrivingZoneChanges(
         _ zone: CloudZoneID, since token: CloudChangeToken?, limit: Int, plannedPages: Int
     ) async throws -> ArrivingZoneChanges
