@@ -47,6 +47,8 @@ let package = Package(
                 .product(name: "StrataQueries", package: "Strata"),
                 .product(name: "StrataObservation", package: "Strata"),
                 .product(name: "StrataSync", package: "Strata"),
+                .product(name: "StrataCloud", package: "Strata"),
+                .product(name: "StrataCloudWire", package: "Strata"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "SQLiteNIO", package: "sqlite-nio"),

@@ -20,6 +20,8 @@ do {
 
 // StrataAssets against zlib itself (AssetsWorkload.swift); alone when it is the only one selected.
 if try runAssetsWorkloadIfSelected(options) { exit(0) }
+// The live cloud's JSON bodies read and written (WireWorkload.swift), when selected.
+if try runWireWorkloadIfSelected(options) { exit(0) }
 // StrataSync against the same rows without sync (SyncWorkload.swift), when selected.
 // Through blockingAwait, not top-level `await`: an async top level makes the main thread park in
 // libdispatch's main-queue loop, which valgrind 3.19 cannot run (it crashes at start-up), and

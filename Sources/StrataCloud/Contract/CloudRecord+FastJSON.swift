@@ -88,11 +88,18 @@ extension HybridTimestamp: FastJSONCodable {
     package static func read(
         _ reader: inout JSONReader, previous: inout (bytes: Range<Int>, timestamp: Self)?
     ) throws(JSONReaderError) -> Self {
-        guard let bytes = try reader.plainString() else { return try parse(reader.string(), reader: reader) }
-        if let previous, reader.sameBytes(previous.bytes, bytes) { return previous.timestamp }
+        try readNotingRepeat(&reader, previous: &previous).timestamp
+    }
+
+    /// ``read(_:previous:)``, and whether the text was the same bytes as the last one read.
+    package static func readNotingRepeat(
+        _ reader: inout JSONReader, previous: inout (bytes: Range<Int>, timestamp: Self)?
+    ) throws(JSONReaderError) -> (timestamp: Self, repeated: Bool) {
+        guard let bytes = try reader.plainString() else { return (try parse(reader.string(), reader: reader), false) }
+        if let previous, reader.sameBytes(previous.bytes, bytes) { return (previous.timestamp, true) }
         let timestamp = try parse(reader.text(bytes), reader: reader)
         previous = (bytes, timestamp)
-        return timestamp
+        return (timestamp, false)
     }
 
     private static func parse(_ text: String, reader: JSONReader) throws(JSONReaderError) -> Self {
@@ -291,9 +298,10 @@ extension CloudRecord: FastJSONCodable {
                 var canonical = true
                 versions = try reader.dictionary(capacity: 16) { reader throws(JSONReaderError) in
                     let textStart = reader.valueStart()
-                    let version = try HybridTimestamp.read(&reader, previous: &previous)
+                    let (version, repeated) = try HybridTimestamp.readNotingRepeat(&reader, previous: &previous)
                     // Every other spelling of a version is longer: leading zeros, `-0`, escapes.
-                    if reader.consumedCount - textStart != version.descriptionLength + 2 { canonical = false }
+                    // The same bytes as the last version read were checked with it.
+                    if !repeated, reader.consumedCount - textStart != version.descriptionLength + 2 { canonical = false }
                     return version
                 }
                 ranges.versions = start..<reader.consumedCount
