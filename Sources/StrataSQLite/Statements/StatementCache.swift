@@ -6,13 +6,34 @@ import Foundation
 /// a linked list: the scan only happens on a miss when the cache is full, and a miss already
 /// pays for `sqlite3_prepare`, which costs far more than comparing 64 integers.
 struct StatementCache {
-    private struct Entry {
-        var statement: Statement
+    /// A cached statement; a class, so that ``recent`` can mark its use without a lookup.
+    private final class Entry {
+        let statement: Statement
         var lastUse: UInt64
+
+        init(statement: Statement, lastUse: UInt64) {
+            self.statement = statement
+            self.lastUse = lastUse
+        }
+    }
+
+    /// A text looked up lately, by where its bytes are (``TextIdentity``), and its entry.
+    private struct Recent {
+        /// Kept, so the bytes stay where they are: no other text can take their address while
+        /// this one is held here.
+        let sql: String
+        let identity: TextIdentity
+        let entry: Entry
     }
 
     let capacity: Int
     private var entries: [SQLKey: Entry] = [:]
+    /// The last ``recentCapacity`` texts found, most recent first. The engine runs the same
+    /// few statements once a record, their SQL a constant string whose bytes never move: two
+    /// integer comparisons find one here, where the dictionary hashed a sample of the text
+    /// and compared every byte of it (up to a kilobyte) at every execution.
+    private var recent: [Recent] = []
+    static let recentCapacity = 8
     private var clock: UInt64 = 0
     private(set) var evictionCount = 0
 
@@ -23,24 +44,43 @@ struct StatementCache {
     var count: Int { entries.count }
 
     mutating func statement(for sql: String) -> Statement? {
-        guard let index = entries.index(forKey: SQLKey(sql)) else { return nil }
+        let identity = TextIdentity(sql)
+        if let identity, let position = recent.firstIndex(where: { $0.identity == identity }) {
+            let found = recent[position]
+            clock &+= 1
+            found.entry.lastUse = clock
+            if position > 0 {
+                recent.remove(at: position)
+                recent.insert(found, at: 0)
+            }
+            return found.entry.statement
+        }
+        guard let entry = entries[SQLKey(sql)] else { return nil }
         clock &+= 1
-        entries.values[index].lastUse = clock
-        return entries.values[index].statement
+        entry.lastUse = clock
+        if let identity { remember(Recent(sql: sql, identity: identity, entry: entry)) }
+        return entry.statement
+    }
+
+    private mutating func remember(_ found: Recent) {
+        if recent.count >= Self.recentCapacity { recent.removeLast() }
+        recent.insert(found, at: 0)
     }
 
     mutating func insert(_ statement: Statement, for sql: String) {
         guard capacity > 0 else { return }
         let key = SQLKey(sql)
-        if entries.count >= capacity, entries[key] == nil {
-            var oldestKey: SQLKey?
-            var oldestUse = UInt64.max
-            for (key, entry) in entries where entry.lastUse < oldestUse && !entry.statement.isBusy {
-                oldestKey = key
-                oldestUse = entry.lastUse
+        if let replaced = entries[key] {
+            // Its recent texts must not keep finding the statement replaced.
+            recent.removeAll { $0.entry === replaced }
+        } else if entries.count >= capacity {
+            var oldest: (key: SQLKey, entry: Entry)?
+            for (key, entry) in entries where entry.lastUse < (oldest?.entry.lastUse ?? .max) && !entry.statement.isBusy {
+                oldest = (key, entry)
             }
-            if let oldestKey {
-                entries[oldestKey] = nil
+            if let oldest {
+                entries[oldest.key] = nil
+                recent.removeAll { $0.entry === oldest.entry }
                 evictionCount += 1
             }
         }
@@ -50,6 +90,30 @@ struct StatementCache {
 
     mutating func removeAll() {
         entries.removeAll()
+        recent.removeAll()
+    }
+}
+
+/// Where a text's UTF-8 bytes are in memory and how many there are; nil for a text whose
+/// bytes have no lasting address: one short enough to live inside the `String` value itself
+/// (up to 15 bytes, copied out to a temporary buffer whenever they are read).
+///
+/// Two texts with one identity are the same bytes while either is alive: a native string's
+/// storage never changes while it is shared, and no other allocation can take its address
+/// before it is freed.
+struct TextIdentity: Equatable {
+    let address: UInt
+    let count: Int
+
+    /// The longest text Swift keeps inside the `String` value on 64-bit platforms.
+    static let longestInlineText = 15
+
+    init?(_ text: String) {
+        guard text.utf8.count > Self.longestInlineText,
+            let address = text.utf8.withContiguousStorageIfAvailable({ $0.baseAddress.map { UInt(bitPattern: $0) } }) ?? nil
+        else { return nil }
+        self.address = address
+        count = text.utf8.count
     }
 }
 
