@@ -10,17 +10,21 @@ struct StatementCache {
     private final class Entry {
         let statement: Statement
         var lastUse: UInt64
+        /// Where the bytes of the text it was cached for are: held by the entry's key, so
+        /// they stay there while the entry is cached.
+        let identity: TextIdentity?
 
-        init(statement: Statement, lastUse: UInt64) {
+        init(statement: Statement, lastUse: UInt64, identity: TextIdentity?) {
             self.statement = statement
             self.lastUse = lastUse
+            self.identity = identity
         }
     }
 
     /// A text looked up lately, by where its bytes are (``TextIdentity``), and its entry.
     private struct Recent {
         /// Kept, so the bytes stay where they are: no other text can take their address while
-        /// this one is held here.
+        /// this one is held here (the entry's key holds them too, while it is cached).
         let sql: String
         let identity: TextIdentity
         let entry: Entry
@@ -55,7 +59,9 @@ struct StatementCache {
         guard let entry = entries[SQLKey(sql)] else { return nil }
         clock &+= 1
         entry.lastUse = clock
-        if let identity { remember(Recent(sql: sql, identity: identity, entry: entry)) }
+        // Only a text whose bytes are the very ones it was cached with: a constant string.
+        // Text built anew for every call (SQL interpolation) would only churn the slots.
+        if let identity, identity == entry.identity { remember(Recent(sql: sql, identity: identity, entry: entry)) }
         return entry.statement
     }
 
@@ -86,7 +92,7 @@ struct StatementCache {
             }
         }
         clock &+= 1
-        entries[key] = Entry(statement: statement, lastUse: clock)
+        entries[key] = Entry(statement: statement, lastUse: clock, identity: TextIdentity(sql))
     }
 
     mutating func removeAll() {
