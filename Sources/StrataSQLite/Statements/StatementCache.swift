@@ -10,21 +10,24 @@ struct StatementCache {
     private final class Entry {
         let statement: Statement
         var lastUse: UInt64
-        /// Where the bytes of the text it was cached for are: held by the entry's key, so
-        /// they stay there while the entry is cached.
+        /// The text it was cached for, kept here so that its bytes stay where ``identity``
+        /// says while the entry is cached. (Not the dictionary's key: a key replaced keeps the
+        /// text it was first inserted with.)
+        let sql: String
         let identity: TextIdentity?
 
-        init(statement: Statement, lastUse: UInt64, identity: TextIdentity?) {
+        init(statement: Statement, lastUse: UInt64, sql: String) {
             self.statement = statement
             self.lastUse = lastUse
-            self.identity = identity
+            self.sql = sql
+            identity = TextIdentity(sql)
         }
     }
 
     /// A text looked up lately, by where its bytes are (``TextIdentity``), and its entry.
     private struct Recent {
         /// Kept, so the bytes stay where they are: no other text can take their address while
-        /// this one is held here (the entry's key holds them too, while it is cached).
+        /// this one is held here (the entry holds them too, while it is cached).
         let sql: String
         let identity: TextIdentity
         let entry: Entry
@@ -92,7 +95,7 @@ struct StatementCache {
             }
         }
         clock &+= 1
-        entries[key] = Entry(statement: statement, lastUse: clock, identity: TextIdentity(sql))
+        entries[key] = Entry(statement: statement, lastUse: clock, sql: sql)
     }
 
     mutating func removeAll() {
