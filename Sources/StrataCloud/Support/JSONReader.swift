@@ -329,19 +329,16 @@ package struct JSONReader {
     package mutating func string() throws(JSONReaderError) -> String {
         try expect(UInt8(ascii: "\""))
         let start = index
-        switch scanString(from: start) {
+        let scan = scanString(from: start)
+        switch scan {
         case .plain(let end, let isASCII):
             index = end + 1
             return try text(start..<end, isASCII: isASCII)
         case .escape(let at):
             index = at
             return try escapedString(from: start)
-        case .controlCharacter(let at):
-            index = at
-            throw failure("a control character in a string")
-        case .unterminated:
-            index = bytes.count
-            throw failure("unterminated string")
+        case .controlCharacter, .unterminated:
+            throw failure(of: scan)
         }
     }
 
@@ -353,19 +350,30 @@ package struct JSONReader {
         let before = index
         try expect(UInt8(ascii: "\""))
         let start = index
-        switch scanString(from: start) {
+        let scan = scanString(from: start)
+        switch scan {
         case .plain(let end, _):
             index = end + 1
             return start..<end
         case .escape:
             index = before
             return nil
+        case .controlCharacter, .unterminated:
+            throw failure(of: scan)
+        }
+    }
+
+    /// Why a string whose scan ended at a control character or at the input's end is not one,
+    /// with the reader moved to the byte at fault (the input's end for any other scan, which
+    /// never comes here).
+    private mutating func failure(of scan: StringScan) -> JSONReaderError {
+        switch scan {
         case .controlCharacter(let at):
             index = at
-            throw failure("a control character in a string")
-        case .unterminated:
+            return failure("a control character in a string")
+        case .plain, .escape, .unterminated:
             index = bytes.count
-            throw failure("unterminated string")
+            return failure("unterminated string")
         }
     }
 

@@ -52,10 +52,8 @@ struct PagesAhead<Page: Sendable> {
     /// run after the one asked from a token.
     static var plannedPages: Int { CloudZonePageRequest.maximumPlannedPages }
 
-    /// Where a request's page starts.
+    /// Where a request after another starts.
     private enum Source {
-        /// From the caller's token, or a page already here.
-        case start
         /// From the token of the page `before` (the request before it).
         case token(after: Task<Page?, any Error>)
         /// From start `index` of the plan of the page `origin`, whose next page was asked
@@ -71,8 +69,9 @@ struct PagesAhead<Page: Sendable> {
     /// Requests in the order their pages are taken; each is nil when a page before it was the
     /// last.
     private var requests: [Task<Page?, any Error>] = []
-    /// Where the last request's page starts: what the next one's start follows from.
-    private var lastSource = Source.start
+    /// Where the last request's page starts: what the next one's start follows from; nil for
+    /// the caller's token, or a page already here.
+    private var lastSource: Source?
 
     /// - Parameters:
     ///   - fetchPlanned: asks for a page from a start an earlier page planned (`fetch` when nil).
@@ -92,7 +91,7 @@ struct PagesAhead<Page: Sendable> {
     mutating func start(with page: Page) {
         cancelAll()
         requests = [Task { page }]
-        lastSource = .start
+        lastSource = nil
     }
 
     /// The next page: asked from `token` when nothing is asked for ahead (the first page, or
@@ -105,16 +104,16 @@ struct PagesAhead<Page: Sendable> {
         if requests.isEmpty {
             let fetch = self.fetch
             requests = [Task { try await fetch(token) }]
-            lastSource = .start
+            lastSource = nil
         }
         // The one taken now, and `depth` behind it.
         while requests.count < Self.depth + 1, let previous = requests.last {
             let (fetch, fetchPlanned, continuation, planned) = (self.fetch, self.fetchPlanned, self.continuation, self.planned)
             let source: Source =
                 switch lastSource {
-                case .start: .token(after: previous)
-                case .token(let before): .planned(origin: before, index: 0)
-                case .planned(let origin, let index):
+                case nil: .token(after: previous)
+                case .token(let before)?: .planned(origin: before, index: 0)
+                case .planned(let origin, let index)?:
                     index + 1 < Self.plannedPages ? .planned(origin: origin, index: index + 1) : .token(after: previous)
                 }
             lastSource = source
@@ -125,9 +124,6 @@ struct PagesAhead<Page: Sendable> {
                 return try await fetch(token)
             }
             switch source {
-            case .start:
-                // Never the source of a request after another; from the token, as the safe way.
-                requests.append(Task { try await following(previous) })
             case .token(let before):
                 requests.append(Task { try await following(before) })
             case .planned(let origin, let index):
@@ -158,7 +154,7 @@ struct PagesAhead<Page: Sendable> {
     /// still (a fetch that ends early leaves none of them reading); the next ``next(since:)``
     /// asks from its token again.
     mutating func cancelAll() {
-        lastSource = .start
+        lastSource = nil
         let discard = self.discard
         for request in requests {
             request.cancel()
