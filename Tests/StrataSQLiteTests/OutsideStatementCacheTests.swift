@@ -71,9 +71,9 @@ struct OutsideStatementCacheTests {
     /// in a row (so it takes a recent slot) and then dropped, so the next one is often built in
     /// the bytes just freed: every capacity from none to past the recent slots.
     @Test(arguments: [0, 1, 2, 3, 31, 32, 33, 64])
-    func textsOfOneLengthInFreedStorageRunTheirOwnStatement(capacity: Int) throws {
+    func textsOfOneLengthInFreedStorageRunTheirOwnStatement(capacity: Int) async throws {
         let queue = try Self.queue(capacity: capacity)
-        try queue.writeWithoutTransaction { db throws in
+        try await queue.writeWithoutTransaction { db throws in
             var random = OutsideCacheRandom(seed: UInt64(capacity) + 1)
             for round in 0..<2_000 {
                 let value = round < 200 ? round : Int.random(in: 0..<80, using: &random)
@@ -95,9 +95,9 @@ struct OutsideStatementCacheTests {
     /// and a text of the same length built right after (likely in the same bytes): it runs its
     /// own statement.
     @Test(arguments: [1, 2, 32, 64])
-    func aTextBuiltWhereAClearedOneWasRunsItsOwnStatement(capacity: Int) throws {
+    func aTextBuiltWhereAClearedOneWasRunsItsOwnStatement(capacity: Int) async throws {
         let queue = try Self.queue(capacity: capacity)
-        try queue.writeWithoutTransaction { db throws in
+        try await queue.writeWithoutTransaction { db throws in
             for round in 0..<500 {
                 do {
                     let text = Self.make(Self.selecting(round), way: 6)
@@ -115,9 +115,9 @@ struct OutsideStatementCacheTests {
     /// A `var` text found through its recent slot, then changed in place to another text of the
     /// same length (a byte replaced, or the last character removed and another appended): the
     /// changed text runs its own statement, and the cached one still runs the original.
-    @Test func aTextChangedInPlaceToTheSameLengthRunsItsOwnStatement() throws {
+    @Test func aTextChangedInPlaceToTheSameLengthRunsItsOwnStatement() async throws {
         let queue = try DatabaseQueue()
-        try queue.writeWithoutTransaction { db throws in
+        try await queue.writeWithoutTransaction { db throws in
             for round in 0..<300 {
                 var text = ""
                 text.reserveCapacity(256)
@@ -144,9 +144,9 @@ struct OutsideStatementCacheTests {
     /// The same bytes in every kind of storage find one statement and run it; after it is
     /// evicted or cleared, each finds the new one.
     @Test(arguments: [1, 2, 64])
-    func theSameBytesInOtherStorageFindTheSameStatement(capacity: Int) throws {
+    func theSameBytesInOtherStorageFindTheSameStatement(capacity: Int) async throws {
         let queue = try Self.queue(capacity: capacity)
-        try queue.writeWithoutTransaction { db throws in
+        try await queue.writeWithoutTransaction { db throws in
             let text = Self.selecting(42)
             let copies = (0..<8).map { Self.make(text, way: $0) }
             for round in 0..<50 {
@@ -167,7 +167,7 @@ struct OutsideStatementCacheTests {
     /// Texts of equal length that Swift's `String` takes for equal (combining marks in another
     /// order, precomposed and decomposed characters swapped) but whose bytes differ: SQLite reads
     /// different literals, so each must run its own statement, also through a recent slot.
-    @Test func canonicallyEquivalentTextsOfOneLengthRunTheirOwnStatements() throws {
+    @Test func canonicallyEquivalentTextsOfOneLengthRunTheirOwnStatements() async throws {
         let literals = [
             ("d\u{323}\u{307}", "d\u{307}\u{323}"),
             ("\u{E9}e\u{301}", "e\u{301}\u{E9}"),
@@ -175,7 +175,7 @@ struct OutsideStatementCacheTests {
             ("a\u{301}\u{316}", "a\u{316}\u{301}"),
         ]
         let queue = try DatabaseQueue()
-        try queue.writeWithoutTransaction { db throws in
+        try await queue.writeWithoutTransaction { db throws in
             for (left, right) in literals {
                 let leftText = "SELECT hex(CAST('\(left)' AS BLOB)) /* padding */"
                 let rightText = "SELECT hex(CAST('\(right)' AS BLOB)) /* padding */"
@@ -200,9 +200,9 @@ struct OutsideStatementCacheTests {
 
     /// Texts around the 15-byte inline limit, and texts that differ only in their last byte or
     /// only in their length.
-    @Test func textsAroundTheInlineLimit() throws {
+    @Test func textsAroundTheInlineLimit() async throws {
         let queue = try Self.queue(capacity: 4)
-        try queue.writeWithoutTransaction { db throws in
+        try await queue.writeWithoutTransaction { db throws in
             // 14, 15, 16 and 17 bytes.
             let texts = ["SELECT 1234567", "SELECT 12345678", "SELECT 123456789", "SELECT 1234567890"]
             for round in 0..<200 {
@@ -225,9 +225,9 @@ struct OutsideStatementCacheTests {
     /// executed and looked up, the cache cleared and filled past its capacity: every use runs
     /// the text, and the cursor goes on to its own end.
     @Test(arguments: [0, 1, 2, 32, 33])
-    func busyStatementsAmongEvictionsAndClears(capacity: Int) throws {
+    func busyStatementsAmongEvictionsAndClears(capacity: Int) async throws {
         let queue = try Self.queue(capacity: capacity)
-        try queue.writeWithoutTransaction { db throws in
+        try await queue.writeWithoutTransaction { db throws in
             let rows = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5) SELECT x FROM c /* rows */"
             var random = OutsideCacheRandom(seed: 77 + UInt64(capacity))
             for round in 0..<100 {
@@ -261,9 +261,9 @@ struct OutsideStatementCacheTests {
     /// Multi-statement texts run every statement every time, also when their first statement is
     /// a cached text of its own, and a text with a NUL is refused every time although its part
     /// before the NUL is cached.
-    @Test func multiStatementTextsRunEveryStatementEveryTime() throws {
+    @Test func multiStatementTextsRunEveryStatementEveryTime() async throws {
         let queue = try Self.queue(capacity: 2)
-        try queue.writeWithoutTransaction { db throws in
+        try await queue.writeWithoutTransaction { db throws in
             try db.execute(sql: "CREATE TABLE log (v TEXT)")
             let first = "INSERT INTO log VALUES ('first statement')"
             let both = first + "; INSERT INTO log VALUES ('second statement')"
@@ -287,9 +287,9 @@ struct OutsideStatementCacheTests {
     /// A random mix of lookups, fetches, inserts, open cursors, clears and texts built every way,
     /// against a model of what each must return.
     @Test(arguments: [0, 1, 3, 31, 32, 33, 64])
-    func aSeededWorkloadAgainstAModel(capacity: Int) throws {
+    func aSeededWorkloadAgainstAModel(capacity: Int) async throws {
         let queue = try Self.queue(capacity: capacity)
-        try queue.writeWithoutTransaction { db throws in
+        try await queue.writeWithoutTransaction { db throws in
             try db.execute(sql: "CREATE TABLE log (v TEXT)")
             var random = OutsideCacheRandom(seed: 0x5EED + UInt64(capacity))
             // Long-lived texts (stable storage, the recent slots' case) and values built anew.

@@ -14,11 +14,11 @@ struct StatementCacheRecentTextTests {
     }
 
     @Test(arguments: [64, 8, 3, 1])
-    func textsOfOneLengthBuiltOneAfterAnotherEachRunTheirOwnStatement(capacity: Int) throws {
+    func textsOfOneLengthBuiltOneAfterAnotherEachRunTheirOwnStatement(capacity: Int) async throws {
         var configuration = Configuration()
         configuration.statementCacheCapacity = capacity
         let queue = try DatabaseQueue(configuration: configuration)
-        try queue.write { db throws in
+        try await queue.write { db throws in
             for round in 0..<3_000 {
                 // A few values again and again, each time in a new `String`: the cache and
                 // its recent texts see fresh storage, often at an address just freed.
@@ -32,9 +32,9 @@ struct StatementCacheRecentTextTests {
         }
     }
 
-    @Test func textsDifferingInTheirLastByteFindTheirOwnStatements() throws {
+    @Test func textsDifferingInTheirLastByteFindTheirOwnStatements() async throws {
         let queue = try DatabaseQueue()
-        try queue.write { db throws in
+        try await queue.write { db throws in
             let base = "SELECT 'a long enough text to live on the heap' || "
             let texts = (0..<10).map { base + "'\($0)'" }
             for round in 0..<50 {
@@ -45,11 +45,11 @@ struct StatementCacheRecentTextTests {
         }
     }
 
-    @Test func anEvictedStatementIsNotFoundThroughItsRecentText() throws {
+    @Test func anEvictedStatementIsNotFoundThroughItsRecentText() async throws {
         var configuration = Configuration()
         configuration.statementCacheCapacity = 2
         let queue = try DatabaseQueue(configuration: configuration)
-        try queue.writeWithoutTransaction { db throws in
+        try await queue.writeWithoutTransaction { db throws in
             db.clearStatementCache()
             let first = Self.selecting(1)
             let evicted = try db.cachedStatement(sql: first)
@@ -64,9 +64,9 @@ struct StatementCacheRecentTextTests {
         }
     }
 
-    @Test func aClearedCacheFindsNothingThroughRecentTexts() throws {
+    @Test func aClearedCacheFindsNothingThroughRecentTexts() async throws {
         let queue = try DatabaseQueue()
-        try queue.writeWithoutTransaction { db throws in
+        try await queue.writeWithoutTransaction { db throws in
             let text = Self.selecting(5)
             let before = try db.cachedStatement(sql: text)
             #expect(try db.cachedStatement(sql: text) === before)
@@ -80,9 +80,9 @@ struct StatementCacheRecentTextTests {
 
     /// A cached statement still stepped by a cursor is replaced when the same text is executed
     /// meanwhile; the text then finds the replacement, not the statement the cursor holds.
-    @Test func aReplacedStatementIsNotFoundThroughItsRecentText() throws {
+    @Test func aReplacedStatementIsNotFoundThroughItsRecentText() async throws {
         let queue = try DatabaseQueue()
-        try queue.write { db throws in
+        try await queue.write { db throws in
             try db.execute(sql: "CREATE TABLE t (x INTEGER)")
             for x in 1...3 { try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [x]) }
             let text = "SELECT x FROM t ORDER BY x -- a text long enough for the heap"
