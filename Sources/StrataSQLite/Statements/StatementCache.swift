@@ -6,7 +6,8 @@ import Foundation
 /// a linked list: the scan only happens on a miss when the cache is full, and a miss already
 /// pays for `sqlite3_prepare`, which costs far more than comparing 64 integers.
 struct StatementCache {
-    /// A cached statement; a class, so that ``recent`` can mark its use without a lookup.
+    /// A cached statement; a class, so that ``recent`` can hold it and mark its use without a
+    /// lookup.
     private final class Entry {
         let statement: Statement
         var lastUse: UInt64
@@ -24,23 +25,16 @@ struct StatementCache {
         }
     }
 
-    /// A text looked up lately, by where its bytes are (``TextIdentity``), and its entry.
-    private struct Recent {
-        /// Kept, so the bytes stay where they are: no other text can take their address while
-        /// this one is held here (the entry holds them too, while it is cached).
-        let sql: String
-        let identity: TextIdentity
-        let entry: Entry
-    }
-
     let capacity: Int
     private var entries: [SQLKey: Entry] = [:]
-    /// Up to ``recentCapacity`` texts found lately, each replacing the oldest in turn. The sync
+    /// Up to ``recentCapacity`` entries found lately, by their text's ``TextIdentity``, each
+    /// replacing the oldest in turn (only a lookup with the very bytes an entry keeps takes a
+    /// slot, so the entry's own text holds them where the slot says). The sync
     /// engine runs the same dozen or two statements once a record, their SQL constant strings
     /// whose bytes never move: two integer comparisons a slot find one here, where the
     /// dictionary hashed a sample of the text and compared every byte of it (up to a kilobyte)
     /// at every execution. Eight slots missed half the time while applying fetched records.
-    private var recent: [Recent] = []
+    private var recent: [Entry] = []
     private var nextRecentSlot = 0
     static let recentCapacity = 32
     private var clock: UInt64 = 0
@@ -56,19 +50,19 @@ struct StatementCache {
         let identity = TextIdentity(sql)
         if let identity, let found = recent.first(where: { $0.identity == identity }) {
             clock &+= 1
-            found.entry.lastUse = clock
-            return found.entry.statement
+            found.lastUse = clock
+            return found.statement
         }
         guard let entry = entries[SQLKey(sql)] else { return nil }
         clock &+= 1
         entry.lastUse = clock
         // Only a text whose bytes are the very ones it was cached with: a constant string.
         // Text built anew for every call (SQL interpolation) would only churn the slots.
-        if let identity, identity == entry.identity { remember(Recent(sql: sql, identity: identity, entry: entry)) }
+        if let identity, identity == entry.identity { remember(entry) }
         return entry.statement
     }
 
-    private mutating func remember(_ found: Recent) {
+    private mutating func remember(_ found: Entry) {
         if recent.count < Self.recentCapacity {
             recent.append(found)
             return
@@ -82,7 +76,7 @@ struct StatementCache {
         let key = SQLKey(sql)
         if let replaced = entries[key] {
             // Its recent texts must not keep finding the statement replaced.
-            recent.removeAll { $0.entry === replaced }
+            recent.removeAll { $0 === replaced }
         } else if entries.count >= capacity {
             var oldest: (key: SQLKey, entry: Entry)?
             for (key, entry) in entries where entry.lastUse < (oldest?.entry.lastUse ?? .max) && !entry.statement.isBusy {
@@ -90,7 +84,7 @@ struct StatementCache {
             }
             if let oldest {
                 entries[oldest.key] = nil
-                recent.removeAll { $0.entry === oldest.entry }
+                recent.removeAll { $0 === oldest.entry }
                 evictionCount += 1
             }
         }
